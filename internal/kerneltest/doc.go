@@ -1,0 +1,10 @@
+// Package kerneltest lets tests change kernel settings (huge page pools,
+// sysctls) safely on a shared machine.
+//
+// Every change is made under one machine-wide lock, so test packages that run
+// in parallel never fight over vm.nr_hugepages. The original value is written
+// to a journal before it is changed and restored in t.Cleanup, even when the
+// test fails or panics. If a test binary was killed before its cleanup ran, the
+// next test that takes the lock finds the journal and restores the values
+// first.
+package kerneltest

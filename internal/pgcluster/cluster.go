@@ -1,0 +1,274 @@
+package pgcluster
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Options describe a throwaway cluster.
+type Options struct {
+	// Bin is the PostgreSQL binary directory; see FindBin.
+	Bin string
+	// BaseDir is where the cluster directory is created (default os.TempDir()).
+	BaseDir string
+	// Port is the TCP port and socket number; 0 picks a free one.
+	Port int
+	// Settings are appended to postgresql.conf, e.g. "shared_buffers": "1GB".
+	Settings map[string]string
+	// OSUser runs the binaries when dbmem runs as root (default "postgres").
+	OSUser string
+}
+
+// Cluster is a cluster created by Create. Dir holds everything: the data
+// directory, the socket and the server log.
+type Cluster struct {
+	Bin       string
+	Dir       string
+	DataDir   string
+	SocketDir string
+	LogFile   string
+	Port      int
+	// PID is the postmaster's PID while the cluster runs, 0 otherwise.
+	PID  int
+	cred *syscall.Credential
+}
+
+// Create runs initdb in a new directory and writes the settings. The cluster
+// is not started.
+func Create(ctx context.Context, o Options) (*Cluster, error) {
+	bin, err := FindBin(o.Bin)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{Bin: bin, Port: o.Port}
+	if c.cred, err = credential(o.OSUser); err != nil {
+		return nil, err
+	}
+	if err := c.makeDir(o.BaseDir); err != nil {
+		return nil, err
+	}
+	if c.Port == 0 {
+		if c.Port, err = FreePort(); err != nil {
+			c.Remove()
+			return nil, err
+		}
+	}
+	if err := c.initdb(ctx, o.Settings); err != nil {
+		c.Remove()
+		return nil, err
+	}
+	return c, nil
+}
+
+func credential(name string) (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	if name == "" {
+		name = "postgres"
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("PostgreSQL refuses to run as root and OS user %q does not exist: %w", name, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+func (c *Cluster) makeDir(base string) error {
+	if base == "" {
+		base = os.TempDir()
+	}
+	dir, err := os.MkdirTemp(base, "dbmem-pg-")
+	if err != nil {
+		return fmt.Errorf("create cluster directory: %w", err)
+	}
+	c.Dir, c.DataDir, c.SocketDir = dir, filepath.Join(dir, "data"), dir
+	c.LogFile = filepath.Join(dir, "server.log")
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return err
+	}
+	if c.cred != nil {
+		return os.Chown(dir, int(c.cred.Uid), int(c.cred.Gid))
+	}
+	return nil
+}
+
+func (c *Cluster) initdb(ctx context.Context, settings map[string]string) error {
+	_, err := c.run(ctx, "initdb", "-D", c.DataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C")
+	if err != nil {
+		return err
+	}
+	all := map[string]string{
+		"port":                     strconv.Itoa(c.Port),
+		"listen_addresses":         "127.0.0.1",
+		"unix_socket_directories":  c.SocketDir,
+		"logging_collector":        "off",
+		"fsync":                    "off",
+		"synchronous_commit":       "off",
+		"full_page_writes":         "off",
+		"shared_preload_libraries": "",
+	}
+	for k, v := range settings {
+		all[k] = v
+	}
+	return c.appendConf(all)
+}
+
+func (c *Cluster) appendConf(settings map[string]string) error {
+	names := make([]string, 0, len(settings))
+	for k := range settings {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("\n# written by dbmem\n")
+	for _, k := range names {
+		fmt.Fprintf(&b, "%s = '%s'\n", k, strings.ReplaceAll(settings[k], "'", "''"))
+	}
+	f, err := os.OpenFile(filepath.Join(c.DataDir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Set writes more settings; they take effect at the next Start.
+func (c *Cluster) Set(settings map[string]string) error { return c.appendConf(settings) }
+
+// Start starts the server and waits until it accepts connections. On failure
+// the error carries the end of the server log.
+func (c *Cluster) Start(ctx context.Context) error {
+	_, err := c.run(ctx, "pg_ctl", "-D", c.DataDir, "-l", c.LogFile, "-w", "-t", "180", "start")
+	if err != nil {
+		return fmt.Errorf("%w\nserver log:\n%s", err, c.LogTail(20))
+	}
+	pid, err := c.readPID()
+	if err != nil {
+		return err
+	}
+	c.PID = pid
+	return nil
+}
+
+// Stop stops the server (fast shutdown). If pg_ctl fails it kills the
+// postmaster it started, by PID.
+func (c *Cluster) Stop(ctx context.Context) error {
+	if c.PID == 0 {
+		return nil
+	}
+	_, err := c.run(ctx, "pg_ctl", "-D", c.DataDir, "-m", "fast", "-w", "-t", "60", "stop")
+	if err != nil && c.ownsPID() {
+		syscall.Kill(c.PID, syscall.SIGKILL)
+	}
+	waitGone(c.PID, 10*time.Second)
+	c.PID = 0
+	return err
+}
+
+// Remove stops the server if it runs and deletes the cluster directory.
+func (c *Cluster) Remove() error {
+	if c.PID != 0 {
+		c.Stop(context.Background())
+	}
+	if c.Dir == "" {
+		return nil
+	}
+	return os.RemoveAll(c.Dir)
+}
+
+// Postgres runs the postgres binary with args against this cluster's data
+// directory, e.g. Postgres(ctx, "-C", "shared_memory_size_in_huge_pages").
+func (c *Cluster) Postgres(ctx context.Context, args ...string) (string, error) {
+	out, err := c.run(ctx, "postgres", append([]string{"-D", c.DataDir}, args...)...)
+	return strings.TrimSpace(out), err
+}
+
+// LogTail returns the last n lines of the server log.
+func (c *Cluster) LogTail(n int) string {
+	b, _ := os.ReadFile(c.LogFile)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (c *Cluster) run(ctx context.Context, prog string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(c.Bin, prog), args...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	if c.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("%s %s: %w: %s", prog, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}
+
+func (c *Cluster) readPID() (int, error) {
+	b, err := os.ReadFile(filepath.Join(c.DataDir, "postmaster.pid"))
+	if err != nil {
+		return 0, fmt.Errorf("read postmaster.pid: %w", err)
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil {
+		return 0, fmt.Errorf("postmaster.pid: first line %q is not a PID", first)
+	}
+	return pid, nil
+}
+
+// ownsPID reports whether c.PID is still the postmaster of this data directory.
+func (c *Cluster) ownsPID() bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c.PID))
+	return err == nil && bytes.Contains(b, []byte(c.DataDir))
+}
+
+// waitGone waits until pid has exited (a zombie counts as exited).
+func waitGone(pid int, d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if !Alive(pid) {
+			return
+		}
+	}
+}
+
+// Alive reports whether pid is a running process (not a zombie).
+func Alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

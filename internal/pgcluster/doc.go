@@ -1,0 +1,9 @@
+// Package pgcluster creates, starts and removes throwaway PostgreSQL clusters
+// (initdb in a private directory, a free port, a unix socket in that
+// directory) and drives simple workloads against them.
+//
+// It is used by `dbmem lab` and by the integration tests. When run as root it
+// runs the PostgreSQL binaries as the "postgres" OS user, because initdb and
+// postgres refuse to run as root. It only ever signals the postmaster it
+// started itself, by PID.
+package pgcluster
