@@ -1,9 +1,13 @@
 package linux
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // FS names the roots dbmem reads the kernel's view from. A live host uses
@@ -17,6 +21,8 @@ type FS struct {
 	// Root is where other host files (data directories, config files) are
 	// found, "/" on a live host.
 	Root string
+	// Tap, when set, sees every file, directory and link read.
+	Tap Tap
 }
 
 // DefaultFS returns the roots of the running host.
@@ -49,8 +55,69 @@ func (fs FS) IsLive() bool {
 		(fs.Root == "" || filepath.Clean(fs.Root) == "/")
 }
 
-// readFile reads a whole kernel file. Kernel files report a size of 0, so
-// os.ReadFile's growth strategy is what we want.
-func readFile(path string) ([]byte, error) {
-	return os.ReadFile(path)
+// ReadFile reads a whole file under one of the roots; the error names the
+// path. Kernel files report a size of 0, so os.ReadFile's growth strategy is
+// what we want. With a Tap the content is recorded.
+func (fs FS) ReadFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if fs.Tap != nil {
+		fs.Tap.File(path, b)
+	}
+	return b, nil
+}
+
+// ReadDir lists the names in dir.
+func (fs FS) ReadDir(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err == nil && fs.Tap != nil {
+		fs.Tap.Dir(dir, names)
+	}
+	return names, err
+}
+
+// Readlink reads a symlink (a process's cwd or exe).
+func (fs FS) Readlink(path string) (string, error) {
+	s, err := os.Readlink(path)
+	if err != nil {
+		return "", fmt.Errorf("readlink %s: %w", path, err)
+	}
+	if fs.Tap != nil {
+		fs.Tap.Link(path, s)
+	}
+	return s, nil
+}
+
+// Exists reports whether path exists (for optional files).
+func (fs FS) Exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// Tap records what the readers read, so a capture holds exactly the files
+// a report needs. Implementations must be safe for concurrent use.
+type Tap interface {
+	File(path string, data []byte)
+	Dir(path string, names []string)
+	Link(path, target string)
+}
+
+// IsGone reports whether err means the process went away while we read it
+// (its /proc directory vanished, or the kernel answered ESRCH). Such a process
+// is skipped, not reported as an error.
+func IsGone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
+}
+
+// IsDenied reports whether err is a permission problem (not root, or
+// hidepid, or a ptrace check on another user's process).
+func IsDenied(err error) bool {
+	return errors.Is(err, fs.ErrPermission)
 }

@@ -27,7 +27,7 @@ func (m Mapping) Shared() bool { return len(m.Perms) == 4 && m.Perms[3] == 's' }
 
 // ReadMaps reads /proc/PID/maps under fs.
 func ReadMaps(fs FS, pid int) ([]Mapping, error) {
-	b, err := readFile(fs.ProcPath(strconv.Itoa(pid), "maps"))
+	b, err := fs.ReadFile(fs.ProcPath(strconv.Itoa(pid), "maps"))
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,8 @@ func (r *Readers) Close(ctx context.Context) {
 	}
 }
 
-// OpenReaders opens n connections; each reads table (SELECT count(*)) once.
+// OpenReaders opens n connections; each reads table (SELECT count(*),
+// without parallel workers) once.
 // It uses up to parallel connections at a time (at least 1).
 func (c *Cluster) OpenReaders(ctx context.Context, n, parallel int, table string) (*Readers, error) {
 	r := &Readers{Conns: make([]*pgx.Conn, n), PIDs: make([]int, n)}
@@ -120,6 +121,12 @@ func (c *Cluster) OpenReaders(ctx context.Context, n, parallel int, table string
 func (c *Cluster) openReader(ctx context.Context, table string) (*pgx.Conn, int, error) {
 	conn, err := c.Connect(ctx)
 	if err != nil {
+		return nil, 0, err
+	}
+	// A parallel scan would split the pages among workers; this backend
+	// must map every page itself.
+	if _, err := conn.Exec(ctx, "SET max_parallel_workers_per_gather = 0"); err != nil {
+		conn.Close(ctx)
 		return nil, 0, err
 	}
 	var pid int

@@ -2,9 +2,12 @@ package pgtest
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/kerneltest"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/jackc/pgx/v5"
 )
@@ -77,4 +80,41 @@ func Readers(t testing.TB, c *pgcluster.Cluster, n int, size int64) *pgcluster.R
 	}
 	t.Cleanup(func() { r.Close(ctx) })
 	return r
+}
+
+// HugePagesNeeded asks a created (not running) cluster how many huge pages
+// its shared memory needs: `postgres -C shared_memory_size_in_huge_pages`
+// (PostgreSQL 15+).
+func HugePagesNeeded(t testing.TB, c *pgcluster.Cluster) int {
+	t.Helper()
+	out, err := c.Postgres(context.Background(), "-C", "shared_memory_size_in_huge_pages")
+	if err != nil {
+		t.Fatalf("ask PostgreSQL for its huge page need: %v", err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil || n <= 0 {
+		t.Fatalf("postgres -C shared_memory_size_in_huge_pages printed %q", out)
+	}
+	return n
+}
+
+// StartWithHugePages creates a cluster with huge_pages=on, grows the huge page
+// pool by exactly what it needs (restored at cleanup, after the server
+// stops) and starts it. It returns the cluster and the pages added.
+func StartWithHugePages(t testing.TB, settings map[string]string) (*pgcluster.Cluster, int) {
+	t.Helper()
+	s := map[string]string{"huge_pages": "on"}
+	for k, v := range settings {
+		s[k] = v
+	}
+	c := Create(t, s)
+	n := HugePagesNeeded(t, c)
+	kerneltest.AddHugePages(t, n)
+	t.Cleanup(func() { c.Stop(context.Background()) }) // runs before the pool is restored
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatalf("start PostgreSQL with huge_pages=on and %d more huge pages: %v", n, err)
+	}
+	return c, n
 }

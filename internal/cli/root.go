@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/postgres"
+)
+
+// Exit codes.
+const (
+	ExitOK       = 0
+	ExitError    = 1
+	ExitUsage    = 2
+	ExitFindings = 3
+)
+
+// Version is set at build time with -ldflags "-X .../cli.Version=...".
+var Version = "dev"
+
+// env is what every command shares: streams and the global flags.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	proc, sys      string
+	root           string
+	json           bool
+	noColor        bool
+	conn           postgres.ConnOptions
+}
+
+// usageError marks errors that should exit with ExitUsage.
+type usageError struct{ error }
+
+// exitError carries a chosen exit code without printing anything more.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// Run runs dbmem with args (without the program name) and returns the exit
+// code.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRoot(e)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	var ee exitError
+	var ue usageError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "dbmem: %v\nRun 'dbmem --help' for usage.\n", err)
+		return ExitUsage
+	}
+	fmt.Fprintf(stderr, "dbmem: %v\n", err)
+	return ExitError
+}
+
+func newRoot(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "dbmem",
+		Short:         "Where a database server's memory goes, what will kill it, and what to set",
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          noArgs,
+	}
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&e.proc, "proc", "/proc", "procfs root to read (a captured tree or fixture)")
+	pf.StringVar(&e.sys, "sys", "/sys", "sysfs root to read")
+	pf.StringVar(&e.root, "root", "/", "root for other host files (data directories, config files)")
+	pf.BoolVar(&e.json, "json", false, "write JSON (versioned schema) instead of text")
+	pf.BoolVar(&e.noColor, "no-color", false, "no colour even on a terminal (NO_COLOR is honoured too)")
+	pf.StringVar(&e.conn.User, "pg-user", "", "PostgreSQL user (default: PGUSER, the OS user, then postgres)")
+	pf.StringVar(&e.conn.Database, "pg-database", "", "PostgreSQL database to connect to (default: PGDATABASE or postgres)")
+	pf.StringVar(&e.conn.Host, "pg-host", "", "PostgreSQL host or socket directory (default: from postmaster.pid)")
+	pf.IntVar(&e.conn.Port, "pg-port", 0, "only connect to the instance on this port")
+	pf.BoolVar(&e.conn.Disabled, "no-connect", false, "never connect to databases; read configuration files only")
+	for _, c := range []*cobra.Command{newReportCmd(e)} {
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// noArgs rejects positional arguments as a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError{fmt.Errorf("%q takes no arguments, got %q", cmd.CommandPath(), args[0])}
+	}
+	return nil
+}
+
+// fs returns the roots chosen with --proc, --sys and --root.
+func (e *env) fs() linux.FS { return linux.FS{Proc: e.proc, Sys: e.sys, Root: e.root} }
+
+// live returns the settings source: a real connection on a live host, none
+// when reading a captured tree.
+func (e *env) live() postgres.LiveSource {
+	if !e.fs().IsLive() || e.conn.Disabled {
+		return nil
+	}
+	return postgres.Connector{Options: e.conn}
+}
+
+// color reports whether to colour output: a terminal, no NO_COLOR, no --no-color.
+func (e *env) color() bool {
+	if e.noColor || e.json || os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := e.stdout.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

@@ -1,0 +1,142 @@
+package linux
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Stat is the part of /proc/PID/stat dbmem uses.
+type Stat struct {
+	PID   int    `json:"pid"`
+	Comm  string `json:"comm"`
+	State string `json:"state"`
+	PPid  int    `json:"ppid"`
+	// MinFlt and MajFlt count page faults (minor: no I/O).
+	MinFlt uint64 `json:"min_flt"`
+	MajFlt uint64 `json:"maj_flt"`
+	// StartTicks is the start time in clock ticks since boot; with the PID it
+	// identifies a process across PID reuse.
+	StartTicks uint64 `json:"start_ticks"`
+}
+
+// ReadStat reads /proc/PID/stat under fs.
+func ReadStat(fs FS, pid int) (Stat, error) {
+	b, err := readProcFile(fs, pid, "stat")
+	if err != nil {
+		return Stat{}, err
+	}
+	return parseStat(string(b))
+}
+
+// parseStat parses the one line of /proc/PID/stat. The command name is in
+// parentheses and may itself contain spaces and parentheses, so it ends at
+// the last ')'.
+func parseStat(s string) (Stat, error) {
+	open := strings.IndexByte(s, '(')
+	end := strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return Stat{}, fmt.Errorf("stat %q: no (comm)", trunc(s, 60))
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(s[:open]))
+	if err != nil {
+		return Stat{}, fmt.Errorf("stat: pid %q: %w", s[:open], err)
+	}
+	f := strings.Fields(s[end+1:])
+	// f[0] is field 3 (state); starttime is field 22 -> f[19].
+	if len(f) < 20 {
+		return Stat{}, fmt.Errorf("stat of pid %d: %d fields after comm, want at least 20", pid, len(f))
+	}
+	st := Stat{PID: pid, Comm: s[open+1 : end], State: f[0]}
+	st.PPid, err = strconv.Atoi(f[1])
+	if err == nil {
+		st.MinFlt, err = strconv.ParseUint(f[7], 10, 64)
+	}
+	if err == nil {
+		st.MajFlt, err = strconv.ParseUint(f[9], 10, 64)
+	}
+	if err == nil {
+		st.StartTicks, err = strconv.ParseUint(f[19], 10, 64)
+	}
+	if err != nil {
+		return Stat{}, fmt.Errorf("stat of pid %d: %w", pid, err)
+	}
+	return st, nil
+}
+
+// ReadCmdline reads /proc/PID/cmdline: the arguments, or for a process that
+// rewrote its title (PostgreSQL backends), the title as one string.
+func ReadCmdline(fs FS, pid int) ([]string, error) {
+	b, err := readProcFile(fs, pid, "cmdline")
+	if err != nil {
+		return nil, err
+	}
+	return parseCmdline(b), nil
+}
+
+func parseCmdline(b []byte) []string {
+	b = bytes.TrimRight(b, "\x00")
+	if len(b) == 0 {
+		return nil
+	}
+	parts := bytes.Split(b, []byte{0})
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = string(p)
+	}
+	return out
+}
+
+// ReadOOM reads /proc/PID/oom_score and oom_score_adj.
+func ReadOOM(fs FS, pid int) (score, adj int, err error) {
+	if score, err = readProcInt(fs, pid, "oom_score"); err != nil {
+		return 0, 0, err
+	}
+	adj, err = readProcInt(fs, pid, "oom_score_adj")
+	return score, adj, err
+}
+
+func readProcInt(fs FS, pid int, name string) (int, error) {
+	b, err := readProcFile(fs, pid, name)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("/proc/%d/%s: %w", pid, name, err)
+	}
+	return v, nil
+}
+
+// ReadLink reads a /proc/PID symlink such as cwd or exe.
+func ReadLink(fs FS, pid int, name string) (string, error) {
+	p := fs.ProcPath(strconv.Itoa(pid), name)
+	s, err := fs.Readlink(p)
+	if err != nil {
+		return "", fmt.Errorf("readlink %s: %w", p, err)
+	}
+	return s, nil
+}
+
+// ListPIDs returns the numeric entries of the procfs root.
+func ListPIDs(fs FS) ([]int, error) {
+	ents, err := fs.ReadDir(fs.Proc)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", fs.Proc, err)
+	}
+	var pids []int
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e); err == nil && pid > 0 {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, nil
+}
+
+func trunc(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}

@@ -1,0 +1,185 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dbmem/dbmem/internal/linux"
+)
+
+// Options control discovery.
+type Options struct {
+	// Live supplies settings from the running server; nil means none (work
+	// from files only).
+	Live    LiveSource
+	Process linux.ProcessOptions
+}
+
+// isPostgresComm reports whether a process name is PostgreSQL's. Backends
+// keep the comm "postgres" even after they rewrite their title.
+func isPostgresComm(comm string) bool { return comm == "postgres" || comm == "postmaster" }
+
+// Discover finds every running PostgreSQL instance: each postmaster (a
+// postgres process whose parent is not one) and its children.
+func Discover(ctx context.Context, fs linux.FS, opt Options) ([]*Instance, []linux.Gap, error) {
+	pids, err := linux.ListPIDs(fs)
+	if err != nil {
+		return nil, nil, err
+	}
+	stats := map[int]linux.Stat{}
+	for _, pid := range pids {
+		if st, err := linux.ReadStat(fs, pid); err == nil && isPostgresComm(st.Comm) {
+			stats[pid] = st
+		}
+	}
+	var out []*Instance
+	var gaps []linux.Gap
+	for _, pid := range postmasters(stats) {
+		in, err := discoverOne(ctx, fs, pid, childrenOf(stats, pid), opt)
+		if linux.IsGone(err) {
+			continue
+		}
+		if err != nil {
+			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("PostgreSQL postmaster %d", pid), Why: err.Error()})
+			continue
+		}
+		out = append(out, in)
+	}
+	return out, gaps, nil
+}
+
+func postmasters(stats map[int]linux.Stat) []int {
+	var out []int
+	for pid, st := range stats {
+		if _, parentIsPG := stats[st.PPid]; !parentIsPG {
+			out = append(out, pid)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+func childrenOf(stats map[int]linux.Stat, ppid int) []int {
+	var out []int
+	for pid, st := range stats {
+		if st.PPid == ppid {
+			out = append(out, pid)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+func discoverOne(ctx context.Context, fs linux.FS, pm int, children []int, opt Options) (*Instance, error) {
+	in := &Instance{PostmasterPID: pm}
+	args, err := linux.ReadCmdline(fs, pm)
+	if err != nil {
+		return nil, err
+	}
+	cmd := parseCommandLine(args)
+	in.locateDataDir(fs, cmd.DataDir)
+	in.readFiles(fs, cmd)
+	in.readLive(ctx, opt.Live)
+	in.readProcesses(fs, pm, children, opt.Process)
+	in.readShared(fs)
+	if cg, ok, err := linux.ReadCgroupMemory(fs, pm); err != nil {
+		in.gap("cgroup of the postmaster", err.Error())
+	} else if ok {
+		in.Cgroup = &cg
+	}
+	return in, nil
+}
+
+func (in *Instance) gap(what, why string) {
+	in.Gaps = append(in.Gaps, linux.Gap{What: what, Why: why})
+}
+
+// locateDataDir takes -D from the command line, else the postmaster's
+// working directory (it chdirs into the data directory at start).
+func (in *Instance) locateDataDir(fs linux.FS, fromCmd string) {
+	if fromCmd != "" && path.IsAbs(fromCmd) {
+		in.DataDir = path.Clean(fromCmd)
+		return
+	}
+	cwd, err := linux.ReadLink(fs, in.PostmasterPID, "cwd")
+	if err != nil {
+		in.gap("data directory", "not on the command line and the postmaster's cwd is unreadable: "+err.Error())
+		return
+	}
+	in.DataDir = cwd
+}
+
+// readFiles reads postmaster.pid, PG_VERSION and the configuration files.
+func (in *Instance) readFiles(fs linux.FS, cmd cmdOptions) {
+	if in.DataDir == "" {
+		in.Settings = Defaults(0)
+		return
+	}
+	if b, err := fs.ReadFile(fs.HostPath(path.Join(in.DataDir, "postmaster.pid"))); err != nil {
+		in.gap("postmaster.pid", err.Error())
+	} else if pf, err := parsePIDFile(string(b)); err != nil {
+		in.gap("postmaster.pid", err.Error())
+	} else {
+		in.PIDFile = &pf
+		in.Port, in.SocketDir = pf.Port, pf.SocketDir
+	}
+	if b, err := fs.ReadFile(fs.HostPath(path.Join(in.DataDir, "PG_VERSION"))); err == nil {
+		in.Version = strings.TrimSpace(string(b))
+		in.Major, _ = strconv.Atoi(strings.SplitN(in.Version, ".", 2)[0])
+	}
+	in.Settings = in.fileSettings(fs, cmd)
+	if in.Port == 0 {
+		if p, ok := in.Settings.Int("port"); ok {
+			in.Port = int(p)
+		}
+	}
+}
+
+// fileSettings layers defaults, postgresql.conf (with includes),
+// postgresql.auto.conf and the command line, as the server does at start.
+func (in *Instance) fileSettings(fs linux.FS, cmd cmdOptions) Settings {
+	s := Defaults(in.Major)
+	s.set("port", "5432", FromDefault, "")
+	conf := path.Join(in.DataDir, "postgresql.conf")
+	if cf, ok := cmd.Settings["config_file"]; ok {
+		conf = cf
+	}
+	if err := ReadConfFile(fs, conf, FromConfigFile, s); err != nil {
+		in.gap("configuration file", err.Error())
+	}
+	auto := path.Join(in.DataDir, "postgresql.auto.conf")
+	if fs.Exists(fs.HostPath(auto)) {
+		if err := ReadConfFile(fs, auto, FromAutoConf, s); err != nil {
+			in.gap("postgresql.auto.conf", err.Error())
+		}
+	}
+	for k, v := range cmd.Settings {
+		s.set(k, v, FromCommandLine, "")
+	}
+	s.set("data_directory", in.DataDir, FromCommandLine, "")
+	return s
+}
+
+// readLive overlays what the running server says, when it can be asked.
+func (in *Instance) readLive(ctx context.Context, src LiveSource) {
+	if src == nil {
+		in.Connection = "not connected: settings from the configuration files"
+		return
+	}
+	l, err := src.Live(ctx, in)
+	if err != nil {
+		in.Connection = "not connected (" + err.Error() + "): settings from the configuration files, which may differ from the running server"
+		in.gap("settings over SQL", err.Error())
+		return
+	}
+	in.Connected, in.Connection = true, l.As
+	in.Version, in.Major = l.Version, l.Major
+	for k, v := range l.Settings {
+		in.Settings[k] = v
+	}
+	in.activity = l.Activity
+}

@@ -1,0 +1,67 @@
+package postgres
+
+import (
+	"github.com/dbmem/dbmem/internal/linux"
+)
+
+// Instance is one running PostgreSQL server: its postmaster, every child
+// process, its settings and its main shared memory segment.
+type Instance struct {
+	PostmasterPID int    `json:"postmaster_pid"`
+	DataDir       string `json:"data_dir"`
+	Port          int    `json:"port"`
+	SocketDir     string `json:"socket_dir,omitempty"`
+	Version       string `json:"version,omitempty"` // "15.19" when connected, else PG_VERSION ("15")
+	Major         int    `json:"major"`
+	// Connection says how settings were read: "connected as root via
+	// /var/run/postgresql" or why not.
+	Connection string              `json:"connection"`
+	Connected  bool                `json:"connected"`
+	Settings   Settings            `json:"settings"`
+	Shared     *SharedSegment      `json:"shared_segment,omitempty"`
+	Cgroup     *linux.CgroupMemory `json:"cgroup,omitempty"`
+	Processes  []Proc              `json:"processes"`
+	Gaps       []linux.Gap         `json:"gaps,omitempty"`
+	PIDFile    *PIDFile            `json:"pid_file,omitempty"`
+	activity   map[int]Activity
+}
+
+// Proc is one process of an instance with its role.
+type Proc struct {
+	linux.Process
+	Title
+}
+
+// SharedSegment is the instance's main shared memory mapping as the
+// postmaster maps it: shared_buffers and the other fixed structures.
+type SharedSegment struct {
+	// Path is the mapping's name: "/dev/zero (deleted)" (mmap, 4 KiB pages),
+	// "/anon_hugepage (deleted)" (mmap, huge pages) or "/SYSV... (deleted)".
+	Path          string `json:"path"`
+	SizeBytes     uint64 `json:"size_bytes"`
+	PageSizeBytes uint64 `json:"page_size_bytes"`
+	Hugetlb       bool   `json:"hugetlb"`
+	// PostmasterRssBytes is what the postmaster itself has touched.
+	PostmasterRssBytes uint64 `json:"postmaster_rss_bytes"`
+}
+
+// Postmaster returns the postmaster's process entry.
+func (in *Instance) Postmaster() (Proc, bool) {
+	for _, p := range in.Processes {
+		if p.Role == RolePostmaster {
+			return p, true
+		}
+	}
+	return Proc{}, false
+}
+
+// ByRole returns the processes with the given role.
+func (in *Instance) ByRole(r Role) []Proc {
+	var out []Proc
+	for _, p := range in.Processes {
+		if p.Role == r {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,223 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// ConnOptions say how to connect. Empty fields follow libpq's conventions:
+// PGUSER, PGDATABASE, PGPASSWORD, ~/.pgpass, and the OS user name.
+type ConnOptions struct {
+	User     string
+	Database string
+	// Host and Port, when set, restrict the connection to the instance
+	// listening there and replace the socket found in postmaster.pid.
+	Host    string
+	Port    int
+	Timeout time.Duration
+	// Disabled skips SQL entirely (--no-connect).
+	Disabled bool
+}
+
+// Live is what a connection to the running server tells.
+type Live struct {
+	Version  string           `json:"version"`
+	Major    int              `json:"major"`
+	Settings Settings         `json:"settings"`
+	Activity map[int]Activity `json:"activity"` // pg_stat_activity by PID
+	// As describes the connection: "connected as root via /run/postgresql port 5432".
+	As string `json:"as"`
+}
+
+// Activity is one pg_stat_activity row.
+type Activity struct {
+	BackendType string `json:"backend_type"`
+	User        string `json:"user,omitempty"`
+	Database    string `json:"database,omitempty"`
+	Client      string `json:"client,omitempty"`
+	State       string `json:"state,omitempty"`
+}
+
+// LiveSource supplies what a connection would tell about an instance: a
+// real connection (Connector), or a captured bundle.
+type LiveSource interface {
+	Live(ctx context.Context, in *Instance) (Live, error)
+}
+
+// Connector reads Live over a real connection.
+type Connector struct{ Options ConnOptions }
+
+// Live connects to the instance and reads version, settings and activity.
+func (c Connector) Live(ctx context.Context, in *Instance) (Live, error) {
+	if c.Options.Disabled {
+		return Live{}, errors.New("not connecting (--no-connect)")
+	}
+	if c.Options.Port != 0 && c.Options.Port != in.Port {
+		return Live{}, fmt.Errorf("not connecting: --pg-port %d selects another instance", c.Options.Port)
+	}
+	conn, as, err := connect(ctx, in, c.Options)
+	if err != nil {
+		return Live{}, err
+	}
+	defer conn.Close(ctx)
+	l, err := readLive(ctx, conn)
+	l.As = as
+	return l, err
+}
+
+// candidateUsers: the given user, else PGUSER, the OS user, then "postgres".
+func candidateUsers(o ConnOptions) []string {
+	if o.User != "" {
+		return []string{o.User}
+	}
+	var out []string
+	if u := os.Getenv("PGUSER"); u != "" {
+		out = append(out, u)
+	}
+	if u, err := user.Current(); err == nil {
+		out = append(out, u.Username)
+	}
+	return append(out, "postgres")
+}
+
+// connect tries each candidate user on the instance's socket (or the given
+// host) and returns the first connection that works, or every error.
+func connect(ctx context.Context, in *Instance, o ConnOptions) (*pgx.Conn, string, error) {
+	host := in.SocketDir
+	if o.Host != "" {
+		host = o.Host
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	db := o.Database
+	if db == "" {
+		db = os.Getenv("PGDATABASE")
+	}
+	if db == "" {
+		db = "postgres"
+	}
+	var errs []string
+	for _, u := range dedupe(candidateUsers(o)) {
+		conn, err := connectAs(ctx, host, in.Port, u, db, o.Timeout)
+		if err == nil {
+			return conn, fmt.Sprintf("connected as %s via %s port %d", u, host, in.Port), nil
+		}
+		errs = append(errs, fmt.Sprintf("as %s: %s", u, shortPgError(err)))
+	}
+	return nil, "", errors.New(strings.Join(errs, "; "))
+}
+
+func connectAs(ctx context.Context, host string, port int, usr, db string, timeout time.Duration) (*pgx.Conn, error) {
+	if timeout == 0 {
+		timeout = 3 * time.Second
+	}
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%d user=%s dbname=%s connect_timeout=%d",
+		quoteConnValue(host), port, quoteConnValue(usr), quoteConnValue(db), int(timeout.Seconds()+0.5)))
+	if err != nil {
+		return nil, err
+	}
+	cfg.RuntimeParams["application_name"] = "dbmem"
+	return pgx.ConnectConfig(ctx, cfg)
+}
+
+func quoteConnValue(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// shortPgError keeps the server's message and drops connection details that
+// could hold a password.
+func shortPgError(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Message
+	}
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 && len(s)-i < 200 {
+		return s[i+2:]
+	}
+	return s
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// readLive reads the version, settings and pg_stat_activity.
+func readLive(ctx context.Context, conn *pgx.Conn) (Live, error) {
+	var l Live
+	var num string
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version'), current_setting('server_version_num')").Scan(&l.Version, &num); err != nil {
+		return l, fmt.Errorf("read server version: %w", err)
+	}
+	n, _ := strconv.Atoi(num)
+	l.Major = n / 10000 // 150019 -> 15; 90624 -> 9
+	var err error
+	if l.Settings, err = readSettings(ctx, conn); err != nil {
+		return l, err
+	}
+	l.Activity, err = readActivity(ctx, conn, l.Major)
+	return l, err
+}
+
+func readSettings(ctx context.Context, conn *pgx.Conn) (Settings, error) {
+	rows, err := conn.Query(ctx, `SELECT name, current_setting(name), setting, coalesce(unit, '') FROM pg_settings WHERE name = ANY($1)`, SettingNames)
+	if err != nil {
+		return nil, fmt.Errorf("read pg_settings: %w", err)
+	}
+	s := Settings{}
+	for rows.Next() {
+		var name, shown, raw, unit string
+		if err := rows.Scan(&name, &shown, &raw, &unit); err != nil {
+			return nil, fmt.Errorf("read pg_settings: %w", err)
+		}
+		st := Setting{Value: shown, Source: FromServer}
+		if m, ok := unitBytes(unit); ok {
+			if v, err := strconv.ParseUint(raw, 10, 64); err == nil {
+				b := v * m
+				st.Bytes = &b
+			}
+		}
+		s[name] = st
+	}
+	return s, rows.Err()
+}
+
+func readActivity(ctx context.Context, conn *pgx.Conn, major int) (map[int]Activity, error) {
+	if major < 10 {
+		return nil, nil // no backend_type before 10: roles come from titles
+	}
+	rows, err := conn.Query(ctx, `SELECT pid, coalesce(backend_type, ''), coalesce(usename::text, ''),
+		coalesce(datname::text, ''), coalesce(host(client_addr) || '(' || client_port || ')', CASE WHEN client_port = -1 THEN '[local]' ELSE '' END),
+		coalesce(state, '') FROM pg_stat_activity`)
+	if err != nil {
+		return nil, fmt.Errorf("read pg_stat_activity: %w", err)
+	}
+	out := map[int]Activity{}
+	for rows.Next() {
+		var pid int
+		var a Activity
+		if err := rows.Scan(&pid, &a.BackendType, &a.User, &a.Database, &a.Client, &a.State); err != nil {
+			return nil, fmt.Errorf("read pg_stat_activity: %w", err)
+		}
+		out[pid] = a
+	}
+	return out, rows.Err()
+}

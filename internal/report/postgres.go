@@ -1,0 +1,190 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/postgres"
+)
+
+// settingsShown are the settings the report prints, in order.
+var settingsShown = []string{
+	"shared_buffers", "max_connections", "work_mem", "hash_mem_multiplier", "maintenance_work_mem",
+	"autovacuum_work_mem", "autovacuum_max_workers", "max_worker_processes", "max_parallel_workers",
+	"huge_pages", "huge_page_size", "shared_memory_type", "shared_memory_size",
+	"shared_memory_size_in_huge_pages", "huge_pages_status", "jit",
+}
+
+func writeInstance(b *strings.Builder, in *postgres.Instance, host linux.Host, o Options, st style) {
+	version := in.Version
+	if version == "" {
+		version = "(version unknown)"
+	}
+	fmt.Fprintf(b, "%s  %s  port %d  postmaster %d\n", st.head("POSTGRESQL "+version), in.DataDir, in.Port, in.PostmasterPID)
+	conn := in.Connection
+	if !in.Connected {
+		conn = st.warn(conn)
+	}
+	fmt.Fprintf(b, "  Connection   %s\n", conn)
+	writeSettings(b, in)
+	fmt.Fprintf(b, "  Shared mem   %s\n", sharedLine(in, st))
+	fmt.Fprintf(b, "  Cgroup       %s\n", cgroupLine(in.Cgroup))
+	writeMemory(b, in, host)
+	writeProcesses(b, in, o)
+}
+
+func writeSettings(b *strings.Builder, in *postgres.Instance) {
+	var parts []string
+	for _, n := range settingsShown {
+		v, ok := in.Settings[n]
+		if !ok {
+			continue
+		}
+		s := n + "=" + v.Value
+		if v.Source != postgres.FromServer && v.Source != postgres.FromDefault {
+			s += "(" + string(v.Source) + ")"
+		}
+		parts = append(parts, s)
+	}
+	for i, line := range wrapWords(parts, 100) {
+		label := "  Settings     "
+		if i > 0 {
+			label = "               "
+		}
+		b.WriteString(label + line + "\n")
+	}
+}
+
+func sharedLine(in *postgres.Instance, st style) string {
+	sh := in.Shared
+	if sh == nil {
+		return "unknown (see gaps)"
+	}
+	pages := "4 KiB pages"
+	if sh.Hugetlb {
+		pages = Bytes(sh.PageSizeBytes) + " huge pages"
+	}
+	line := fmt.Sprintf("%s mapped as %q in %s; postmaster touched %s", Bytes(sh.SizeBytes), sh.Path, pages, Bytes(sh.PostmasterRssBytes))
+	hp := in.Settings.String("huge_pages")
+	switch {
+	case !sh.Hugetlb && hp == "try":
+		line += "; " + st.warn("huge_pages=try fell back to 4 KiB pages")
+	case !sh.Hugetlb && hp == "off":
+		line += "; " + st.warn("huge_pages=off")
+	}
+	return line
+}
+
+func cgroupLine(cg *linux.CgroupMemory) string {
+	if cg == nil {
+		return "no memory cgroup controller"
+	}
+	limit := "no limit"
+	if cg.LimitBytes != nil {
+		limit = "limit " + Bytes(*cg.LimitBytes)
+		if cg.LimitPath != cg.Path {
+			limit += " (set on " + cg.LimitPath + ")"
+		}
+	}
+	s := fmt.Sprintf("v%d %s: usage %s, %s", cg.Version, cg.Path, Bytes(cg.UsageBytes), limit)
+	if cg.OOMKills != nil && *cg.OOMKills > 0 {
+		s += fmt.Sprintf(", %d OOM kills", *cg.OOMKills)
+	}
+	return s
+}
+
+func writeMemory(b *strings.Builder, in *postgres.Instance, host linux.Host) {
+	s := postgres.Summarize(in)
+	how := "Pss_Anon + VmPTE + VmSwap"
+	if !s.PrivateExact {
+		how = "RssAnon + VmPTE + VmSwap where Pss_Anon was not read: an over-estimate"
+	}
+	fmt.Fprintf(b, "  Private      %s over %d processes (%s); ps/top would add up RSS to %s\n",
+		Bytes(s.PrivateBytes), s.Processes, how, Bytes(s.RSSBytes))
+	if s.ClientBackends > 0 {
+		fmt.Fprintf(b, "  Per client   %d client backends: median %s, p95 %s each\n",
+			s.ClientBackends, Bytes(s.ClientMedianBytes), Bytes(s.ClientP95Bytes))
+	} else {
+		fmt.Fprintf(b, "  Per client   no client backends connected\n")
+	}
+	pt := host.Meminfo.PageTablesBytes
+	fmt.Fprintf(b, "  Page tables  VmPTE sum %s = %s of host PageTables %s\n",
+		Bytes(s.VmPTEBytes), Percent(s.VmPTEBytes, pt), Bytes(pt))
+}
+
+func writeProcesses(b *strings.Builder, in *postgres.Instance, o Options) {
+	procs, hidden := shownProcesses(in.Processes, o.All, o.TopClients)
+	t := newTable(">PID", "ROLE", ">RSS", ">ANON", ">SHMEM", ">HUGETLB", ">VMPTE", ">SWAP",
+		">PSS", ">PSS_ANON", ">PSS_SHMEM", ">PRIVATE", ">OOM", ">ADJ")
+	for _, p := range procs {
+		s := p.Status
+		pss, pssAnon, pssShmem := "-", "-", "-"
+		if r := p.Rollup; r != nil {
+			pss = Short(r.PssBytes)
+			pssAnon, pssShmem = optShort(r.PssAnonBytes), optShort(r.PssShmemBytes)
+		}
+		cost, _ := p.PrivateCost()
+		t.add(fmt.Sprint(p.PID), roleLabel(p), Short(s.VmRSSBytes), Short(s.RssAnonBytes), Short(s.RssShmemBytes),
+			Short(p.HugetlbBytes()), Short(s.VmPTEBytes), Short(s.VmSwapBytes), pss, pssAnon, pssShmem,
+			Short(cost), fmt.Sprint(p.OOMScore), fmt.Sprint(p.OOMScoreAdj))
+	}
+	b.WriteString("\n" + t.render("  "))
+	if hidden > 0 {
+		fmt.Fprintf(b, "  ... %d more client backends with a smaller private cost (--all shows every process)\n", hidden)
+	}
+}
+
+func optShort(v *uint64) string {
+	if v == nil {
+		return "-"
+	}
+	return Short(*v)
+}
+
+// shownProcesses keeps every non-client process and the top clients by
+// private cost; all=true keeps everything.
+func shownProcesses(ps []postgres.Proc, all bool, top int) ([]postgres.Proc, int) {
+	var others, clients []postgres.Proc
+	for _, p := range ps {
+		if p.Role == postgres.RoleClient {
+			clients = append(clients, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	sort.SliceStable(clients, func(i, j int) bool {
+		a, _ := clients[i].PrivateCost()
+		c, _ := clients[j].PrivateCost()
+		return a > c
+	})
+	hidden := 0
+	if !all && len(clients) > top {
+		hidden = len(clients) - top
+		clients = clients[:top]
+	}
+	return append(others, clients...), hidden
+}
+
+func roleLabel(p postgres.Proc) string {
+	switch {
+	case p.Role == postgres.RoleClient:
+		s := "client " + p.User + "@" + p.Database
+		if p.State != "" {
+			s += " " + p.State
+		}
+		return truncRunes(s, 40)
+	case p.Detail != "" && (p.Role == postgres.RoleBgWorker || p.Role == postgres.RoleLRWorker):
+		return truncRunes(string(p.Role)+": "+p.Detail, 40)
+	}
+	return string(p.Role)
+}
+
+func truncRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
