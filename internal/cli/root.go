@@ -73,7 +73,15 @@ func newRoot(e *env) *cobra.Command {
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          noArgs,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Errorf("unknown command %q", args[0])}
+			}
+			cmd.SetOut(e.stderr)
+			cmd.Help()
+			return exitError{ExitUsage}
+		},
 	}
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)

@@ -64,8 +64,12 @@ func parseMajor(s string) (int, error) {
 	f := strings.Fields(s)
 	for i, w := range f {
 		if w == "(PostgreSQL)" && i+1 < len(f) {
-			major, _, _ := strings.Cut(f[i+1], ".")
-			if v, err := strconv.Atoi(strings.TrimRightFunc(major, func(r rune) bool { return r < '0' || r > '9' })); err == nil {
+			digits := f[i+1]
+			n := 0
+			for n < len(digits) && digits[n] >= '0' && digits[n] <= '9' {
+				n++
+			}
+			if v, err := strconv.Atoi(digits[:n]); err == nil {
 				return v, nil
 			}
 		}

@@ -1,0 +1,336 @@
+package linux
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func u64(v uint64) *uint64 { return &v }
+
+// Recorded on kernel 6.18.44 (Debian 12 VM, 24 GiB), trimmed.
+const meminfo618 = `MemTotal:       24683620 kB
+MemFree:        23290424 kB
+MemAvailable:   24139780 kB
+Buffers:           40216 kB
+Cached:          1039688 kB
+SwapCached:            0 kB
+AnonPages:        152776 kB
+Mapped:            98368 kB
+Shmem:             69500 kB
+Slab:             118292 kB
+SReclaimable:      93036 kB
+KernelStack:        2264 kB
+PageTables:         3236 kB
+SecPageTables:         0 kB
+SwapTotal:             0 kB
+SwapFree:              0 kB
+CommitLimit:    12341808 kB
+Committed_AS:     970716 kB
+AnonHugePages:         0 kB
+ShmemHugePages:        0 kB
+HugePages_Total:     666
+HugePages_Free:       89
+HugePages_Rsvd:       89
+HugePages_Surp:        0
+Hugepagesize:       2048 kB
+Hugetlb:         1363968 kB
+`
+
+func TestParseMeminfo(t *testing.T) {
+	got, err := parseMeminfo(strings.NewReader(meminfo618))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Meminfo{
+		MemTotalBytes: 24683620 << 10, MemFreeBytes: 23290424 << 10, MemAvailableBytes: 24139780 << 10,
+		BuffersBytes: 40216 << 10, CachedBytes: 1039688 << 10, AnonPagesBytes: 152776 << 10,
+		MappedBytes: 98368 << 10, ShmemBytes: 69500 << 10, SlabBytes: 118292 << 10,
+		SReclaimableBytes: 93036 << 10, KernelStackBytes: 2264 << 10, PageTablesBytes: 3236 << 10,
+		SecPageTablesBytes: u64(0), CommitLimitBytes: 12341808 << 10, CommittedASBytes: 970716 << 10,
+		HugePagesTotal: 666, HugePagesFree: 89, HugePagesRsvd: 89, HugepagesizeBytes: 2 << 20,
+		HugetlbBytes: u64(1363968 << 10),
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("meminfo (-want +got):\n%s", d)
+	}
+	if got.PageCacheBytes() != (1039688+40216-69500)<<10 {
+		t.Errorf("page cache %d", got.PageCacheBytes())
+	}
+}
+
+func TestParseMeminfoOldKernel(t *testing.T) {
+	// 3.10 (RHEL 7) has MemAvailable but no SecPageTables or Hugetlb; 3.2 lacks MemAvailable.
+	old := "MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\nCached: 300 kB\nShmem: 20 kB\n"
+	got, err := parseMeminfo(strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.SecPageTablesBytes != nil || got.HugetlbBytes != nil {
+		t.Errorf("optional fields set on an old kernel: %+v", got)
+	}
+	if want := uint64(100+50+300-20) << 10; got.MemAvailableBytes != want {
+		t.Errorf("estimated MemAvailable %d, want %d", got.MemAvailableBytes, want)
+	}
+}
+
+func TestParseMeminfoBad(t *testing.T) {
+	for _, in := range []string{"", "garbage", "MemFree: 10 kB\n", "MemTotal:\nMemFree 1"} {
+		if _, err := parseMeminfo(strings.NewReader(in)); err == nil {
+			t.Errorf("parseMeminfo(%q) accepted a file without MemTotal/MemFree", in)
+		}
+	}
+	// A one-field or odd line is ignored, not fatal (procfs used to panic here).
+	if _, err := parseMeminfo(strings.NewReader("MemTotal: 10 kB\nMemFree: 5 kB\nWeird:\nX: 1 2 3\nY: 12 TB\n")); err != nil {
+		t.Errorf("odd lines made the parse fail: %v", err)
+	}
+}
+
+func TestParseKVLine(t *testing.T) {
+	tests := []struct {
+		line string
+		key  string
+		val  uint64
+		ok   bool
+	}{
+		{"VmPTE:	    2480 kB", "VmPTE", 2480 << 10, true},
+		{"HugePages_Total:     666", "HugePages_Total", 666, true},
+		{"Name:\tpostgres", "", 0, false},
+		{"Cpus_allowed_list:\t0-1", "", 0, false},
+		{"Rss: 18446744073709551615 kB", "", 0, false}, // would overflow in bytes
+		{": 5 kB", "", 0, false},
+		{"Two words: 5 kB", "", 0, false},
+	}
+	for _, tc := range tests {
+		k, v, ok := parseKVLine(tc.line)
+		if k != tc.key || v != tc.val || ok != tc.ok {
+			t.Errorf("parseKVLine(%q) = %q, %d, %v; want %q, %d, %v", tc.line, k, v, ok, tc.key, tc.val, tc.ok)
+		}
+	}
+}
+
+// A client backend after reading 1.1 GiB through 4 KiB shared buffers (6.18).
+const statusBackend = `Name:	postgres
+Umask:	0077
+State:	S (sleeping)
+Tgid:	18707
+Ngid:	0
+Pid:	18707
+PPid:	18590
+TracerPid:	0
+Uid:	101	101	101	101
+Gid:	104	104	104	104
+VmPeak:	  1638768 kB
+VmSize:	  1638768 kB
+VmLck:	       0 kB
+VmPin:	       0 kB
+VmHWM:	  1216672 kB
+VmRSS:	  1216672 kB
+RssAnon:	   13004 kB
+RssFile:	    9740 kB
+RssShmem:	 1193928 kB
+VmData:	   12688 kB
+VmStk:	     132 kB
+VmExe:	    5712 kB
+VmLib:	   22024 kB
+VmPTE:	    2600 kB
+VmSwap:	       0 kB
+HugetlbPages:	       0 kB
+CoreDumping:	0
+THP_enabled:	1
+Threads:	1
+`
+
+func TestParseStatus(t *testing.T) {
+	got, err := parseStatus(strings.NewReader(statusBackend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Status{Name: "postgres", State: "S", PPid: 18590, UID: 101, HasMM: true,
+		VmPeakBytes: 1638768 << 10, VmSizeBytes: 1638768 << 10, VmHWMBytes: 1216672 << 10,
+		VmRSSBytes: 1216672 << 10, RssAnonBytes: 13004 << 10, RssFileBytes: 9740 << 10,
+		RssShmemBytes: 1193928 << 10, VmPTEBytes: 2600 << 10, Threads: 1}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("status (-want +got):\n%s", d)
+	}
+	kthread, _ := parseStatus(strings.NewReader("Name:\tkworker/0:1\nState:\tI (idle)\nPPid:\t2\nThreads:\t1\n"))
+	if kthread.HasMM || kthread.VmRSSBytes != 0 {
+		t.Errorf("kernel thread: %+v", kthread)
+	}
+}
+
+func TestParseSmapsRollup(t *testing.T) {
+	in := `55d7c6a5d000-7ffd3a7f8000 ---p 00000000 00:00 0                          [rollup]
+Rss:             1216672 kB
+Pss:              131316 kB
+Pss_Dirty:        120000 kB
+Pss_Anon:          11168 kB
+Pss_File:           5200 kB
+Pss_Shmem:        114948 kB
+Shared_Clean:      10000 kB
+Shared_Dirty:    1190000 kB
+Private_Clean:      4000 kB
+Private_Dirty:     12672 kB
+Referenced:      1216672 kB
+Anonymous:         13004 kB
+AnonHugePages:         0 kB
+Shared_Hugetlb:        0 kB
+Private_Hugetlb:       0 kB
+Swap:                  0 kB
+SwapPss:               0 kB
+Locked:                0 kB
+`
+	got, err := parseSmapsRollup(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.PssBytes != 131316<<10 || *got.PssAnonBytes != 11168<<10 || *got.PssShmemBytes != 114948<<10 ||
+		got.AnonymousBytes != 13004<<10 || got.SharedDirtyBytes != 1190000<<10 {
+		t.Errorf("rollup %+v", got)
+	}
+	// Kernel 4.14-5.2: no Pss_Anon/File/Shmem.
+	old, err := parseSmapsRollup(strings.NewReader("Rss: 10 kB\nPss: 5 kB\n"))
+	if err != nil || old.PssAnonBytes != nil {
+		t.Errorf("old rollup: %+v %v", old, err)
+	}
+	if _, err := parseSmapsRollup(strings.NewReader("Swap: 0 kB\n")); err == nil {
+		t.Error("rollup without Rss/Pss accepted")
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	line := "18707 (postgres) S 18590 18590 18590 0 -1 4194560 301245 0 3 0 29 41 0 0 20 0 1 0 9912 1678098432 304168 18446744073709551615 1 1 0 0 0 0 4194304 19935232 1233 0 0 0 17 1 0 0 0 0 0\n"
+	got, err := parseStat(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Stat{PID: 18707, Comm: "postgres", State: "S", PPid: 18590, MinFlt: 301245, MajFlt: 3, StartTicks: 9912}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("stat (-want +got):\n%s", d)
+	}
+	odd, err := parseStat("42 (a) b) c) R 1 1 1 0 -1 0 7 0 0 0 0 0 0 0 20 0 1 0 55 0 0\n")
+	if err != nil || odd.Comm != "a) b) c" || odd.StartTicks != 55 {
+		t.Errorf("comm with parentheses: %+v %v", odd, err)
+	}
+	for _, bad := range []string{"", "12", "x (y) S", "12 (y) S 1 2"} {
+		if _, err := parseStat(bad); err == nil {
+			t.Errorf("parseStat(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseMaps(t *testing.T) {
+	in := `55d7c6a5d000-55d7c6b2a000 r--p 00000000 fe:00 1573147                    /usr/lib/postgresql/15/bin/postgres
+7f2a40000000-7f2a93400000 rw-s 00000000 00:01 1054                       /anon_hugepage (deleted)
+7f2a93400000-7f2a93401000 rw-s 00000000 00:01 4                          /SYSV0052e2c1 (deleted)
+7ffd3a7d7000-7ffd3a7f8000 rw-p 00000000 00:00 0                          [stack]
+7f2a9a000000-7f2a9a021000 rw-p 00000000 00:00 0 
+`
+	got, err := ParseMaps(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 {
+		t.Fatalf("%d mappings, want 5", len(got))
+	}
+	hp := got[1]
+	if hp.Path != "/anon_hugepage (deleted)" || !hp.Shared() || hp.SizeBytes() != 0x53400000 || hp.Inode != 1054 {
+		t.Errorf("huge page mapping %+v", hp)
+	}
+	if got[4].Path != "" || got[4].Shared() || got[3].Path != "[stack]" {
+		t.Errorf("anonymous/stack mappings: %+v %+v", got[3], got[4])
+	}
+	for _, bad := range []string{"zz-10 rw-p 0 0:0 0", "10-5 rw-p 0 00:00 0", "10 rw-p 0 00:00 0"} {
+		if _, err := ParseMaps(strings.NewReader(bad)); err == nil {
+			t.Errorf("ParseMaps(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseSmapsKeepsOnlyAsked(t *testing.T) {
+	in := `7f2a40000000-7f2a93400000 rw-s 00000000 00:01 1054                       /anon_hugepage (deleted)
+Size:            1363968 kB
+KernelPageSize:     2048 kB
+MMUPageSize:        2048 kB
+Rss:                   0 kB
+Pss:                   0 kB
+Shared_Hugetlb:    53248 kB
+Private_Hugetlb:       0 kB
+VmFlags: rd wr sh mr mw me ms de ht sd
+7ffd3a7d7000-7ffd3a7f8000 rw-p 00000000 00:00 0                          [stack]
+Size:                132 kB
+KernelPageSize:        4 kB
+Rss:                  40 kB
+VmFlags: rd wr mr mw me gd ac
+`
+	got, err := parseSmaps(strings.NewReader(in), func(m Mapping) bool { return m.Shared() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !got[0].Hugetlb() || got[0].KernelPageSizeBytes != 2<<20 || got[0].SharedHugetlbBytes != 53248<<10 {
+		t.Errorf("smaps: %+v", got)
+	}
+	all, _ := parseSmaps(strings.NewReader(in), nil)
+	if len(all) != 2 || all[1].Hugetlb() || all[1].RssBytes != 40<<10 {
+		t.Errorf("smaps all: %+v", all)
+	}
+}
+
+func TestParseCmdline(t *testing.T) {
+	if got := parseCmdline([]byte("/usr/bin/postgres\x00-D\x00/data\x00")); !cmp.Equal(got, []string{"/usr/bin/postgres", "-D", "/data"}) {
+		t.Errorf("cmdline %q", got)
+	}
+	// A rewritten title is one string padded with NULs or spaces.
+	if got := parseCmdline([]byte("postgres: checkpointer \x00\x00\x00")); len(got) != 1 || got[0] != "postgres: checkpointer " {
+		t.Errorf("title %q", got)
+	}
+	if got := parseCmdline(nil); got != nil {
+		t.Errorf("empty cmdline %q", got)
+	}
+}
+
+func TestSelectedWordAndPoolName(t *testing.T) {
+	if selectedWord("always [madvise] never\n") != "madvise" || selectedWord("never\n") != "never" {
+		t.Error("selectedWord")
+	}
+	if kb, err := poolSizeKB("hugepages-1048576kB"); err != nil || kb != 1<<20 {
+		t.Errorf("1 GiB pool: %d %v", kb, err)
+	}
+	for _, bad := range []string{"hugepages-kB", "hugepages-0kB", "other"} {
+		if _, err := poolSizeKB(bad); err == nil {
+			t.Errorf("poolSizeKB(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseProcCgroup(t *testing.T) {
+	in := "12:memory:/docker/abc\n11:cpu,cpuacct:/docker/abc\n0::/system.slice/postgresql@15-main.service\nbad line\n"
+	got := parseProcCgroup(strings.NewReader(in))
+	want := []CgroupLine{
+		{ID: 12, Controllers: []string{"memory"}, Path: "/docker/abc"},
+		{ID: 11, Controllers: []string{"cpu", "cpuacct"}, Path: "/docker/abc"},
+		{ID: 0, Path: "/system.slice/postgresql@15-main.service"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("cgroup (-want +got):\n%s", d)
+	}
+}
+
+func TestHugePoolInUse(t *testing.T) {
+	p := HugePool{Total: 666, Free: 89, Reserved: 89, PageSizeBytes: 2 << 20}
+	if p.InUse() != 666 || p.Bytes() != 666*2<<20 {
+		t.Errorf("in use %d bytes %d", p.InUse(), p.Bytes())
+	}
+	if (HugePool{Total: 10, Free: 10}).InUse() != 0 {
+		t.Error("an unused pool is in use")
+	}
+}
+
+func TestKernelVersion(t *testing.T) {
+	for in, want := range map[string][2]int{"6.18.44-fc-v769": {6, 18}, "3.10.0-1160.el7.x86_64": {3, 10}, "": {0, 0}, "x": {0, 0}} {
+		if a, b := KernelVersion(in); a != want[0] || b != want[1] {
+			t.Errorf("KernelVersion(%q) = %d.%d", in, a, b)
+		}
+	}
+}
