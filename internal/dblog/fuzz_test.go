@@ -1,0 +1,47 @@
+package dblog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func seeds(f *testing.F, pattern string) {
+	files, _ := filepath.Glob(filepath.Join("testdata", pattern))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(b) > 1024 {
+			b = b[len(b)-1024:] // small seeds keep the fuzzer fast
+		}
+		f.Add(string(b))
+	}
+}
+
+func FuzzParsePostgres(f *testing.F) {
+	seeds(f, "postgresql-*")
+	f.Add("LOG:  server process (PID 1) was terminated by signal 9: Killed\n\tx\nTopMemoryContext: 1 total in 1 blocks; 0 free (0 chunks); 1 used\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		log, err := ParsePostgres(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, c := range log.Crashes {
+			c.Downtime()
+			c.RecoveryDuration()
+		}
+		for _, o := range log.OutOfMemory {
+			o.Largest(3)
+		}
+	})
+}
+
+func FuzzParseMySQL(f *testing.F) {
+	seeds(f, "mariadb-*")
+	f.Fuzz(func(t *testing.T, s string) {
+		ParseMySQL(strings.NewReader(s))
+	})
+}

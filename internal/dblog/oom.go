@@ -1,0 +1,121 @@
+package dblog
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// OutOfMemoryError is PostgreSQL's "ERROR:  out of memory": an allocation
+// failed (strict overcommit, a ulimit, a cgroup without swap never gets
+// here: it kills) and only that query or session ended.
+type OutOfMemoryError struct {
+	Time      time.Time
+	TimeRaw   string
+	ZoneKnown bool
+	PID       int
+	// Severity is ERROR (the query failed) or FATAL (the session ended).
+	Severity string
+	Message  string
+	Detail   string
+	// RequestBytes and Context come from "Failed on request of size N in
+	// memory context "X"."; Context is empty before PostgreSQL 9.6.
+	RequestBytes uint64
+	Context      string
+	Query        string
+	// Contexts is the memory context dump printed just before the error;
+	// GrandTotal its last line.
+	Contexts   []MemoryContext
+	GrandTotal *MemoryContext
+	Lines      []string
+}
+
+// MemoryContext is one line of a memory context dump.
+type MemoryContext struct {
+	// Name is the context name; Ident what follows the counts (a query,
+	// an index name) when printed.
+	Name, Ident string
+	// Depth is the indentation level, 0 for TopMemoryContext.
+	Depth int
+	// MoreChildren is N for "N more child contexts containing ...".
+	MoreChildren int
+	TotalBytes   uint64
+	Blocks       uint64
+	FreeBytes    uint64
+	FreeChunks   uint64
+	UsedBytes    uint64
+}
+
+var (
+	// "  ExecutorState: 8192 total in 1 blocks; 3504 free (0 chunks); 4688 used: ident"
+	ctxRe = regexp.MustCompile(`^( *)(.+?): (\d+) total in (\d+) blocks?; (\d+) free \((\d+) chunks?\); (\d+) used(?:: (.*))?$`)
+	// "  12 more child contexts containing 30720 total in 13 blocks; ..."
+	moreRe = regexp.MustCompile(`^( *)(\d+) more child contexts containing (\d+) total in (\d+) blocks?; (\d+) free \((\d+) chunks?\); (\d+) used`)
+	// "Grand total: 1234 bytes in 5 blocks; 678 free (9 chunks); 556 used"
+	grandRe = regexp.MustCompile(`^Grand total: (\d+) bytes in (\d+) blocks?; (\d+) free \((\d+) chunks?\); (\d+) used`)
+	// "Failed on request of size 536870912 in memory context "ExecutorState"."
+	requestRe = regexp.MustCompile(`Failed on request of size (\d+)(?: in memory context "([^"]*)")?`)
+)
+
+// parseDumpLine reads one line of a memory context dump.
+func parseDumpLine(raw string) (c MemoryContext, grand bool, ok bool) {
+	if len(raw) > maxDumpLine || !strings.Contains(raw, " total ") && !strings.HasPrefix(raw, "Grand total: ") {
+		return c, false, false
+	}
+	if m := grandRe.FindStringSubmatch(raw); m != nil {
+		c = MemoryContext{Name: "Grand total"}
+		setCounts(&c, m[1:6])
+		return c, true, true
+	}
+	if m := moreRe.FindStringSubmatch(raw); m != nil {
+		c = MemoryContext{Depth: len(m[1]) / 2}
+		c.MoreChildren, _ = strconv.Atoi(m[2])
+		setCounts(&c, m[3:8])
+		return c, false, true
+	}
+	if m := ctxRe.FindStringSubmatch(raw); m != nil {
+		c = MemoryContext{Name: m[2], Ident: m[8], Depth: len(m[1]) / 2}
+		setCounts(&c, m[3:8])
+		return c, false, true
+	}
+	return c, false, false
+}
+
+func setCounts(c *MemoryContext, f []string) {
+	n := make([]uint64, 5)
+	for i := range n {
+		n[i], _ = strconv.ParseUint(f[i], 10, 64)
+	}
+	c.TotalBytes, c.Blocks, c.FreeBytes, c.FreeChunks, c.UsedBytes = n[0], n[1], n[2], n[3], n[4]
+}
+
+// Largest returns the n named contexts that hold the most memory.
+func (o OutOfMemoryError) Largest(n int) []MemoryContext {
+	var named []MemoryContext
+	for _, c := range o.Contexts {
+		if c.MoreChildren == 0 {
+			named = append(named, c)
+		}
+	}
+	sort.SliceStable(named, func(i, j int) bool { return named[i].TotalBytes > named[j].TotalBytes })
+	if len(named) > n {
+		named = named[:n]
+	}
+	return named
+}
+
+// outOfMemory builds the error from an entry, or ok is false.
+func outOfMemory(e entry) (OutOfMemoryError, bool) {
+	if (e.severity != "ERROR" && e.severity != "FATAL") || !strings.HasPrefix(e.message, "out of memory") {
+		return OutOfMemoryError{}, false
+	}
+	o := OutOfMemoryError{Time: e.st.t, TimeRaw: e.st.raw, ZoneKnown: e.st.zoneKnown, PID: e.pid,
+		Severity: e.severity, Message: e.message, Detail: e.detail, Query: e.query, Lines: e.lines}
+	if m := requestRe.FindStringSubmatch(e.detail); m != nil && len(e.detail) < maxDumpLine {
+		o.RequestBytes, _ = strconv.ParseUint(m[1], 10, 64)
+		o.Context = m[2]
+	}
+	return o, true
+}

@@ -1,0 +1,81 @@
+package dblog
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// zoneOffsets are the abbreviations log_timezone zones print, with their
+// UTC offsets. Abbreviations that mean different offsets in different
+// places (CST, IST, AST, ...) are left out: Options.Location decides those.
+var zoneOffsets = map[string]int{
+	"UTC": 0, "GMT": 0, "Z": 0, "UT": 0, "WET": 0, "WEST": 3600, "BST": 3600,
+	"CET": 3600, "CEST": 7200, "MET": 3600, "MEST": 7200, "EET": 7200, "EEST": 10800,
+	"MSK": 10800, "SAST": 7200, "CAT": 7200, "EAT": 10800, "WAT": 3600,
+	"EST": -5 * 3600, "EDT": -4 * 3600, "CDT": -5 * 3600, "MST": -7 * 3600, "MDT": -6 * 3600,
+	"PST": -8 * 3600, "PDT": -7 * 3600, "AKST": -9 * 3600, "AKDT": -8 * 3600, "HST": -10 * 3600,
+	"NST": -3*3600 - 1800, "NDT": -2*3600 - 1800,
+	"JST": 9 * 3600, "KST": 9 * 3600, "HKT": 8 * 3600, "PKT": 5 * 3600, "WIB": 7 * 3600,
+	"AWST": 8 * 3600, "ACST": 9*3600 + 1800, "ACDT": 10*3600 + 1800, "AEST": 10 * 3600,
+	"AEDT": 11 * 3600, "NZST": 12 * 3600, "NZDT": 13 * 3600,
+}
+
+var numericZoneRe = regexp.MustCompile(`^([+-])(\d\d):?(\d\d)?$`)
+
+// zoneOf resolves a printed zone: an abbreviation from zoneOffsets or a
+// numeric offset such as "+01", "-0330", "+05:30". ok is false otherwise.
+func zoneOf(z string) (*time.Location, bool) {
+	if off, ok := zoneOffsets[z]; ok {
+		return time.FixedZone(z, off), true
+	}
+	m := numericZoneRe.FindStringSubmatch(z)
+	if m == nil {
+		return nil, false
+	}
+	h, _ := strconv.Atoi(m[2])
+	min, _ := strconv.Atoi(m[3])
+	off := h*3600 + min*60
+	if m[1] == "-" {
+		off = -off
+	}
+	return time.FixedZone(z, off), true
+}
+
+var (
+	// %m / %t: "2026-11-22 21:29:01.123 UTC", "2026-11-22 21:29:01 CET",
+	// "2026-11-22 21:29:01.123 +01".
+	pgTimeRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?)(?: ?([A-Za-z]{1,6}|[+-]\d\d(?::?\d\d)?))?`)
+	// %n: "1732310941.123"
+	epochRe = regexp.MustCompile(`^(\d{9,11})\.(\d{3})\b`)
+)
+
+// stamp is a database log time as printed and as read.
+type stamp struct {
+	raw       string
+	t         time.Time
+	zoneKnown bool
+}
+
+// parseStamp reads the time at the start of s; n is how much of s it used.
+func parseStamp(s string, loc *time.Location) (st stamp, n int) {
+	if m := pgTimeRe.FindStringSubmatch(s); m != nil {
+		st.raw = m[0]
+		zone, known := zoneOf(m[2])
+		if !known {
+			zone = loc
+		}
+		t, err := time.ParseInLocation("2006-01-02 15:04:05.999999999", strings.Replace(m[1], "T", " ", 1), zone)
+		if err == nil {
+			st.t, st.zoneKnown = t, known
+		}
+		return st, len(m[0])
+	}
+	if m := epochRe.FindStringSubmatch(s); m != nil {
+		sec, _ := strconv.ParseInt(m[1], 10, 64)
+		ms, _ := strconv.ParseInt(m[2], 10, 64)
+		return stamp{raw: m[0], t: time.Unix(sec, ms*1e6).UTC(), zoneKnown: true}, len(m[0])
+	}
+	return stamp{}, 0
+}

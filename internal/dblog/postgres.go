@@ -1,0 +1,112 @@
+package dblog
+
+import (
+	"bufio"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Options tune how logs are read. The zero value is usable.
+type Options struct {
+	// Location is assumed for stamps printed without a zone or with an
+	// abbreviation that is missing from the table or ambiguous (CST, IST).
+	// Pass the server's log_timezone, e.g. time.LoadLocation("Asia/Kolkata").
+	// Default UTC.
+	Location *time.Location
+}
+
+// PostgresLog is what ParsePostgres found, in log order.
+type PostgresLog struct {
+	Crashes     []CrashRestart
+	OutOfMemory []OutOfMemoryError
+}
+
+// ParsePostgres reads a PostgreSQL server log with default Options.
+func ParsePostgres(r io.Reader) (PostgresLog, error) { return Options{}.ParsePostgres(r) }
+
+var csvStartRe = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? ?[A-Za-z0-9:+-]*,`)
+
+// ParsePostgres reads a PostgreSQL server log: stderr with any prefix,
+// csvlog or jsonlog (guessed from the first line). On a read error it
+// returns what it found so far with the error.
+func (o Options) ParsePostgres(r io.Reader) (PostgresLog, error) {
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
+	br := bufio.NewReader(r)
+	first := firstLine(br)
+	st := &pgState{}
+	var err error
+	switch logFormat(first) {
+	case "json":
+		err = readJSON(br, o.Location, st)
+	case "csv":
+		err = readCSV(br, o.Location, st)
+	default:
+		err = readStderr(br, o.Location, st)
+	}
+	st.end("the log ends before the server was ready again")
+	return st.out, err
+}
+
+// firstLine peeks at the first non-empty line without consuming input.
+func firstLine(br *bufio.Reader) string {
+	b, _ := br.Peek(4096)
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// pgState follows the postmaster through crashes and recoveries.
+type pgState struct {
+	out  PostgresLog
+	cur  *CrashRestart
+	dump []MemoryContext
+	// exited holds an "exited with exit code" entry until the postmaster
+	// says whether it caused a restart.
+	exited *CrashRestart
+	grand  *MemoryContext
+}
+
+var (
+	terminatedRe = regexp.MustCompile(`^(.+?) \(PID (\d+)\) (?:was terminated by signal (\d+)(?:: (.*))?|exited with exit code (\d+))`)
+	elapsedRe    = regexp.MustCompile(`elapsed: ([0-9.]+) s`)
+	lastUpRe     = regexp.MustCompile(`last known up at (.*)$`)
+)
+
+func (s *pgState) dumpLine(raw string) {
+	c, grand, ok := parseDumpLine(raw)
+	switch {
+	case !ok:
+	case grand:
+		s.grand = &c
+	default:
+		if c.Name == "TopMemoryContext" && c.Depth == 0 {
+			s.dump, s.grand = nil, nil // a new dump starts
+		}
+		s.dump = append(s.dump, c)
+	}
+}
+
+func (s *pgState) entry(e entry) {
+	if o, ok := outOfMemory(e); ok {
+		o.Contexts, o.GrandTotal = s.dump, s.grand
+		s.dump, s.grand = nil, nil
+		s.out.OutOfMemory = append(s.out.OutOfMemory, o)
+		return
+	}
+	if e.severity != "LOG" || len(e.message) > maxDumpLine || !strings.Contains(e.message, "(PID ") {
+		s.onMilestone(e)
+		return
+	}
+	if m := terminatedRe.FindStringSubmatch(e.message); m != nil {
+		s.onTerminated(e, m)
+		return
+	}
+	s.onMilestone(e)
+}

@@ -1,0 +1,179 @@
+package oomlog
+
+import (
+	"strings"
+	"time"
+)
+
+// maxStray bounds the unrecognised lines (stack, Mem-Info, cgroup stats) an
+// event takes before its kill line; past it the report counts as cut off.
+const maxStray = 600
+
+// maxBody is longer than any line of an OOM report (the oom-kill summary
+// with two long cgroup paths is under 1 KiB); longer lines are skipped.
+const maxBody = 8 << 10
+
+// strayGap closes an event without a kill line when the log moves on.
+const strayGap = 30 * time.Second
+
+// parser groups lines into events.
+type parser struct {
+	opt     Options
+	sp      splitter
+	pending *line
+	events  []Event
+	cur     *Event
+	// stray counts unrecognised lines in cur; table is true inside the
+	// task table; cut is true when cur's kill line was truncated.
+	stray int
+	table bool
+	cut   bool
+	// only notes a reason the open event is incomplete beyond the kill line.
+	only string
+	// orphans are task rows seen with no open event (the log starts inside
+	// a report); they go to the event a kill line opens next.
+	orphans     []Task
+	orphanLines []string
+}
+
+// handle files one joined line.
+func (p *parser) handle(l line) {
+	if l.other || strings.TrimSpace(l.body) == "" || len(l.body) > maxBody {
+		return
+	}
+	body := strings.TrimSpace(l.body)
+	if p.cur != nil && p.cur.Victim == nil && p.tooFar(l) {
+		p.close()
+	}
+	switch {
+	case p.onTrigger(l, body), p.onKill(l, body), p.onSelect(l, body),
+		p.onReaped(l, body), p.onTable(l, body):
+		return
+	}
+	if p.cur == nil && strings.Contains(body, "oom-kill:constraint=") {
+		p.open(l) // a report whose start is missing
+		applySummary(p.cur, body)
+		return
+	}
+	p.orphans, p.orphanLines = nil, nil
+	if p.cur != nil {
+		p.onReportLine(l, body)
+	}
+}
+
+// onReportLine files a line inside an open report.
+func (p *parser) onReportLine(l line, body string) {
+	e := p.cur
+	known := applySummary(e, body) || applyUsage(e, body) ||
+		applyTaskIn(e, body) || applyCPULine(e, body) ||
+		strings.HasPrefix(body, "Tasks state")
+	if e.Victim != nil && !known {
+		p.close() // the report is over; this line belongs to something else
+		return
+	}
+	e.Lines = append(e.Lines, l.raw)
+	if !known {
+		p.stray++
+		p.table = false
+		if p.stray > maxStray {
+			p.close()
+		}
+	}
+}
+
+func (p *parser) onTrigger(l line, body string) bool {
+	t, ok := parseTrigger(body)
+	if !ok {
+		return false
+	}
+	p.close()
+	p.open(l)
+	p.cur.Trigger = t
+	return true
+}
+
+// onKill files a kill line, or an "already exiting" line.
+func (p *parser) onKill(l line, body string) bool {
+	v, cut, ok := parseKilled(body)
+	if !ok {
+		if v, ok = parseExiting(body); !ok {
+			return false
+		}
+	}
+	if prev := p.sameVictim(v, l); prev != nil {
+		prev.Lines = append(prev.Lines, l.raw) // printed twice
+		return true
+	}
+	if p.cur == nil || p.cur.Victim != nil {
+		p.close()
+		p.open(l)
+	}
+	p.cur.Victim, p.cut = v, cut
+	setConstraint(p.cur, messageConstraint(v.Message), true)
+	p.cur.Lines = append(p.cur.Lines, l.raw)
+	return true
+}
+
+// sameVictim returns the open or last event if it already has this victim.
+func (p *parser) sameVictim(v *Victim, l line) *Event {
+	e := p.cur
+	if e == nil && len(p.events) > 0 {
+		e = &p.events[len(p.events)-1]
+	}
+	if e == nil || e.Victim == nil || e.Victim.PID != v.PID || e.Victim.Name != v.Name {
+		return nil
+	}
+	if d, ok := gap(e.Time, l.stamp); ok && d > 2*time.Second {
+		return nil
+	}
+	return e
+}
+
+func (p *parser) onSelect(l line, body string) bool {
+	s, ok := parseSelect(body)
+	if !ok {
+		return false
+	}
+	if p.cur == nil || p.cur.Victim != nil {
+		p.close()
+		p.open(l)
+	}
+	p.cur.Selected = s
+	setConstraint(p.cur, messageConstraint(selectMessage(body)), true)
+	p.cur.Lines = append(p.cur.Lines, l.raw)
+	return true
+}
+
+// onReaped files the reaper line with the event that killed that pid.
+func (p *parser) onReaped(l line, body string) bool {
+	r, ok := parseReaped(body)
+	if !ok {
+		return false
+	}
+	for _, e := range p.recent() {
+		if e.Victim != nil && e.Victim.PID == r.PID {
+			e.Reaped = r
+			e.Lines = append(e.Lines, l.raw)
+			return true
+		}
+	}
+	p.close()
+	p.open(l)
+	p.cur.Reaped = r
+	p.cur.Victim = &Victim{PID: r.PID, Name: r.Name}
+	p.only = "only the oom_reaper line was found"
+	p.close()
+	return true
+}
+
+// recent returns the open event and the last few closed ones, newest first.
+func (p *parser) recent() []*Event {
+	var out []*Event
+	if p.cur != nil {
+		out = append(out, p.cur)
+	}
+	for i := len(p.events) - 1; i >= 0 && i >= len(p.events)-4; i-- {
+		out = append(out, &p.events[i])
+	}
+	return out
+}

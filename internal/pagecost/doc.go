@@ -1,0 +1,25 @@
+// Package pagecost measures what each process costs beyond the memory it
+// shares with others: its private cost, Pss_Anon + VmPTE + VmSwap.
+//
+// Three methods give the Pss_Anon part:
+//
+//   - MethodFast reads /proc/PID/maps, skips the shared mappings (a database's
+//     shared memory: /dev/zero, /anon_hugepage, /SYSV, memfd, /dev/shm) and
+//     reads only the private ranges of /proc/PID/pagemap. Anonymous pages
+//     mapped once count in full; for the others the map count comes from
+//     /proc/kpagecount and the page type from /proc/kpageflags, read once per
+//     call for the union of all processes' pages, in sorted runs. The result
+//     equals smaps_rollup's Pss_Anon (same per-page mapcount, same fixed-point
+//     division) at a fraction of the cost, because smaps_rollup walks every
+//     page-table entry of the shared segment too. It needs root
+//     (CAP_SYS_ADMIN for the PFNs, read access to /proc/kpagecount); without
+//     it Measure falls back to smaps_rollup and says why (FallbackError).
+//   - MethodSmaps reads /proc/PID/smaps_rollup: exact, but about as slow as
+//     the process's page tables are large.
+//   - MethodStatus reads /proc/PID/status only (O(1)): RssAnon stands in for
+//     Pss_Anon and over-counts pages still shared copy-on-write with the
+//     parent.
+//
+// The calculation (pagemap words and page counts to bytes) is pure and kept
+// apart from the I/O; the parsers never panic.
+package pagecost

@@ -1,0 +1,98 @@
+package pagecost
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"syscall"
+)
+
+// Reason says why the fast path could not be used.
+type Reason int
+
+const (
+	// ReasonNotRoot: /proc/kpagecount or /proc/kpageflags is not readable
+	// (they are root-only, mode 0400).
+	ReasonNotRoot Reason = iota + 1
+	// ReasonNoPageMonitor: the files do not exist (kernel built without
+	// CONFIG_PROC_PAGE_MONITOR, or a captured /proc).
+	ReasonNoPageMonitor
+	// ReasonPFNHidden: pagemap shows no page frame numbers, which the kernel
+	// hides without CAP_SYS_ADMIN in the initial user namespace (containers).
+	ReasonPFNHidden
+	// ReasonPagemapDenied: this process's pagemap could not be opened
+	// (another user's process, or a ptrace restriction).
+	ReasonPagemapDenied
+)
+
+// smapsCostNote tells the price of the fallback (measured on this project's
+// machines, see docs/pagecost.md).
+const smapsCostNote = "about 45 ms per backend with 3 GiB of shared memory touched"
+
+// FallbackError explains why MethodFast used smaps_rollup for a process.
+type FallbackError struct {
+	Reason Reason
+	Path   string // the file that could not be used
+	Err    error  // the underlying error, if any
+}
+
+func (e *FallbackError) Error() string {
+	var what string
+	switch e.Reason {
+	case ReasonNotRoot:
+		what = "exact fast path needs root to read " + e.Path
+	case ReasonNoPageMonitor:
+		what = "exact fast path needs " + e.Path + " (kernel with CONFIG_PROC_PAGE_MONITOR)"
+	case ReasonPFNHidden:
+		what = "exact fast path needs CAP_SYS_ADMIN to see page frame numbers in " + e.Path
+	case ReasonPagemapDenied:
+		what = "exact fast path could not open " + e.Path
+	default:
+		what = "exact fast path not available"
+	}
+	return what + "; fell back to smaps_rollup: " + smapsCostNote
+}
+
+func (e *FallbackError) Unwrap() error { return e.Err }
+
+// kpageFallback turns the error of opening kpagecount or kpageflags into a
+// fallback reason.
+func kpageFallback(path string, err error) *FallbackError {
+	r := ReasonNotRoot
+	if errors.Is(err, fs.ErrNotExist) {
+		r = ReasonNoPageMonitor
+	}
+	return &FallbackError{Reason: r, Path: path, Err: err}
+}
+
+// isGone reports whether err means the process went away mid-read.
+func isGone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) || errors.Is(err, ErrExited)
+}
+
+// isDenied reports whether err is a permission problem.
+func isDenied(err error) bool {
+	return errors.Is(err, fs.ErrPermission)
+}
+
+// skipErr wraps a gone process's error so callers can test errors.Is(err, ErrExited).
+func skipErr(err error) error {
+	if isGone(err) && !errors.Is(err, ErrExited) {
+		return fmt.Errorf("%w: %w", ErrExited, err)
+	}
+	return err
+}
+
+// Fallbacks returns one FallbackError per distinct reason among costs, in
+// order of first appearance, for a caller to print once each.
+func Fallbacks(costs []Cost) []*FallbackError {
+	var out []*FallbackError
+	seen := map[Reason]bool{}
+	for _, c := range costs {
+		if c.Fallback != nil && !seen[c.Fallback.Reason] {
+			seen[c.Fallback.Reason] = true
+			out = append(out, c.Fallback)
+		}
+	}
+	return out
+}

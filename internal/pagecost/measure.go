@@ -1,0 +1,121 @@
+package pagecost
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/dbmem/dbmem/internal/linux"
+)
+
+// Options tune Measure.
+type Options struct {
+	// Method chooses how Pss_Anon is obtained (default MethodFast).
+	Method Method
+	// Parallel is the number of goroutines reading processes; 0 means
+	// DefaultParallel.
+	Parallel int
+	// KPageCountPath and KPageFlagsPath override fs.ProcPath("kpagecount")
+	// and fs.ProcPath("kpageflags").
+	KPageCountPath, KPageFlagsPath string
+}
+
+func (o Options) parallel() int {
+	if o.Parallel > 0 {
+		return o.Parallel
+	}
+	return DefaultParallel
+}
+
+// Measure returns the private cost of each process in pids, in the order
+// given. Processes that exited or could not be read are in Skipped instead.
+// With MethodFast, a process whose pages cannot be looked up (not root, no
+// kpagecount, PFNs hidden, pagemap denied) is measured with smaps_rollup and
+// its Cost.Fallback says why. The error is for invalid options only.
+func Measure(fs linux.FS, pids []int, opt Options) ([]Cost, []Skipped, error) {
+	switch opt.Method {
+	case MethodStatus:
+		return measureEach(fs, pids, opt, statusCost)
+	case MethodSmaps:
+		return measureEach(fs, pids, opt, smapsCost)
+	case MethodFast:
+		return measureFast(fs, pids, opt)
+	}
+	return nil, nil, fmt.Errorf("measure private cost: unknown method %v", opt.Method)
+}
+
+// result is one process's outcome, kept by index so order is preserved.
+type result struct {
+	cost Cost
+	err  error
+}
+
+// collect splits results into costs and skipped processes.
+func collect(pids []int, res []result) ([]Cost, []Skipped) {
+	costs := make([]Cost, 0, len(res))
+	var skipped []Skipped
+	for i, r := range res {
+		if r.err != nil {
+			skipped = append(skipped, Skipped{PID: pids[i], Err: skipErr(r.err)})
+			continue
+		}
+		costs = append(costs, r.cost)
+	}
+	return costs, skipped
+}
+
+// measureEach measures every process independently with fn.
+func measureEach(fs linux.FS, pids []int, opt Options, fn func(linux.FS, int) (Cost, error)) ([]Cost, []Skipped, error) {
+	res := make([]result, len(pids))
+	forEach(len(pids), opt.parallel(), func(_ *struct{}, i int) {
+		res[i].cost, res[i].err = fn(fs, pids[i])
+	})
+	costs, skipped := collect(pids, res)
+	return costs, skipped, nil
+}
+
+// statusCost reads status only.
+func statusCost(fs linux.FS, pid int) (Cost, error) {
+	start := time.Now()
+	st, err := ReadStatus(fs, pid)
+	if err != nil {
+		return Cost{}, err
+	}
+	if !st.HasMM {
+		return Cost{}, ErrNoUserMemory
+	}
+	c := costFromStatus(pid, MethodStatus, st)
+	c.Elapsed = time.Since(start)
+	return c, nil
+}
+
+// smapsCost reads smaps_rollup and status.
+func smapsCost(fs linux.FS, pid int) (Cost, error) {
+	start := time.Now()
+	st, err := ReadStatus(fs, pid)
+	if err != nil {
+		return Cost{}, err
+	}
+	if !st.HasMM {
+		return Cost{}, ErrNoUserMemory
+	}
+	r, err := ReadRollup(fs, pid)
+	if err != nil {
+		return Cost{}, err
+	}
+	c := costFromStatus(pid, MethodSmaps, st)
+	c.PssAnonBytes, c.Rollup = r.PssAnonBytes, &r
+	if !r.HasPssAnon {
+		// Kernels before 5.x: no Pss_Anon; RssAnon is the best we have.
+		c.Method = MethodStatus
+	}
+	c.Elapsed = time.Since(start)
+	return c, nil
+}
+
+func costFromStatus(pid int, m Method, st Status) Cost {
+	return Cost{PID: pid, Method: m, RssAnonBytes: st.RssAnonBytes, VmPTEBytes: st.VmPTEBytes, VmSwapBytes: st.VmSwapBytes}
+}
+
+// pageSize is the base page size of this machine.
+var pageSize = uint64(os.Getpagesize())

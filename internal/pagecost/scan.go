@@ -1,0 +1,212 @@
+package pagecost
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/dbmem/dbmem/internal/linux"
+)
+
+// procScan is phase one of the fast path for one process: its status and
+// the tally of its private pagemap ranges.
+type procScan struct {
+	status  Status
+	tally   tally
+	skipped uint64 // bytes of mappings not read
+	elapsed time.Duration
+}
+
+// scratch is a worker's reusable pagemap buffers.
+type scratch struct {
+	text    []byte // maps text
+	maps    []vma
+	buf     []byte
+	words   []uint64
+	regions []pageRegion // PAGEMAP_SCAN output
+	ranges  [][2]uint64
+}
+
+// scanProcess reads status, maps and the private ranges of pagemap.
+func scanProcess(fs linux.FS, pid int, sc *scratch) (*procScan, error) {
+	start := time.Now()
+	st, err := readStatusInto(fs, pid, &sc.text)
+	if err != nil {
+		return nil, err
+	}
+	if !st.HasMM {
+		return nil, ErrNoUserMemory
+	}
+	maps, err := readMaps(fs, pid, sc)
+	if err != nil {
+		return nil, err
+	}
+	ps := &procScan{status: st}
+	if err := ps.readPagemap(fs.ProcPath(strconv.Itoa(pid), "pagemap"), maps, sc); err != nil {
+		return nil, err
+	}
+	ps.elapsed = time.Since(start)
+	return ps, nil
+}
+
+// readStatusInto is ReadStatus with a reusable buffer.
+func readStatusInto(fs linux.FS, pid int, buf *[]byte) (Status, error) {
+	path := fs.ProcPath(strconv.Itoa(pid), "status")
+	b, err := readFileInto(path, buf)
+	if err != nil {
+		return Status{}, err
+	}
+	st, err := ParseStatus(bytes.NewReader(b))
+	if err != nil {
+		return st, fmt.Errorf("parse %s: %w", path, err)
+	}
+	return st, nil
+}
+
+// readMaps reads and parses /proc/PID/maps into sc's buffers.
+func readMaps(fs linux.FS, pid int, sc *scratch) ([]vma, error) {
+	path := fs.ProcPath(strconv.Itoa(pid), "maps")
+	b, err := readFileInto(path, &sc.text)
+	if err != nil {
+		return nil, err
+	}
+	maps, err := parseMapsActions(b, sc.maps[:0])
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	if len(maps) == 0 {
+		return nil, fmt.Errorf("read %s: empty: %w", path, ErrExited)
+	}
+	sc.maps = maps
+	return maps, nil
+}
+
+// readFileInto reads a whole kernel file into *buf, growing it as needed,
+// in as few read calls as the buffer allows (os.ReadFile starts at 512
+// bytes for /proc files, which report size 0).
+func readFileInto(path string, buf *[]byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err // a *PathError: "open /proc/1234/maps: ..."
+	}
+	defer f.Close()
+	if cap(*buf) == 0 {
+		*buf = make([]byte, 0, 64<<10)
+	}
+	b := (*buf)[:0]
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) || err == nil && n == 0 {
+			*buf = b
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// readPagemap opens pagemap once and reads every span of mappings that
+// may hold anonymous pages: with PAGEMAP_SCAN only the present, non-file
+// ranges; without it, each mapping whole.
+func (ps *procScan) readPagemap(path string, maps []vma, sc *scratch) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	spans, skipped := privateSpans(maps)
+	ps.skipped = skipped
+	for _, sp := range spans {
+		if err := ps.readSpan(f, sp, sc); err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+	if ps.tally.entries == 0 && len(spans) > 0 {
+		// PAGEMAP_SCAN finds nothing in an exited process's address
+		// space, while pread reads nothing: tell the two apart.
+		if n, _ := f.ReadAt(make([]byte, 8), int64(spans[0].start/pageSize*8)); n < 8 {
+			return fmt.Errorf("read %s: %w", path, ErrExited)
+		}
+	}
+	return nil
+}
+
+// rangeMergeGap: present ranges this close are read with one pread.
+const rangeMergeGap = 16 << 10
+
+// readSpan reads the pagemap entries of a span. PAGEMAP_SCAN first lists
+// its present non-file ranges: a PostgreSQL backend's private mappings are
+// mostly resident library text (file pages), and listing costs less than
+// reading an entry per page (measured: 214 us instead of 660 us, 690
+// entries read instead of 15,566). Without PAGEMAP_SCAN (kernels before
+// 6.7) each mapping is read whole.
+func (ps *procScan) readSpan(f *os.File, sp span, sc *scratch) error {
+	if sc.regions == nil {
+		sc.regions = make([]pageRegion, 512)
+	}
+	rs, err := presentAnonRegions(f, sp.start, sp.end, sc.regions, sc.ranges[:0])
+	if err == nil {
+		sc.ranges = mergeRanges(rs, rangeMergeGap)
+		for _, r := range sc.ranges {
+			if err := ps.readRange(f, r[0]/pageSize, r[1]/pageSize, sp.trustExclusive, sc); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if !errors.Is(err, errNoPMScan) {
+		return err
+	}
+	for _, m := range sp.vmas {
+		if err := ps.readRange(f, m.start/pageSize, m.end/pageSize, sp.trustExclusive, sc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pagemapChunk is the number of entries read per pread (32 KiB): present
+// anonymous ranges are mostly short, and a large buffer per Measure call
+// costs more to allocate and clear than it saves.
+const pagemapChunk = 4096
+
+// readRange reads the pagemap entries of pages [first, end) in chunks.
+func (ps *procScan) readRange(f *os.File, first, end uint64, trustExclusive bool, sc *scratch) error {
+	if sc.buf == nil {
+		sc.buf = make([]byte, 8*pagemapChunk)
+		sc.words = make([]uint64, 0, pagemapChunk)
+	}
+	for page := first; page < end; {
+		b := sc.buf[:8*min(end-page, pagemapChunk)]
+		got, err := f.ReadAt(b, int64(page*8))
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if got < 8 {
+			// pagemap reads nothing once the process's mm is gone.
+			return ErrExited
+		}
+		sc.words = decodeWords(b[:got-got%8], sc.words[:0])
+		ps.tally.add(sc.words, page, trustExclusive)
+		page += uint64(got / 8)
+	}
+	return nil
+}
+
+// decodeWords converts native-endian 8-byte entries.
+func decodeWords(b []byte, words []uint64) []uint64 {
+	for i := 0; i+8 <= len(b); i += 8 {
+		words = append(words, binary.NativeEndian.Uint64(b[i:]))
+	}
+	return words
+}
