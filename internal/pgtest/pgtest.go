@@ -27,8 +27,18 @@ func Start(t testing.TB, settings map[string]string) *pgcluster.Cluster {
 }
 
 // Create runs initdb but does not start the server; Remove runs at cleanup.
+// huge_pages defaults to off: with PostgreSQL's default "try", a test server
+// would take free huge pages that another test grew the pool for under the
+// kernel-test lock.
 func Create(t testing.TB, settings map[string]string) *pgcluster.Cluster {
 	t.Helper()
+	if _, ok := settings["huge_pages"]; !ok {
+		s := map[string]string{"huge_pages": "off"}
+		for k, v := range settings {
+			s[k] = v
+		}
+		settings = s
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c, err := pgcluster.Create(ctx, pgcluster.Options{Settings: settings})
