@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,18 +19,21 @@ type LiveRecorder struct {
 	Inner postgres.LiveSource
 	mu    sync.Mutex
 	seen  map[int]postgres.Live
+	// failed holds why asking failed, so a replay says the same.
+	failed map[int]string
 }
 
-// Live asks the inner source and records a successful answer.
+// Live asks the inner source and records its answer, or its failure.
 func (r *LiveRecorder) Live(ctx context.Context, in *postgres.Instance) (postgres.Live, error) {
 	l, err := r.Inner.Live(ctx, in)
-	if err != nil {
-		return l, err
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.seen == nil {
-		r.seen = map[int]postgres.Live{}
+		r.seen, r.failed = map[int]postgres.Live{}, map[int]string{}
+	}
+	if err != nil {
+		r.failed[in.PostmasterPID] = err.Error()
+		return l, err
 	}
 	r.seen[in.PostmasterPID] = l
 	return l, nil
@@ -48,6 +52,11 @@ func (r *LiveRecorder) WriteTree(dst string) error {
 			return err
 		}
 	}
+	for pid, why := range r.failed {
+		if err := writeFile(filepath.Join(dst, LiveErrorPath(pid)), []byte(why)); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -61,6 +70,9 @@ func (t TreeLive) Live(_ context.Context, in *postgres.Instance) (postgres.Live,
 	p := filepath.Join(t.Dir, "live", strconv.Itoa(in.PostmasterPID)+".json")
 	b, err := os.ReadFile(p)
 	if err != nil {
+		if why, err := os.ReadFile(filepath.Join(t.Dir, LiveErrorPath(in.PostmasterPID))); err == nil {
+			return l, errors.New(string(why)) // what the live source said at capture time
+		}
 		return l, fmt.Errorf("no settings were captured for this instance (%s)", filepath.Base(p))
 	}
 	if err := json.Unmarshal(b, &l); err != nil {

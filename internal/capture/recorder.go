@@ -1,10 +1,12 @@
 package capture
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -16,28 +18,117 @@ type Recorder struct {
 	mu    sync.Mutex
 	files map[string][]byte
 	links map[string]string
+	// changed counts the files read again with another content.
+	changed map[string]int
+	// frozen: files already recorded keep their content (Freeze).
+	frozen bool
+	// listed are the first listings of directories read.
+	listed map[string][]string
 }
 
 // NewRecorder returns an empty recorder.
 func NewRecorder() *Recorder {
-	return &Recorder{files: map[string][]byte{}, links: map[string]string{}}
+	return &Recorder{files: map[string][]byte{}, links: map[string]string{}, changed: map[string]int{}, listed: map[string][]string{}}
 }
 
-// File records a file's content.
+// File records a file's content. A file read again replaces what was
+// recorded (a reader that reads a file twice uses the later read, as
+// /proc/PID/stat is read first to find processes, then for their counters),
+// until Freeze.
 func (r *Recorder) File(path string, data []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.files[path] = append([]byte(nil), data...)
+	old, seen := r.files[path]
+	if seen && !bytes.Equal(old, data) {
+		r.changed[path]++
+	}
+	if !seen || !r.frozen {
+		r.files[path] = append([]byte(nil), data...)
+	}
 }
 
-// Dir is ignored: a directory is recreated when a file in it is recorded.
-func (r *Recorder) Dir(string, []string) {}
+// procPID returns the PID directory a path is under, if any.
+func procPID(path, proc string) (string, bool) {
+	rel, ok := under(path, proc)
+	if !ok {
+		return "", false
+	}
+	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	if first == "" || strings.Trim(first, "0123456789") != "" {
+		return "", false
+	}
+	return first, true
+}
 
-// Link records a symlink's target.
+// Freeze keeps the files recorded so far as they are: later reads (of other
+// readers, after a snapshot) only add files. Then a replay gives the
+// snapshot exactly what it read.
+func (r *Recorder) Freeze() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.frozen = true
+}
+
+// Changed returns the files that were read more than once and changed
+// between the reads (counters of a busy host): the readers of one moment
+// saw different contents, a replay gives them all the first.
+func (r *Recorder) Changed() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.changed))
+	for p := range r.changed {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Dir keeps the first listing of each directory (a directory is recreated
+// when a file in it is recorded).
+func (r *Recorder) Dir(path string, names []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, seen := r.listed[path]; !seen {
+		r.listed[path] = append([]string(nil), names...)
+	}
+}
+
+// StartedLater returns the PIDs with recorded files that were missing from
+// the first listing of the /proc root of src: processes that started while
+// the readers ran, which a later reader saw and the first did not.
+func (r *Recorder) StartedLater(src linux.FS) []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	first, ok := r.listed[src.Proc]
+	if !ok {
+		return nil
+	}
+	listed := map[string]bool{}
+	for _, n := range first {
+		listed[n] = true
+	}
+	seen := map[int]bool{}
+	for p := range r.files {
+		if pid, ok := procPID(p, src.Proc); ok && !listed[pid] {
+			n, _ := strconv.Atoi(pid)
+			seen[n] = true
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for pid := range seen {
+		out = append(out, pid)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// Link records a symlink's target (as File).
 func (r *Recorder) Link(path, target string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.links[path] = target
+	if _, seen := r.links[path]; !seen || !r.frozen {
+		r.links[path] = target
+	}
 }
 
 // Paths returns the recorded file paths, sorted.
@@ -75,6 +166,10 @@ func (r *Recorder) WriteTree(dst string, src linux.FS) error {
 	}
 	return nil
 }
+
+// TreePath maps a path as read from the roots src to its path in a tree
+// written by WriteTree, with slashes.
+func TreePath(p string, src linux.FS) string { return filepath.ToSlash(treePath(p, src)) }
 
 // treePath maps /proc/1/stat to proc/1/stat, /sys/x to sys/x and any other
 // path to root/<path>.

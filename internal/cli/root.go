@@ -34,6 +34,7 @@ type env struct {
 	json           bool
 	noColor        bool
 	conn           postgres.ConnOptions
+	from           fromBundle // --from: a bundle read instead of the host (capture.go)
 }
 
 // usageError marks errors that should exit with ExitUsage.
@@ -48,6 +49,7 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 // code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	defer e.closeFrom()
 	root := newRoot(e)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -98,7 +100,9 @@ func newRoot(e *env) *cobra.Command {
 	pf.StringVar(&e.conn.Host, "pg-host", "", "PostgreSQL host or socket directory (default: from postmaster.pid)")
 	pf.IntVar(&e.conn.Port, "pg-port", 0, "only connect to the instance on this port")
 	pf.BoolVar(&e.conn.Disabled, "no-connect", false, "never connect to databases; read configuration files only")
-	for _, c := range []*cobra.Command{newReportCmd(e)} {
+	pf.StringVar(&e.from.path, "from", "", "read a bundle written by 'dbmem capture' instead of this host")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return e.openFrom(cmd) }
+	for _, c := range []*cobra.Command{newReportCmd(e), newCheckCmd(e), newPlanCmd(e), newApplyCmd(e), newRollbackCmd(e), newLabCmd(e), newWatchCmd(e), newHistoryCmd(e), newExporterCmd(e), newPostmortemCmd(e), newCaptureCmd(e)} {
 		root.AddCommand(c)
 	}
 	return root
@@ -112,12 +116,20 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-// fs returns the roots chosen with --proc, --sys and --root.
-func (e *env) fs() linux.FS { return linux.FS{Proc: e.proc, Sys: e.sys, Root: e.root} }
+// fs returns the roots chosen with --proc, --sys and --root, or the --from bundle's.
+func (e *env) fs() linux.FS {
+	if e.from.b != nil {
+		return e.from.b.FS()
+	}
+	return linux.FS{Proc: e.proc, Sys: e.sys, Root: e.root}
+}
 
 // live returns the settings source: a real connection on a live host, none
 // when reading a captured tree.
 func (e *env) live() postgres.LiveSource {
+	if e.from.b != nil {
+		return e.from.b.Live() // what the servers said at capture time
+	}
 	if !e.fs().IsLive() || e.conn.Disabled {
 		return nil
 	}

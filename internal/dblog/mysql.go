@@ -14,7 +14,7 @@ var (
 	// "2026-11-22 21:29:01 0 [Note] ..." (MariaDB 10.x, MySQL 5.7),
 	// "2026-11-22T21:29:01.123456Z 0 [System] [MY-010116] [Server] ..." (MySQL 8),
 	// "161122 21:29:01 [Note] ..." (MySQL 5.5, MariaDB 5.5/10.0).
-	mysqlLineRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?Z?|\d{6} {1,2}\d{1,2}:\d\d:\d\d)\s+(?:\d+\s+)?\[(\w+)\]\s+`)
+	mysqlLineRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\d(?:T\d\d| {1,2}\d{1,2}):\d\d:\d\d(?:\.\d+)?Z?|\d{6} {1,2}\d{1,2}:\d\d:\d\d)\s+(?:\d+\s+)?\[(\w+)\]\s+`)
 	processRe   = regexp.MustCompile(`(?:starting as process|as process) (\d+)`)
 	gotSignalRe = regexp.MustCompile(`got signal (\d+)`)
 )
@@ -130,12 +130,17 @@ func (s *mysqlState) close(reason string) {
 	}
 }
 
-// mysqlStamp reads "2026-11-22 21:29:01", "...T21:29:01.123456Z" or "161122 21:29:01".
+// mysqlStamp reads "2026-11-22 21:29:01", "...T21:29:01.123456Z",
+// MariaDB's space-padded "2026-11-23  0:52:21" or "161122 21:29:01".
 func mysqlStamp(s string, loc *time.Location) stamp {
 	if st, n := parseStamp(s, loc); n > 0 {
 		return st
 	}
-	t, err := time.ParseInLocation("060102 15:04:05", strings.Join(strings.Fields(s), " "), loc)
+	norm := strings.Join(strings.Fields(s), " ")
+	t, err := time.ParseInLocation("2006-01-02 15:04:05.999999999", norm, loc)
+	if err != nil {
+		t, err = time.ParseInLocation("060102 15:04:05", norm, loc)
+	}
 	if err != nil {
 		return stamp{raw: s}
 	}

@@ -52,4 +52,16 @@ func TestMySQLFormats(t *testing.T) {
 		!c[0].Time.Equal(time.Date(2016, 11, 22, 21, 29, 3, 0, time.UTC)) {
 		t.Errorf("mysql 5.5 (a clean shutdown, then a crash): %+v", c)
 	}
+	// MariaDB pads a one-digit hour with a space: "2026-11-23  0:52:21".
+	padded := `2026-11-23  0:52:21 0 [Note] Starting MariaDB 10.11.19-MariaDB-0+deb12u1 source revision x server_uid y as process 13483
+2026-11-23  0:52:21 0 [Note] mariadbd: ready for connections.
+2026-11-23  0:52:22 0 [Note] Starting MariaDB 10.11.19-MariaDB-0+deb12u1 source revision x server_uid z as process 13502
+2026-11-23  0:52:22 0 [Note] InnoDB: Starting crash recovery from checkpoint LSN=9616267
+2026-11-23  0:52:22 0 [Note] mariadbd: ready for connections.
+`
+	c, _ = ParseMySQL(strings.NewReader(padded))
+	if len(c) != 1 || c[0].KilledPID != 13483 || c[0].ServerPID != 13502 ||
+		!c[0].Time.Equal(time.Date(2026, 11, 23, 0, 52, 22, 0, time.UTC)) {
+		t.Errorf("MariaDB space-padded hour: %+v", c)
+	}
 }

@@ -2,6 +2,7 @@ package linux
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 )
 
@@ -38,22 +39,69 @@ func ReadSmapsRollup(fs FS, pid int) (SmapsRollup, error) {
 	return parseSmapsRollup(bytes.NewReader(b))
 }
 
+// parseSmapsRollup parses smaps_rollup in one pass. A file without Rss
+// and Pss lines is an error: a process that exited yields an empty file.
 func parseSmapsRollup(r io.Reader) (SmapsRollup, error) {
-	kv, err := parseKV(r)
+	b, err := io.ReadAll(r)
 	if err != nil {
 		return SmapsRollup{}, err
 	}
-	if err := kv.require("smaps_rollup", "Rss", "Pss"); err != nil {
-		return SmapsRollup{}, err
+	var s SmapsRollup
+	var hasRss, hasPss bool
+	eachKV(b, func(key []byte, v uint64) {
+		switch string(key) {
+		case "Rss":
+			s.RssBytes, hasRss = v, true
+		case "Pss":
+			s.PssBytes, hasPss = v, true
+		default:
+			s.set(key, v)
+		}
+	})
+	switch {
+	case !hasRss:
+		return SmapsRollup{}, fmt.Errorf("smaps_rollup has no Rss line")
+	case !hasPss:
+		return SmapsRollup{}, fmt.Errorf("smaps_rollup has no Pss line")
 	}
-	return SmapsRollup{
-		RssBytes: kv["Rss"], PssBytes: kv["Pss"],
-		PssAnonBytes: kv.opt("Pss_Anon"), PssFileBytes: kv.opt("Pss_File"), PssShmemBytes: kv.opt("Pss_Shmem"),
-		SharedCleanBytes: kv["Shared_Clean"], SharedDirtyBytes: kv["Shared_Dirty"],
-		PrivateCleanBytes: kv["Private_Clean"], PrivateDirtyBytes: kv["Private_Dirty"],
-		AnonymousBytes: kv["Anonymous"], AnonHugePagesBytes: kv["AnonHugePages"],
-		ShmemPmdMappedBytes: kv["ShmemPmdMapped"],
-		SharedHugetlbBytes:  kv["Shared_Hugetlb"], PrivateHugetlbBytes: kv["Private_Hugetlb"],
-		SwapBytes: kv["Swap"], SwapPssBytes: kv["SwapPss"], LockedBytes: kv["Locked"],
-	}, nil
+	return s, nil
 }
+
+// set stores one line other than Rss and Pss.
+func (s *SmapsRollup) set(key []byte, v uint64) {
+	switch string(key) {
+	case "Pss_Anon":
+		s.PssAnonBytes = ptr(v)
+	case "Pss_File":
+		s.PssFileBytes = ptr(v)
+	case "Pss_Shmem":
+		s.PssShmemBytes = ptr(v)
+	case "Shared_Clean":
+		s.SharedCleanBytes = v
+	case "Shared_Dirty":
+		s.SharedDirtyBytes = v
+	case "Private_Clean":
+		s.PrivateCleanBytes = v
+	case "Private_Dirty":
+		s.PrivateDirtyBytes = v
+	case "Anonymous":
+		s.AnonymousBytes = v
+	case "AnonHugePages":
+		s.AnonHugePagesBytes = v
+	case "ShmemPmdMapped":
+		s.ShmemPmdMappedBytes = v
+	case "Shared_Hugetlb":
+		s.SharedHugetlbBytes = v
+	case "Private_Hugetlb":
+		s.PrivateHugetlbBytes = v
+	case "Swap":
+		s.SwapBytes = v
+	case "SwapPss":
+		s.SwapPssBytes = v
+	case "Locked":
+		s.LockedBytes = v
+	}
+}
+
+// ptr returns a pointer to a copy of v (allocated only when called).
+func ptr(v uint64) *uint64 { return &v }

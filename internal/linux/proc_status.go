@@ -1,11 +1,9 @@
 package linux
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"strconv"
-	"strings"
 )
 
 // Status is the memory part of /proc/PID/status, sizes in bytes. Kernel
@@ -39,35 +37,61 @@ func ReadStatus(fs FS, pid int) (Status, error) {
 	return parseStatus(bytes.NewReader(b))
 }
 
+// parseStatus parses status in one pass without allocating beyond the
+// name and state strings: it runs for every process of a fleet.
 func parseStatus(r io.Reader) (Status, error) {
-	var text bytes.Buffer
-	kv, err := parseKV(io.TeeReader(r, &text))
+	b, err := io.ReadAll(r)
 	if err != nil {
 		return Status{}, err
 	}
-	s := Status{
-		VmPeakBytes: kv["VmPeak"], VmSizeBytes: kv["VmSize"], VmLckBytes: kv["VmLck"],
-		VmHWMBytes: kv["VmHWM"], VmRSSBytes: kv["VmRSS"], RssAnonBytes: kv["RssAnon"],
-		RssFileBytes: kv["RssFile"], RssShmemBytes: kv["RssShmem"], VmPTEBytes: kv["VmPTE"],
-		VmSwapBytes: kv["VmSwap"], HugetlbPageBytes: kv["HugetlbPages"],
-		PPid: int(kv["PPid"]), Threads: int(kv["Threads"]),
-	}
-	_, s.HasMM = kv["VmSize"]
-	sc := bufio.NewScanner(&text)
-	for sc.Scan() {
-		key, val, _ := strings.Cut(sc.Text(), ":")
-		val = strings.TrimSpace(val)
-		switch key {
+	var s Status
+	for line := range bytes.Lines(b) {
+		key, val, _ := bytes.Cut(line, []byte(":"))
+		switch string(key) {
 		case "Name":
-			s.Name = val
+			s.Name = string(bytes.TrimSpace(val))
 		case "State":
-			s.State, _, _ = strings.Cut(val, " ")
+			s.State, _ = nextField(string(val))
 		case "Uid":
-			f := strings.Fields(val)
-			if len(f) > 0 {
-				s.UID, _ = strconv.Atoi(f[0])
+			uid, _ := nextField(val)
+			s.UID, _ = strconv.Atoi(string(uid))
+		default:
+			if k, v, ok := parseKVLine(line); ok {
+				s.set(k, v)
 			}
 		}
 	}
 	return s, nil
+}
+
+// set stores one numeric line of status.
+func (s *Status) set(key []byte, v uint64) {
+	switch string(key) {
+	case "VmPeak":
+		s.VmPeakBytes = v
+	case "VmSize":
+		s.VmSizeBytes, s.HasMM = v, true
+	case "VmLck":
+		s.VmLckBytes = v
+	case "VmHWM":
+		s.VmHWMBytes = v
+	case "VmRSS":
+		s.VmRSSBytes = v
+	case "RssAnon":
+		s.RssAnonBytes = v
+	case "RssFile":
+		s.RssFileBytes = v
+	case "RssShmem":
+		s.RssShmemBytes = v
+	case "VmPTE":
+		s.VmPTEBytes = v
+	case "VmSwap":
+		s.VmSwapBytes = v
+	case "HugetlbPages":
+		s.HugetlbPageBytes = v
+	case "PPid":
+		s.PPid = int(v)
+	case "Threads":
+		s.Threads = int(v)
+	}
 }

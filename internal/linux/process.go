@@ -17,9 +17,21 @@ type Process struct {
 	Status     Status `json:"status"`
 	// Rollup is nil when smaps_rollup was not read (not asked for, not
 	// permitted, or an old kernel).
-	Rollup      *SmapsRollup `json:"smaps_rollup,omitempty"`
-	OOMScore    int          `json:"oom_score"`
-	OOMScoreAdj int          `json:"oom_score_adj"`
+	Rollup *SmapsRollup `json:"smaps_rollup,omitempty"`
+	// Private is Pss_Anon measured without smaps_rollup (internal/pagecost's
+	// exact fast path); nil when not measured that way.
+	Private     *PrivateMeasure `json:"private,omitempty"`
+	OOMScore    int             `json:"oom_score"`
+	OOMScoreAdj int             `json:"oom_score_adj"`
+}
+
+// PrivateMeasure is a process's Pss_Anon as internal/pagecost measured it
+// from pagemap and /proc/kpagecount: the same number smaps_rollup gives,
+// without walking the page tables of shared memory.
+type PrivateMeasure struct {
+	// Method names how it was measured ("fast").
+	Method       string `json:"method"`
+	PssAnonBytes uint64 `json:"pss_anon_bytes"`
 }
 
 // ProcessOptions choose how much to read.
@@ -77,13 +89,17 @@ func dropGone(gaps []Gap) []Gap {
 }
 
 // PrivateCost is what this process costs beyond memory shared with others:
-// Pss_Anon + VmPTE + VmSwap. Without Pss_Anon it falls back to RssAnon,
-// which over-counts pages still shared copy-on-write with the parent; Exact
+// Pss_Anon + VmPTE + VmSwap, with Pss_Anon from smaps_rollup or from the
+// fast path (Private). Without either it falls back to RssAnon, which
+// over-counts pages still shared copy-on-write with the parent; exact
 // tells which.
 func (p Process) PrivateCost() (bytes uint64, exact bool) {
 	s := p.Status
-	if p.Rollup != nil && p.Rollup.PssAnonBytes != nil {
+	switch {
+	case p.Rollup != nil && p.Rollup.PssAnonBytes != nil:
 		return *p.Rollup.PssAnonBytes + s.VmPTEBytes + s.VmSwapBytes, true
+	case p.Private != nil:
+		return p.Private.PssAnonBytes + s.VmPTEBytes + s.VmSwapBytes, true
 	}
 	return s.RssAnonBytes + s.VmPTEBytes + s.VmSwapBytes, false
 }

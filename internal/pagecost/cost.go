@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
 // Method chooses how Pss_Anon is obtained.
@@ -52,8 +54,9 @@ type Cost struct {
 	RssAnonBytes uint64 `json:"rss_anon_bytes"` // status
 	VmPTEBytes   uint64 `json:"vm_pte_bytes"`   // status
 	VmSwapBytes  uint64 `json:"vm_swap_bytes"`  // status
-	// Rollup holds all of smaps_rollup when it was read (MethodSmaps).
-	Rollup *Rollup `json:"smaps_rollup,omitempty"`
+	// Rollup holds all of smaps_rollup when it was read (MethodSmaps, or
+	// MethodFast falling back to it).
+	Rollup *linux.SmapsRollup `json:"smaps_rollup,omitempty"`
 	// Fallback is set when a faster method was asked for and not possible.
 	Fallback *FallbackError `json:"-"`
 	// Scan describes the fast path's work (zero for other methods).

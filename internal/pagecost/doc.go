@@ -11,15 +11,22 @@
 //     call for the union of all processes' pages, in sorted runs. The result
 //     equals smaps_rollup's Pss_Anon (same per-page mapcount, same fixed-point
 //     division) at a fraction of the cost, because smaps_rollup walks every
-//     page-table entry of the shared segment too. It needs root
-//     (CAP_SYS_ADMIN for the PFNs, read access to /proc/kpagecount); without
-//     it Measure falls back to smaps_rollup and says why (FallbackError).
+//     page-table entry of the shared segment too. A process that maps less
+//     than 32 MiB of shared memory through 4 KiB pages (RssShmem; every
+//     backend of a server with huge pages) is read with smaps_rollup
+//     instead, which then costs less. It needs root (CAP_SYS_ADMIN for the
+//     PFNs, read access to /proc/kpagecount); without it Measure falls back
+//     to Options.Fallback (smaps_rollup or status) and says why
+//     (FallbackError).
 //   - MethodSmaps reads /proc/PID/smaps_rollup: exact, but about as slow as
 //     the process's page tables are large.
 //   - MethodStatus reads /proc/PID/status only (O(1)): RssAnon stands in for
 //     Pss_Anon and over-counts pages still shared copy-on-write with the
 //     parent.
 //
+// Choice maps what a user asks for (dbmem report --method auto|fast|smaps|
+// status) to Options. status and smaps_rollup are parsed by internal/linux.
 // The calculation (pagemap words and page counts to bytes) is pure and kept
-// apart from the I/O; the parsers never panic.
+// apart from the I/O; the maps parser never panics (fuzzed against
+// linux.ParseMaps).
 package pagecost

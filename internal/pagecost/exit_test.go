@@ -31,7 +31,7 @@ func TestExitedAndKernelThreads(t *testing.T) {
 	t.Cleanup(func() { zombie.Wait(); live.Process.Kill(); live.Wait() })
 	pids := []int{reaped.Process.Pid, zombie.Process.Pid, 2, live.Process.Pid}
 	for _, m := range []Method{MethodFast, MethodSmaps, MethodStatus} {
-		costs, skipped, err := Measure(linux.DefaultFS(), pids, Options{Method: m})
+		costs, skipped, err := Measure(linux.DefaultFS(), pids, Options{Method: m, AlwaysPagemap: true})
 		if err != nil || len(costs) != 1 || costs[0].PID != live.Process.Pid || len(skipped) != 3 {
 			t.Fatalf("%v: costs %+v, skipped %v, err %v", m, costs, skipped, err)
 		}

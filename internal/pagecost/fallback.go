@@ -29,11 +29,14 @@ const (
 // machines, see docs/pagecost.md).
 const smapsCostNote = "about 45 ms per backend with 3 GiB of shared memory touched"
 
-// FallbackError explains why MethodFast used smaps_rollup for a process.
+// FallbackError explains why MethodFast used another method for a process.
 type FallbackError struct {
 	Reason Reason
 	Path   string // the file that could not be used
 	Err    error  // the underlying error, if any
+	// To is the method used instead: MethodSmaps (exact, as slow as the
+	// page tables are large) or MethodStatus (cheap, an over-estimate).
+	To Method
 }
 
 func (e *FallbackError) Error() string {
@@ -49,6 +52,9 @@ func (e *FallbackError) Error() string {
 		what = "exact fast path could not open " + e.Path
 	default:
 		what = "exact fast path not available"
+	}
+	if e.To == MethodStatus {
+		return what + "; fell back to status: RssAnon stands in for Pss_Anon, an over-estimate (--method auto reads smaps_rollup instead)"
 	}
 	return what + "; fell back to smaps_rollup: " + smapsCostNote
 }

@@ -3,6 +3,7 @@ package pagecost
 import (
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
 )
@@ -21,19 +22,20 @@ func measureFast(fs linux.FS, pids []int, opt Options) ([]Cost, []Skipped, error
 	}
 	kp, fb := openKpage(countPath, flagsPath)
 	if fb != nil {
+		fb.To = opt.fallback()
 		return measureEach(fs, pids, opt, fallbackTo(fb))
 	}
 	defer kp.close()
 	scans := make([]*procScan, len(pids))
 	res := make([]result, len(pids))
 	forEach(len(pids), opt.parallel(), func(sc *scratch, i int) {
-		scans[i], res[i] = scanOrFallback(fs, pids[i], sc)
+		scans[i], res[i] = scanOrFallback(fs, pids[i], sc, opt)
 	})
 	pt, err := kp.readTable(unionLookups(scans), opt.parallel())
 	if err != nil {
 		// kpagecount failed mid-way (should not happen once opened):
 		// measure the scanned processes with smaps_rollup instead.
-		fb := &FallbackError{Reason: ReasonNotRoot, Path: countPath, Err: err}
+		fb := &FallbackError{Reason: ReasonNotRoot, Path: countPath, Err: err, To: opt.fallback()}
 		return measureEach(fs, pids, opt, fallbackTo(fb))
 	}
 	for i, ps := range scans {
@@ -47,16 +49,20 @@ func measureFast(fs linux.FS, pids []int, opt Options) ([]Cost, []Skipped, error
 
 // scanOrFallback runs phase one for a process, or measures it with
 // smaps_rollup at once when its pagemap cannot be used.
-func scanOrFallback(fs linux.FS, pid int, sc *scratch) (*procScan, result) {
-	ps, err := scanProcess(fs, pid, sc)
+func scanOrFallback(fs linux.FS, pid int, sc *scratch, opt Options) (*procScan, result) {
+	ps, err := scanProcess(fs, pid, sc, opt.AlwaysPagemap)
+	to := opt.fallback()
 	path := fs.ProcPath(strconv.Itoa(pid), "pagemap")
 	switch {
+	case err == nil && ps.useSmaps:
+		c, err := smapsAfterStatus(fs, pid, ps.status, time.Now().Add(-ps.elapsed))
+		return nil, result{cost: c, err: err}
 	case err == nil && ps.tally.pfnHidden:
-		return nil, fallbackResult(fs, pid, &FallbackError{Reason: ReasonPFNHidden, Path: path})
+		return nil, fallbackResult(fs, pid, &FallbackError{Reason: ReasonPFNHidden, Path: path, To: to})
 	case err == nil:
 		return ps, result{}
 	case isDenied(err):
-		return nil, fallbackResult(fs, pid, &FallbackError{Reason: ReasonPagemapDenied, Path: path, Err: err})
+		return nil, fallbackResult(fs, pid, &FallbackError{Reason: ReasonPagemapDenied, Path: path, Err: err, To: to})
 	}
 	return nil, result{err: err}
 }
@@ -66,11 +72,15 @@ func fallbackResult(fs linux.FS, pid int, fb *FallbackError) result {
 	return result{cost: c, err: err}
 }
 
-// fallbackTo returns a per-process measure that uses smaps_rollup and
-// records why.
+// fallbackTo returns a per-process measure that uses fb.To (smaps_rollup
+// or status) and records why.
 func fallbackTo(fb *FallbackError) func(linux.FS, int) (Cost, error) {
+	measure := smapsCost
+	if fb.To == MethodStatus {
+		measure = statusCost
+	}
 	return func(fs linux.FS, pid int) (Cost, error) {
-		c, err := smapsCost(fs, pid)
+		c, err := measure(fs, pid)
 		if err != nil {
 			return c, errors.Join(err, fb)
 		}

@@ -25,9 +25,11 @@ func measureBoth(t testing.TB, pids []int, runs int) (fast, smaps map[int]Cost, 
 	return fast, smaps, fastCPU, smapsCPU
 }
 
+// measureOK measures pids with m; MethodFast always reads pagemap here,
+// so that its numbers are checked against smaps_rollup's.
 func measureOK(t testing.TB, pids []int, m Method) []Cost {
 	t.Helper()
-	costs, skipped, err := Measure(linux.DefaultFS(), pids, Options{Method: m})
+	costs, skipped, err := Measure(linux.DefaultFS(), pids, Options{Method: m, AlwaysPagemap: true})
 	if err != nil || len(skipped) > 0 || len(costs) != len(pids) {
 		t.Fatalf("Measure %v: %d costs for %d PIDs, skipped %v, err %v", m, len(costs), len(pids), skipped, err)
 	}

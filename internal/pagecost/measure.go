@@ -12,12 +12,29 @@ import (
 type Options struct {
 	// Method chooses how Pss_Anon is obtained (default MethodFast).
 	Method Method
+	// Fallback is what MethodFast uses for a process where the fast path
+	// is not possible (not root, PFNs hidden, pagemap denied): MethodSmaps
+	// (also for the zero value; exact, as slow as the page tables are
+	// large) or MethodStatus (cheap; RssAnon over-estimates).
+	Fallback Method
+	// AlwaysPagemap makes MethodFast read pagemap even for processes that
+	// map so little shared memory that smaps_rollup is cheaper (RssShmem
+	// under 32 MiB, e.g. every backend with huge_pages=on); for tests and
+	// benchmarks of the pagemap path.
+	AlwaysPagemap bool
 	// Parallel is the number of goroutines reading processes; 0 means
 	// DefaultParallel.
 	Parallel int
 	// KPageCountPath and KPageFlagsPath override fs.ProcPath("kpagecount")
 	// and fs.ProcPath("kpageflags").
 	KPageCountPath, KPageFlagsPath string
+}
+
+func (o Options) fallback() Method {
+	if o.Fallback == MethodStatus {
+		return MethodStatus
+	}
+	return MethodSmaps
 }
 
 func (o Options) parallel() int {
@@ -77,12 +94,9 @@ func measureEach(fs linux.FS, pids []int, opt Options, fn func(linux.FS, int) (C
 // statusCost reads status only.
 func statusCost(fs linux.FS, pid int) (Cost, error) {
 	start := time.Now()
-	st, err := ReadStatus(fs, pid)
+	st, err := readStatus(fs, pid)
 	if err != nil {
 		return Cost{}, err
-	}
-	if !st.HasMM {
-		return Cost{}, ErrNoUserMemory
 	}
 	c := costFromStatus(pid, MethodStatus, st)
 	c.Elapsed = time.Since(start)
@@ -92,28 +106,42 @@ func statusCost(fs linux.FS, pid int) (Cost, error) {
 // smapsCost reads smaps_rollup and status.
 func smapsCost(fs linux.FS, pid int) (Cost, error) {
 	start := time.Now()
-	st, err := ReadStatus(fs, pid)
+	st, err := readStatus(fs, pid)
 	if err != nil {
 		return Cost{}, err
 	}
-	if !st.HasMM {
-		return Cost{}, ErrNoUserMemory
-	}
-	r, err := ReadRollup(fs, pid)
+	return smapsAfterStatus(fs, pid, st, start)
+}
+
+// smapsAfterStatus reads smaps_rollup once status has been read.
+func smapsAfterStatus(fs linux.FS, pid int, st linux.Status, start time.Time) (Cost, error) {
+	r, err := linux.ReadSmapsRollup(fs, pid)
 	if err != nil {
 		return Cost{}, err
 	}
 	c := costFromStatus(pid, MethodSmaps, st)
-	c.PssAnonBytes, c.Rollup = r.PssAnonBytes, &r
-	if !r.HasPssAnon {
+	c.Rollup = &r
+	if r.PssAnonBytes == nil {
 		// Kernels before 5.x: no Pss_Anon; RssAnon is the best we have.
 		c.Method = MethodStatus
+	} else {
+		c.PssAnonBytes = *r.PssAnonBytes
 	}
 	c.Elapsed = time.Since(start)
 	return c, nil
 }
 
-func costFromStatus(pid int, m Method, st Status) Cost {
+// readStatus reads status through fs (so a linux.Tap sees it); a process
+// without an address space is ErrNoUserMemory.
+func readStatus(fs linux.FS, pid int) (linux.Status, error) {
+	st, err := linux.ReadStatus(fs, pid)
+	if err == nil && !st.HasMM {
+		err = ErrNoUserMemory
+	}
+	return st, err
+}
+
+func costFromStatus(pid int, m Method, st linux.Status) Cost {
 	return Cost{PID: pid, Method: m, RssAnonBytes: st.RssAnonBytes, VmPTEBytes: st.VmPTEBytes, VmSwapBytes: st.VmSwapBytes}
 }
 

@@ -18,75 +18,26 @@ func readFixture(t *testing.T, name string) string {
 	return string(b)
 }
 
-func TestParseRollupFixture(t *testing.T) {
-	r, err := ParseRollup(strings.NewReader(readFixture(t, "smaps_rollup-postgres15-checkpointer-linux6.18.txt")))
-	if err != nil {
-		t.Fatal(err)
+// TestStatusAndRollupFixtures checks that the linux parsers, which
+// pagecost uses, give the fields the private cost needs from files
+// recorded on kernel 6.18.
+func TestStatusAndRollupFixtures(t *testing.T) {
+	r, err := linux.ParseSmapsRollup(strings.NewReader(readFixture(t, "smaps_rollup-postgres15-checkpointer-linux6.18.txt")))
+	if err != nil || r.PssAnonBytes == nil || *r.PssAnonBytes != 935<<10 || r.PssBytes != 23592<<10 ||
+		r.PrivateDirtyBytes != 22096<<10 || *r.PssShmemBytes != 22179<<10 {
+		t.Errorf("smaps_rollup: %+v, %v; want Pss_Anon 935 kB, Pss 23592 kB", r, err)
 	}
-	want := Rollup{
-		RssBytes: 31264 << 10, PssBytes: 23592 << 10, PssDirtyBytes: 23114 << 10,
-		PssAnonBytes: 935 << 10, PssFileBytes: 477 << 10, PssShmemBytes: 22179 << 10,
-		SharedCleanBytes: 5240 << 10, SharedDirtyBytes: 3928 << 10, PrivateDirtyBytes: 22096 << 10,
-		ReferencedBytes: 31244 << 10, AnonymousBytes: 2680 << 10, HasPssAnon: true,
+	s, err := linux.ParseStatus(strings.NewReader(readFixture(t, "status-postgres15-checkpointer-linux6.18.txt")))
+	if err != nil || s.RssAnonBytes != 2680<<10 || s.VmPTEBytes != 184<<10 || s.VmSwapBytes != 0 || !s.HasMM {
+		t.Errorf("checkpointer status: %+v, %v", s, err)
 	}
-	if r != want {
-		t.Errorf("got %+v\nwant %+v", r, want)
-	}
-}
-
-func TestParseRollupVariants(t *testing.T) {
-	old := "00400000-7ffd ---p 00000000 00:00 0 [rollup]\nRss: 100 kB\nPss: 50 kB\nSwap: 8 kB\nSwapPss: 4 kB\nShared_Hugetlb: 2048 kB\nPrivate_Hugetlb: 4096 kB\n"
-	r, err := ParseRollup(strings.NewReader(old))
-	if err != nil || r.HasPssAnon || r.PssBytes != 50<<10 || r.SwapPssBytes != 4<<10 || r.PrivateHugetlbBytes != 4<<20 {
-		t.Errorf("kernel 4.14 format: %+v, %v", r, err)
-	}
-	for name, text := range map[string]string{
-		"empty (process exited)": "",
-		"no Pss":                 "Rss: 4 kB\n",
-		"bad number":             "Rss: 4 kB\nPss: x kB\n",
-		"bad unit":               "Rss: 4 kB\nPss: 4 MB\n",
-		"overflow":               "Rss: 18446744073709551615 kB\nPss: 1 kB\n",
-	} {
-		if _, err := ParseRollup(strings.NewReader(text)); err == nil {
-			t.Errorf("%s: no error", name)
-		}
-	}
-}
-
-func TestParseStatusFixtures(t *testing.T) {
-	s, err := ParseStatus(strings.NewReader(readFixture(t, "status-postgres15-checkpointer-linux6.18.txt")))
-	want := Status{RssAnonBytes: 2680 << 10, VmPTEBytes: 184 << 10, HasMM: true}
-	if err != nil || s != want {
-		t.Errorf("checkpointer: %+v, %v; want %+v", s, err, want)
-	}
-	s, err = ParseStatus(strings.NewReader(readFixture(t, "status-kthread-linux6.18.txt")))
-	if err != nil || s != (Status{}) {
+	s, err = linux.ParseStatus(strings.NewReader(readFixture(t, "status-kthread-linux6.18.txt")))
+	if err != nil || s.HasMM || s.RssAnonBytes != 0 || s.Name != "kthreadd" {
 		t.Errorf("kernel thread: %+v, %v; want no memory", s, err)
 	}
-	if _, err := ParseStatus(strings.NewReader("VmSize: 1 kB\nVmPTE: lots\n")); err == nil {
-		t.Error("bad VmPTE: no error")
+	if _, err := linux.ParseSmapsRollup(strings.NewReader("")); err == nil {
+		t.Error("empty smaps_rollup (an exited process): no error")
 	}
-}
-
-func FuzzParseRollup(f *testing.F) {
-	f.Add([]byte("Rss: 4 kB\nPss: 2 kB\nPss_Anon: 1 kB\n"))
-	f.Add([]byte("x ---p 0 00:00 0 [rollup]\nRss:\nPss: 1 2 3\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := ParseRollup(strings.NewReader(string(b)))
-		if err == nil && r.HasPssAnon && !strings.Contains(string(b), "Pss_Anon") {
-			t.Errorf("HasPssAnon without a Pss_Anon line")
-		}
-	})
-}
-
-func FuzzParseStatus(f *testing.F) {
-	f.Add([]byte("Name:\tpostgres\nVmSize:\t 10 kB\nRssAnon: 4 kB\nVmPTE:\t 8 kB\nVmSwap: 0 kB\nUid:\t0\t0\t0\t0\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := ParseStatus(strings.NewReader(string(b)))
-		if err == nil && s.HasMM && !strings.Contains(string(b), "VmSize") {
-			t.Errorf("HasMM without VmSize")
-		}
-	})
 }
 
 // FuzzParseMapsActions checks the allocation-free maps parser against

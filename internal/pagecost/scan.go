@@ -16,11 +16,24 @@ import (
 // procScan is phase one of the fast path for one process: its status and
 // the tally of its private pagemap ranges.
 type procScan struct {
-	status  Status
+	status  linux.Status
 	tally   tally
 	skipped uint64 // bytes of mappings not read
 	elapsed time.Duration
+	// useSmaps: the process maps so little shared memory through 4 KiB
+	// pages that smaps_rollup costs less than the fast path.
+	useSmaps bool
 }
+
+// smapsCheaperBelow is the RssShmem under which smaps_rollup costs less
+// than the fast path: smaps_rollup walks every present page-table entry
+// (about 75 ns each on this project's busy 2-core machine), the fast path
+// costs about 1.2 ms per process whatever its shared memory (maps, status,
+// PAGEMAP_SCAN, pagemap). They break even near 10,000 entries (40 MiB);
+// backends of a server with huge_pages=on map almost nothing through
+// 4 KiB pages (RssShmem excludes hugetlb) and took 0.5 ms with
+// smaps_rollup against 1.2 ms with the fast path (docs/performance.md).
+const smapsCheaperBelow = 32 << 20
 
 // scratch is a worker's reusable pagemap buffers.
 type scratch struct {
@@ -33,7 +46,7 @@ type scratch struct {
 }
 
 // scanProcess reads status, maps and the private ranges of pagemap.
-func scanProcess(fs linux.FS, pid int, sc *scratch) (*procScan, error) {
+func scanProcess(fs linux.FS, pid int, sc *scratch, alwaysPagemap bool) (*procScan, error) {
 	start := time.Now()
 	st, err := readStatusInto(fs, pid, &sc.text)
 	if err != nil {
@@ -41,6 +54,9 @@ func scanProcess(fs linux.FS, pid int, sc *scratch) (*procScan, error) {
 	}
 	if !st.HasMM {
 		return nil, ErrNoUserMemory
+	}
+	if st.RssShmemBytes < smapsCheaperBelow && !alwaysPagemap {
+		return &procScan{status: st, useSmaps: true, elapsed: time.Since(start)}, nil
 	}
 	maps, err := readMaps(fs, pid, sc)
 	if err != nil {
@@ -54,14 +70,14 @@ func scanProcess(fs linux.FS, pid int, sc *scratch) (*procScan, error) {
 	return ps, nil
 }
 
-// readStatusInto is ReadStatus with a reusable buffer.
-func readStatusInto(fs linux.FS, pid int, buf *[]byte) (Status, error) {
+// readStatusInto is linux.ReadStatus with a reusable buffer.
+func readStatusInto(fs linux.FS, pid int, buf *[]byte) (linux.Status, error) {
 	path := fs.ProcPath(strconv.Itoa(pid), "status")
 	b, err := readFileInto(path, buf)
 	if err != nil {
-		return Status{}, err
+		return linux.Status{}, err
 	}
-	st, err := ParseStatus(bytes.NewReader(b))
+	st, err := linux.ParseStatus(bytes.NewReader(b))
 	if err != nil {
 		return st, fmt.Errorf("parse %s: %w", path, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/pagecost"
 )
 
 // Options control discovery.
@@ -17,6 +18,11 @@ type Options struct {
 	// from files only).
 	Live    LiveSource
 	Process linux.ProcessOptions
+	// Private, when pagecost.ChoiceAuto or ChoiceFast, measures the Pss_Anon
+	// of every process the instance has with one pagecost.Measure call
+	// (exact, without walking the page tables of shared memory) instead of
+	// Process.Rollup's smaps_rollup per process; "" leaves it to Process.
+	Private pagecost.Choice
 }
 
 // isPostgresComm reports whether a process name is PostgreSQL's. Backends
@@ -84,7 +90,7 @@ func discoverOne(ctx context.Context, fs linux.FS, pm int, children []int, opt O
 	in.locateDataDir(fs, cmd.DataDir)
 	in.readFiles(fs, cmd)
 	in.readLive(ctx, opt.Live)
-	in.readProcesses(fs, pm, children, opt.Process)
+	in.readProcesses(fs, pm, children, opt)
 	in.readShared(fs)
 	if cg, ok, err := linux.ReadCgroupMemory(fs, pm); err != nil {
 		in.gap("cgroup of the postmaster", err.Error())

@@ -63,3 +63,15 @@ func splitNumber(s string) (string, string) {
 	}
 	return s[:i], strings.TrimSpace(s[i:])
 }
+
+// FormatMemory writes bytes as a PostgreSQL memory value in the largest exact
+// unit ("16GB", "1536MB", "64kB"; rounded up to whole kB).
+func FormatMemory(b uint64) string {
+	switch {
+	case b >= 1<<30 && b%(1<<30) == 0:
+		return strconv.FormatUint(b>>30, 10) + "GB"
+	case b >= 1<<20 && b%(1<<20) == 0:
+		return strconv.FormatUint(b>>20, 10) + "MB"
+	}
+	return strconv.FormatUint((b+1023)>>10, 10) + "kB"
+}

@@ -1,59 +1,9 @@
 package report
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
-
-// Bytes renders a size in IEC units with three significant digits:
-// "0 B", "512 B", "1.5 KiB", "23.5 GiB".
-func Bytes(b uint64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	v, exp := float64(b), 0
-	for v >= unit && exp < 5 {
-		v /= unit
-		exp++
-	}
-	return trimNum(v) + " " + string("KMGTPE"[exp-1]) + "iB"
-}
-
-// Short renders a size for table cells: "0", "512B", "1.5K", "23.5G".
-func Short(b uint64) string {
-	if b == 0 {
-		return "0"
-	}
-	s := Bytes(b)
-	s = strings.TrimSuffix(strings.Replace(s, " ", "", 1), "iB")
-	return s
-}
-
-func trimNum(v float64) string {
-	switch {
-	case v == float64(int64(v)):
-		return fmt.Sprintf("%.0f", v)
-	case v >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.2f", v)
-}
-
-// Percent renders part/whole as "12%" ("-" when whole is 0).
-func Percent(part, whole uint64) string {
-	if whole == 0 {
-		return "-"
-	}
-	p := float64(part) * 100 / float64(whole)
-	if p > 0 && p < 1 {
-		return fmt.Sprintf("%.1f%%", p)
-	}
-	return fmt.Sprintf("%.0f%%", p)
-}
 
 // table lays out rows in aligned columns; numeric columns align right.
 type table struct {

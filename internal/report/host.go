@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // writeHost renders the HOST section.
@@ -12,20 +13,20 @@ func writeHost(b *strings.Builder, h linux.Host, st style) {
 	m := h.Meminfo
 	fmt.Fprintf(b, "%s\n", st.head("HOST"))
 	fmt.Fprintf(b, "  Memory       %s total, %s available (%s), page cache %s, shmem %s, anon %s\n",
-		Bytes(m.MemTotalBytes), Bytes(m.MemAvailableBytes), Percent(m.MemAvailableBytes, m.MemTotalBytes),
-		Bytes(m.PageCacheBytes()), Bytes(m.ShmemBytes), Bytes(m.AnonPagesBytes))
-	pt := fmt.Sprintf("%s (%s of RAM)", Bytes(m.PageTablesBytes), Percent(m.PageTablesBytes, m.MemTotalBytes))
+		units.Bytes(m.MemTotalBytes), units.Bytes(m.MemAvailableBytes), units.Percent(m.MemAvailableBytes, m.MemTotalBytes),
+		units.Bytes(m.PageCacheBytes()), units.Bytes(m.ShmemBytes), units.Bytes(m.AnonPagesBytes))
+	pt := fmt.Sprintf("%s (%s of RAM)", units.Bytes(m.PageTablesBytes), units.Percent(m.PageTablesBytes, m.MemTotalBytes))
 	if m.SecPageTablesBytes != nil {
-		pt += fmt.Sprintf(", secondary %s", Bytes(*m.SecPageTablesBytes))
+		pt += fmt.Sprintf(", secondary %s", units.Bytes(*m.SecPageTablesBytes))
 	}
 	fmt.Fprintf(b, "  Page tables  %s\n", pt)
 	fmt.Fprintf(b, "  Commit       %s committed of %s CommitLimit (%s); %s\n",
-		Bytes(m.CommittedASBytes), Bytes(m.CommitLimitBytes), Percent(m.CommittedASBytes, m.CommitLimitBytes),
+		units.Bytes(m.CommittedASBytes), units.Bytes(m.CommitLimitBytes), units.Percent(m.CommittedASBytes, m.CommitLimitBytes),
 		overcommitMeaning(h.Sysctls["vm.overcommit_memory"]))
 	fmt.Fprintf(b, "  Swap         %s\n", swapLine(m))
 	fmt.Fprintf(b, "  THP          enabled=%s defrag=%s shmem_enabled=%s; AnonHugePages %s, ShmemHugePages %s\n",
 		orDash(h.THP.Enabled), orDash(h.THP.Defrag), orDash(h.THP.ShmemEnabled),
-		Bytes(m.AnonHugePagesBytes), Bytes(m.ShmemHugePagesBytes))
+		units.Bytes(m.AnonHugePagesBytes), units.Bytes(m.ShmemHugePagesBytes))
 	writePools(b, h)
 	writeSysctls(b, h.Sysctls)
 }
@@ -46,8 +47,8 @@ func swapLine(m linux.Meminfo) string {
 	if m.SwapTotalBytes == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("%s used of %s (%s), swap cache %s", Bytes(m.SwapUsedBytes()), Bytes(m.SwapTotalBytes),
-		Percent(m.SwapUsedBytes(), m.SwapTotalBytes), Bytes(m.SwapCachedBytes))
+	return fmt.Sprintf("%s used of %s (%s), swap cache %s", units.Bytes(m.SwapUsedBytes()), units.Bytes(m.SwapTotalBytes),
+		units.Percent(m.SwapUsedBytes(), m.SwapTotalBytes), units.Bytes(m.SwapCachedBytes))
 }
 
 func writePools(b *strings.Builder, h linux.Host) {
@@ -61,8 +62,8 @@ func writePools(b *strings.Builder, h linux.Host) {
 		if p.Node >= 0 {
 			where, rsvd, over, inUse = fmt.Sprintf("node%d", p.Node), "", "", ""
 		}
-		t.add(where, Bytes(p.PageSizeBytes), fmt.Sprint(p.Total), fmt.Sprint(p.Free), rsvd,
-			fmt.Sprint(p.Surplus), over, inUse, Bytes(p.Bytes()))
+		t.add(where, units.Bytes(p.PageSizeBytes), fmt.Sprint(p.Total), fmt.Sprint(p.Free), rsvd,
+			fmt.Sprint(p.Surplus), over, inUse, units.Bytes(p.Bytes()))
 	}
 	out := t.render("               ")
 	b.WriteString("  Huge pages" + strings.TrimPrefix(out, "            "))

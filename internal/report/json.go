@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
@@ -17,6 +18,8 @@ type Document struct {
 	Schema    string             `json:"schema"`
 	Snapshot  *snapshot.Snapshot `json:"snapshot"`
 	Summaries []InstanceSummary  `json:"summaries"`
+	// Findings are advise.Check's with default options.
+	Findings []advise.Finding `json:"findings"`
 }
 
 // InstanceSummary ties a summary to its instance.
@@ -27,7 +30,7 @@ type InstanceSummary struct {
 
 // NewDocument builds the JSON document.
 func NewDocument(s *snapshot.Snapshot) Document {
-	d := Document{Schema: JSONSchema, Snapshot: s, Summaries: []InstanceSummary{}}
+	d := Document{Schema: JSONSchema, Snapshot: s, Summaries: []InstanceSummary{}, Findings: advise.Check(s, advise.Options{})}
 	for _, in := range s.Postgres {
 		d.Summaries = append(d.Summaries, InstanceSummary{PostmasterPID: in.PostmasterPID, Summary: postgres.Summarize(in)})
 	}

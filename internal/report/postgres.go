@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // settingsShown are the settings the report prints, in order.
@@ -64,9 +65,9 @@ func sharedLine(in *postgres.Instance, st style) string {
 	}
 	pages := "4 KiB pages"
 	if sh.Hugetlb {
-		pages = Bytes(sh.PageSizeBytes) + " huge pages"
+		pages = units.Bytes(sh.PageSizeBytes) + " huge pages"
 	}
-	line := fmt.Sprintf("%s mapped as %q in %s; postmaster touched %s", Bytes(sh.SizeBytes), sh.Path, pages, Bytes(sh.PostmasterRssBytes))
+	line := fmt.Sprintf("%s mapped as %q in %s; postmaster touched %s", units.Bytes(sh.SizeBytes), sh.Path, pages, units.Bytes(sh.PostmasterRssBytes))
 	hp := in.Settings.String("huge_pages")
 	switch {
 	case !sh.Hugetlb && hp == "try":
@@ -83,12 +84,12 @@ func cgroupLine(cg *linux.CgroupMemory) string {
 	}
 	limit := "no limit"
 	if cg.LimitBytes != nil {
-		limit = "limit " + Bytes(*cg.LimitBytes)
+		limit = "limit " + units.Bytes(*cg.LimitBytes)
 		if cg.LimitPath != cg.Path {
 			limit += " (set on " + cg.LimitPath + ")"
 		}
 	}
-	s := fmt.Sprintf("v%d %s: usage %s, %s", cg.Version, cg.Path, Bytes(cg.UsageBytes), limit)
+	s := fmt.Sprintf("v%d %s: usage %s, %s", cg.Version, cg.Path, units.Bytes(cg.UsageBytes), limit)
 	if cg.OOMKills != nil && *cg.OOMKills > 0 {
 		s += fmt.Sprintf(", %d OOM kills", *cg.OOMKills)
 	}
@@ -102,16 +103,16 @@ func writeMemory(b *strings.Builder, in *postgres.Instance, host linux.Host) {
 		how = "RssAnon + VmPTE + VmSwap where Pss_Anon was not read: an over-estimate"
 	}
 	fmt.Fprintf(b, "  Private      %s over %d processes (%s); ps/top would add up RSS to %s\n",
-		Bytes(s.PrivateBytes), s.Processes, how, Bytes(s.RSSBytes))
+		units.Bytes(s.PrivateBytes), s.Processes, how, units.Bytes(s.RSSBytes))
 	if s.ClientBackends > 0 {
 		fmt.Fprintf(b, "  Per client   %d client backends: median %s, p95 %s each\n",
-			s.ClientBackends, Bytes(s.ClientMedianBytes), Bytes(s.ClientP95Bytes))
+			s.ClientBackends, units.Bytes(s.ClientMedianBytes), units.Bytes(s.ClientP95Bytes))
 	} else {
 		fmt.Fprintf(b, "  Per client   no client backends connected\n")
 	}
 	pt := host.Meminfo.PageTablesBytes
 	fmt.Fprintf(b, "  Page tables  VmPTE sum %s = %s of host PageTables %s\n",
-		Bytes(s.VmPTEBytes), Percent(s.VmPTEBytes, pt), Bytes(pt))
+		units.Bytes(s.VmPTEBytes), units.Percent(s.VmPTEBytes, pt), units.Bytes(pt))
 }
 
 func writeProcesses(b *strings.Builder, in *postgres.Instance, o Options) {
@@ -122,13 +123,13 @@ func writeProcesses(b *strings.Builder, in *postgres.Instance, o Options) {
 		s := p.Status
 		pss, pssAnon, pssShmem := "-", "-", "-"
 		if r := p.Rollup; r != nil {
-			pss = Short(r.PssBytes)
+			pss = units.Short(r.PssBytes)
 			pssAnon, pssShmem = optShort(r.PssAnonBytes), optShort(r.PssShmemBytes)
 		}
 		cost, _ := p.PrivateCost()
-		t.add(fmt.Sprint(p.PID), roleLabel(p), Short(s.VmRSSBytes), Short(s.RssAnonBytes), Short(s.RssShmemBytes),
-			Short(p.HugetlbBytes()), Short(s.VmPTEBytes), Short(s.VmSwapBytes), pss, pssAnon, pssShmem,
-			Short(cost), fmt.Sprint(p.OOMScore), fmt.Sprint(p.OOMScoreAdj))
+		t.add(fmt.Sprint(p.PID), roleLabel(p), units.Short(s.VmRSSBytes), units.Short(s.RssAnonBytes), units.Short(s.RssShmemBytes),
+			units.Short(p.HugetlbBytes()), units.Short(s.VmPTEBytes), units.Short(s.VmSwapBytes), pss, pssAnon, pssShmem,
+			units.Short(cost), fmt.Sprint(p.OOMScore), fmt.Sprint(p.OOMScoreAdj))
 	}
 	b.WriteString("\n" + t.render("  "))
 	if hidden > 0 {
@@ -140,7 +141,7 @@ func optShort(v *uint64) string {
 	if v == nil {
 		return "-"
 	}
-	return Short(*v)
+	return units.Short(*v)
 }
 
 // shownProcesses keeps every non-client process and the top clients by

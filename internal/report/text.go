@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
@@ -17,6 +18,9 @@ type Options struct {
 	TopClients int
 	// Color adds ANSI colour (only on a terminal, never with NO_COLOR).
 	Color bool
+	// Findings are shown in the FINDINGS section; nil computes them with
+	// advise.Check and default options.
+	Findings []advise.Finding
 }
 
 // Text writes the human report of a snapshot.
@@ -37,6 +41,9 @@ func Text(w io.Writer, s *snapshot.Snapshot, o Options) error {
 		b.WriteString("\n")
 		writeInstance(&b, in, s.Host, o, st)
 	}
+	writeOthers(&b, s, st)
+	b.WriteString("\n")
+	writeFindings(&b, findingsOf(s, o), st)
 	writeGaps(&b, s, st)
 	_, err := io.WriteString(w, b.String())
 	return err

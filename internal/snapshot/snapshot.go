@@ -5,7 +5,10 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/sysv"
 )
 
 // Schema versions the JSON form of a Snapshot. Bump it when a field changes
@@ -19,9 +22,23 @@ type Snapshot struct {
 	Elapsed  time.Duration        `json:"elapsed_ns"`
 	Host     linux.Host           `json:"host"`
 	Postgres []*postgres.Instance `json:"postgres"`
-	// Pss says whether smaps_rollup was read for every process.
-	Pss  bool        `json:"pss"`
-	Gaps []linux.Gap `json:"gaps,omitempty"`
+	// MySQL lists the running mysqld and mariadbd servers.
+	MySQL []*mysql.Instance `json:"mysql,omitempty"`
+	// SysV is the SysV shared memory of the reader's IPC namespace (Oracle's
+	// SGA, MySQL's SHM_HUGETLB segments); nil without /proc/sysvipc/shm.
+	SysV *sysv.Snapshot `json:"sysv,omitempty"`
+	// Environment says whether dbmem itself runs in a container; Cgroups are
+	// the cgroups (container, memory and hugetlb limits) of each PostgreSQL
+	// postmaster (MySQL servers carry theirs).
+	Environment linux.Environment  `json:"environment"`
+	Cgroups     []linux.CgroupInfo `json:"cgroups,omitempty"`
+	// Pss says whether Pss_Anon was measured for every process (with
+	// smaps_rollup or the exact fast path, see Method) rather than RssAnon
+	// standing in for it.
+	Pss bool `json:"pss"`
+	// Method is how private cost was measured: auto, fast, smaps or status.
+	Method pagecost.Choice `json:"method,omitempty"`
+	Gaps   []linux.Gap     `json:"gaps,omitempty"`
 }
 
 // Options choose what to read and how.
@@ -32,8 +49,17 @@ type Options struct {
 	Live postgres.LiveSource
 	// Pss reads smaps_rollup for every database process (exact Pss_Anon, but
 	// it walks page tables: about 40 ms per backend with 3 GiB touched).
+	// Method, when set, takes precedence.
 	Pss bool
-	Now func() time.Time
+	// Method chooses how private cost (Pss_Anon) is measured:
+	// pagecost.ChoiceAuto (exact fast path, smaps_rollup where it is not
+	// possible), ChoiceFast, ChoiceSmaps, ChoiceStatus. "" keeps Pss's
+	// choice: smaps when Pss is set, else status. See resolveMethod.
+	Method pagecost.Choice
+	// MySQLLive reads settings from running MySQL/MariaDB servers (a
+	// mysql.Connector); nil reads their option files only.
+	MySQLLive mysql.LiveSource
+	Now       func() time.Time
 }
 
 // Take reads the host and every instance. Only an unreadable /proc/meminfo
@@ -44,20 +70,26 @@ func Take(ctx context.Context, o Options) (*Snapshot, error) {
 		now = o.Now
 	}
 	start := time.Now()
-	s := &Snapshot{Schema: Schema, TakenAt: now().UTC(), Pss: o.Pss}
+	o.Method = resolveMethod(o)
+	// smaps_rollup of MySQL servers (readOthers): one process each.
+	o.Pss = o.Method == pagecost.ChoiceSmaps || o.Method == pagecost.ChoiceAuto
+	s := &Snapshot{Schema: Schema, TakenAt: now().UTC(), Pss: o.Method != pagecost.ChoiceStatus, Method: o.Method}
 	host, gaps, err := linux.ReadHost(o.FS)
 	if err != nil {
 		return nil, err
 	}
 	s.Host, s.Gaps = host, gaps
 	ins, gaps, err := postgres.Discover(ctx, o.FS, postgres.Options{
-		Live: o.Live, Process: linux.ProcessOptions{Rollup: o.Pss},
+		Live: o.Live, Process: linux.ProcessOptions{Rollup: o.Method == pagecost.ChoiceSmaps}, Private: o.Method,
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.Postgres = ins
 	s.Gaps = append(s.Gaps, gaps...)
+	if err := s.readOthers(ctx, o); err != nil {
+		return nil, err
+	}
 	s.Elapsed = time.Since(start)
 	return s, nil
 }

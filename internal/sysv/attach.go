@@ -1,12 +1,8 @@
 package sysv
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"slices"
 	"strconv"
-	"syscall"
 
 	"github.com/dbmem/dbmem/internal/linux"
 )
@@ -39,29 +35,11 @@ type Degradation struct {
 // Complete reports whether every process was seen.
 func (d Degradation) Complete() bool { return len(d.Denied) == 0 && len(d.Problems) == 0 }
 
-// isGone reports an error of a process that exited while we read it.
-func isGone(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
-}
-
-func isDenied(err error) bool {
-	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)
-}
-
 // listPIDs returns the numeric entries of the procfs root, ascending.
 func listPIDs(fsys linux.FS) ([]int, error) {
-	ents, err := os.ReadDir(fsys.ProcPath())
-	if err != nil {
-		return nil, err
-	}
-	var pids []int
-	for _, e := range ents {
-		if pid, err := strconv.Atoi(e.Name()); err == nil && pid > 0 {
-			pids = append(pids, pid)
-		}
-	}
+	pids, err := linux.ListPIDs(fsys)
 	slices.Sort(pids)
-	return pids, nil
+	return pids, err
 }
 
 // scanAttachments reads /proc/PID/maps of every process and returns, by
@@ -72,14 +50,14 @@ func scanAttachments(fsys linux.FS) (map[int][]Attachment, Degradation, error) {
 	if err != nil {
 		return nil, deg, err
 	}
-	ownNS, nsErr := os.Readlink(fsys.ProcPath("self", "ns", "ipc"))
+	ownNS, nsErr := fsys.Readlink(fsys.ProcPath("self", "ns", "ipc"))
 	out := map[int][]Attachment{}
 	for _, pid := range pids {
 		maps, err := linux.ReadMaps(fsys, pid)
 		switch {
-		case err != nil && isGone(err):
+		case err != nil && linux.IsGone(err):
 			continue
-		case err != nil && isDenied(err):
+		case err != nil && linux.IsDenied(err):
 			deg.Denied = append(deg.Denied, pid)
 			continue
 		case err != nil:
@@ -105,7 +83,7 @@ func scanAttachments(fsys linux.FS) (map[int][]Attachment, Degradation, error) {
 // otherIPCNS reports whether pid lives in another IPC namespace than ours.
 // Its shmids then name other segments, though the numbers may collide.
 func otherIPCNS(fsys linux.FS, pid int, ownNS string) bool {
-	ns, err := os.Readlink(fsys.ProcPath(strconv.Itoa(pid), "ns", "ipc"))
+	ns, err := fsys.Readlink(fsys.ProcPath(strconv.Itoa(pid), "ns", "ipc"))
 	return err == nil && ns != ownNS
 }
 

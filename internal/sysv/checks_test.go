@@ -3,6 +3,8 @@ package sysv
 import (
 	"reflect"
 	"testing"
+
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
 func TestCheckShmMaxAndTotals(t *testing.T) {
@@ -55,7 +57,7 @@ func TestCheckOrphans(t *testing.T) {
 
 // rightsSnapshot has one SHM_HUGETLB segment of 6 MiB owned by uid 1000,
 // created by PID 50 and attached by 50 and 51 (51 is another user).
-func rightsSnapshot(creds Creds, memlock uint64) Snapshot {
+func rightsSnapshot(creds linux.Creds, memlock uint64) Snapshot {
 	s := seg(7, 1000, 6*mib, HugeYes, 2*mib)
 	s.CreatorPID = 50
 	s.Attachments = []Attachment{{PID: 50}, {PID: 51}}
@@ -64,8 +66,8 @@ func rightsSnapshot(creds Creds, memlock uint64) Snapshot {
 		Kernel:   Kernel{HugetlbShmGroup: 2000},
 		Segments: []SegmentInfo{s},
 		Processes: map[int]Process{
-			50: {PID: 50, Creds: creds, Memlock: &Limit{Name: LimitMemlock, Soft: memlock, Hard: memlock}},
-			51: {PID: 51, Creds: Creds{EUID: 0, CapEff: 1 << capIPCLock}},
+			50: {PID: 50, Creds: creds, Memlock: &linux.Limit{Name: linux.LimitMemlock, Soft: memlock, Hard: memlock}},
+			51: {PID: 51, Creds: linux.Creds{EUID: 0, CapEff: 1 << 14}},
 		},
 	}
 }
@@ -73,16 +75,16 @@ func rightsSnapshot(creds Creds, memlock uint64) Snapshot {
 func TestCheckHugetlbRights(t *testing.T) {
 	cases := []struct {
 		name    string
-		creds   Creds
+		creds   linux.Creds
 		memlock uint64
 		want    RightsProblem // "" for no finding
 	}{
-		{"in hugetlb_shm_group, memlock unlimited", Creds{FSGID: 2000}, Unlimited, ""},
-		{"supplementary group, memlock unlimited", Creds{Groups: []uint32{5, 2000}}, Unlimited, ""},
-		{"CAP_IPC_LOCK", Creds{CapEff: 1 << capIPCLock}, Unlimited, ""},
-		{"group but 64 KiB memlock", Creds{FSGID: 2000}, 64 << 10, MemlockBelowSize},
-		{"no right, 8 MiB memlock", Creds{}, 8 * mib, MemlockOnly},
-		{"no right, 64 KiB memlock", Creds{}, 64 << 10, NoRight},
+		{"in hugetlb_shm_group, memlock unlimited", linux.Creds{FSGID: 2000}, linux.Unlimited, ""},
+		{"supplementary group, memlock unlimited", linux.Creds{Groups: []uint32{5, 2000}}, linux.Unlimited, ""},
+		{"CAP_IPC_LOCK", linux.Creds{CapEff: 1 << 14}, linux.Unlimited, ""},
+		{"group but 64 KiB memlock", linux.Creds{FSGID: 2000}, 64 << 10, MemlockBelowSize},
+		{"no right, 8 MiB memlock", linux.Creds{}, 8 * mib, MemlockOnly},
+		{"no right, 64 KiB memlock", linux.Creds{}, 64 << 10, NoRight},
 	}
 	for _, c := range cases {
 		got := CheckHugetlbRights(rightsSnapshot(c.creds, c.memlock))
@@ -102,7 +104,7 @@ func TestCheckHugetlbRights(t *testing.T) {
 
 // A segment whose owner has no readable process is not judged.
 func TestCheckHugetlbRightsUnknownOwner(t *testing.T) {
-	s := rightsSnapshot(Creds{}, 0)
+	s := rightsSnapshot(linux.Creds{}, 0)
 	delete(s.Processes, 50)
 	if got := CheckHugetlbRights(s); len(got) != 0 {
 		t.Errorf("got %+v, want nothing", got)

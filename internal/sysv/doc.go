@@ -15,5 +15,8 @@
 // CheckShmMax, CheckTotals, CheckHugetlbRights, CheckHugePageCandidates and
 // CheckOrphans. They return typed facts, not prose.
 //
-// limits.go parses /proc/PID/limits for any caller (ReadLimits).
+// The generic readers it relies on live in package linux: credentials
+// (linux.ReadCreds: uid, groups, CapEff), resource limits
+// (linux.ReadLimits), smaps page sizes (linux.ReadSmaps), sysctls and
+// meminfo. KernelFromHost builds the limits from a host already read.
 package sysv

@@ -1,13 +1,8 @@
 package sysv
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
 )
@@ -41,89 +36,55 @@ func (k Kernel) HugePagesInUse() uint64 {
 func ReadKernel(fs linux.FS) (Kernel, error) {
 	k := Kernel{PageSizeBytes: uint64(os.Getpagesize())}
 	var err error
-	if k.Release, err = readSysctl(fs, "kernel", "osrelease"); err != nil {
+	if k.Release, err = linux.KernelRelease(fs); err != nil {
 		return k, err
 	}
+	var group uint64
 	for _, v := range []struct {
 		dst  *uint64
-		elem []string
+		name string
 	}{
-		{&k.ShmMaxBytes, []string{"kernel", "shmmax"}},
-		{&k.ShmAllPages, []string{"kernel", "shmall"}},
-		{&k.ShmMni, []string{"kernel", "shmmni"}},
+		{&k.ShmMaxBytes, "kernel.shmmax"}, {&k.ShmAllPages, "kernel.shmall"},
+		{&k.ShmMni, "kernel.shmmni"}, {&group, "vm.hugetlb_shm_group"},
 	} {
-		if *v.dst, err = readSysctlUint(fs, v.elem...); err != nil {
+		if *v.dst, err = sysctlUint(fs, v.name); err != nil {
 			return k, err
 		}
 	}
-	g, err := readSysctlUint(fs, "vm", "hugetlb_shm_group")
+	k.HugetlbShmGroup = uint32(group)
+	m, err := linux.ReadMeminfo(fs)
 	if err != nil {
 		return k, err
 	}
+	k.HugePageSizeBytes, k.HugePagesTotal, k.HugePagesFree = m.HugepagesizeBytes, m.HugePagesTotal, m.HugePagesFree
+	k.HugePagesRsvd, k.HugePagesSurp = m.HugePagesRsvd, m.HugePagesSurp
+	return k, nil
+}
+
+// KernelFromHost builds the limits from a host already read (a snapshot),
+// without reading again. ok is false when a limit is missing.
+func KernelFromHost(h linux.Host) (Kernel, bool) {
+	k := Kernel{Release: h.KernelRelease, PageSizeBytes: uint64(os.Getpagesize())}
+	var ok1, ok2, ok3, ok4 bool
+	k.ShmMaxBytes, ok1 = h.Sysctls.Uint("kernel.shmmax")
+	k.ShmAllPages, ok2 = h.Sysctls.Uint("kernel.shmall")
+	k.ShmMni, ok3 = h.Sysctls.Uint("kernel.shmmni")
+	g, ok4 := h.Sysctls.Uint("vm.hugetlb_shm_group")
 	k.HugetlbShmGroup = uint32(g)
-	return k, readHugeMeminfo(fs, &k)
+	m := h.Meminfo
+	k.HugePageSizeBytes, k.HugePagesTotal, k.HugePagesFree = m.HugepagesizeBytes, m.HugePagesTotal, m.HugePagesFree
+	k.HugePagesRsvd, k.HugePagesSurp = m.HugePagesRsvd, m.HugePagesSurp
+	return k, ok1 && ok2 && ok3 && ok4
 }
 
-func readSysctl(fs linux.FS, elem ...string) (string, error) {
-	path := fs.ProcPath(append([]string{"sys"}, elem...)...)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	return strings.TrimSpace(string(b)), nil
-}
-
-func readSysctlUint(fs linux.FS, elem ...string) (uint64, error) {
-	s, err := readSysctl(fs, elem...)
+func sysctlUint(fs linux.FS, name string) (uint64, error) {
+	v, err := linux.ReadSysctl(fs, name)
 	if err != nil {
 		return 0, err
 	}
-	v, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s = %q: %w", strings.Join(elem, "."), s, err)
+	n, ok := linux.Sysctls{name: v}.Uint(name)
+	if !ok {
+		return 0, fmt.Errorf("%s = %q: not a number", name, v)
 	}
-	return v, nil
-}
-
-func readHugeMeminfo(fs linux.FS, k *Kernel) error {
-	path := fs.ProcPath("meminfo")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := parseHugeMeminfo(bytes.NewReader(b), k); err != nil {
-		return fmt.Errorf("parse %s: %w", path, err)
-	}
-	return nil
-}
-
-// parseHugeMeminfo takes Hugepagesize and HugePages_* from /proc/meminfo.
-// A kernel without hugetlbfs has none of them; that leaves zeros.
-func parseHugeMeminfo(r io.Reader, k *Kernel) error {
-	dst := map[string]*uint64{
-		"HugePages_Total": &k.HugePagesTotal, "HugePages_Free": &k.HugePagesFree,
-		"HugePages_Rsvd": &k.HugePagesRsvd, "HugePages_Surp": &k.HugePagesSurp,
-		"Hugepagesize": &k.HugePageSizeBytes,
-	}
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		key, val, _ := strings.Cut(sc.Text(), ":")
-		p, ok := dst[key]
-		if !ok {
-			continue
-		}
-		f := strings.Fields(val)
-		if len(f) == 0 {
-			return fmt.Errorf("%s has no value", key)
-		}
-		v, err := strconv.ParseUint(f[0], 10, 64)
-		if err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
-		if len(f) == 2 && f[1] == "kB" {
-			v *= 1024
-		}
-		*p = v
-	}
-	return sc.Err()
+	return n, nil
 }

@@ -3,6 +3,8 @@ package sysv
 import (
 	"cmp"
 	"slices"
+
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
 // HugetlbOwner is what one owner (uid) of SHM_HUGETLB segments needs and has.
@@ -15,7 +17,7 @@ type HugetlbOwner struct {
 	NeededBytes uint64 // sum of their sizes: the memlock Oracle and MySQL ask for
 	PIDs        []int  // representative processes read; empty if none was readable
 
-	MemlockBytes uint64 // smallest soft RLIMIT_MEMLOCK among PIDs; Unlimited for unlimited
+	MemlockBytes uint64 // smallest soft RLIMIT_MEMLOCK among PIDs; linux.Unlimited for unlimited
 	MemlockKnown bool
 	ShmGroup     uint32 // vm.hugetlb_shm_group
 	InShmGroup   bool   // every PID is in ShmGroup (fsgid or supplementary group)
@@ -41,7 +43,7 @@ func HugetlbOwners(s Snapshot) []HugetlbOwner {
 		}
 		o := owners[seg.UID]
 		if o == nil {
-			o = &HugetlbOwner{UID: seg.UID, ShmGroup: s.Kernel.HugetlbShmGroup, MemlockBytes: Unlimited,
+			o = &HugetlbOwner{UID: seg.UID, ShmGroup: s.Kernel.HugetlbShmGroup, MemlockBytes: linux.Unlimited,
 				InShmGroup: true, CapIPCLock: true}
 			owners[seg.UID] = o
 		}

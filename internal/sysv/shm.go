@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -52,11 +51,11 @@ func (s Segment) Locked() bool { return s.Mode&ModeLocked != 0 }
 
 // ReadSegments reads the SysV shared memory segments of the reader's IPC
 // namespace from /proc/sysvipc/shm.
-func ReadSegments(fs linux.FS) ([]Segment, error) {
-	path := fs.ProcPath("sysvipc", "shm")
-	b, err := os.ReadFile(path)
+func ReadSegments(fsys linux.FS) ([]Segment, error) {
+	path := fsys.ProcPath("sysvipc", "shm")
+	b, err := fsys.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w (is procfs mounted, or is SysV IPC compiled out of this kernel?)", path, err)
+		return nil, fmt.Errorf("%w (is procfs mounted, or is SysV IPC compiled out of this kernel?)", err)
 	}
 	segs, err := parseShm(bytes.NewReader(b))
 	if err != nil {

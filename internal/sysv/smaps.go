@@ -1,13 +1,6 @@
 package sysv
 
 import (
-	"bufio"
-	"bytes"
-	"fmt"
-	"io"
-	"os"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
@@ -16,17 +9,7 @@ import (
 // pageInfo is what one process's smaps tells about a SysV mapping.
 type pageInfo struct {
 	KernelPageSizeBytes uint64
-	HaveVmFlags         bool // VmFlags line present (kernel 3.8+)
-	HT                  bool // VmFlags "ht": VM_HUGETLB
-}
-
-// hugetlb reports whether the mapping is in huge pages: the "ht" flag, or,
-// on kernels without VmFlags, a page bigger than the base page.
-func (p pageInfo) hugetlb(basePageBytes uint64) bool {
-	if p.HaveVmFlags {
-		return p.HT
-	}
-	return p.KernelPageSizeBytes > basePageBytes
+	Hugetlb             bool // VmFlags "ht" (VM_HUGETLB), or a page above 4 KiB on kernels without VmFlags
 }
 
 // sysvShmID returns the shmid of a SysV shared memory mapping: its name is
@@ -44,6 +27,8 @@ func sysvShmID(m linux.Mapping) (int, bool) {
 	return int(m.Inode), true
 }
 
+func isSysV(m linux.Mapping) bool { _, ok := sysvShmID(m); return ok }
+
 func isLowerHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
@@ -56,77 +41,25 @@ func isLowerHex(s string) bool {
 // readSmapsSysV reads the SysV mappings of /proc/PID/smaps. Reading smaps
 // walks the page tables of the whole process: read one process per segment.
 func readSmapsSysV(fs linux.FS, pid int) (map[int]pageInfo, error) {
-	path := fs.ProcPath(strconv.Itoa(pid), "smaps")
-	b, err := os.ReadFile(path)
+	entries, err := linux.ReadSmaps(fs, pid, isSysV)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
-	m, err := parseSmapsSysV(bytes.NewReader(b))
-	if err != nil {
-		return m, fmt.Errorf("parse %s: %w", path, err)
-	}
-	return m, nil
+	return sysvPageInfo(entries), nil
 }
 
-// parseSmapsSysV returns, by shmid, the page size of each SysV mapping in
-// the text of /proc/PID/smaps.
-func parseSmapsSysV(r io.Reader) (map[int]pageInfo, error) {
+// sysvPageInfo returns, by shmid, the page size of each SysV mapping.
+func sysvPageInfo(entries []linux.SmapsEntry) map[int]pageInfo {
 	out := map[int]pageInfo{}
-	cur := -1 // shmid of the mapping whose fields follow, -1 for others
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if isSmapsHeader(line) {
-			ms, err := linux.ParseMaps(strings.NewReader(line))
-			if err != nil || len(ms) != 1 {
-				return out, fmt.Errorf("line %d: mapping header %q: %v", n, line, err)
-			}
-			id, ok := sysvShmID(ms[0])
-			if cur = -1; ok {
-				cur = id
-				if _, seen := out[id]; !seen {
-					out[id] = pageInfo{} // a mapping without fields is still listed
-				}
-			}
+	for _, e := range entries {
+		id, ok := sysvShmID(e.Mapping)
+		if !ok {
 			continue
 		}
-		if cur >= 0 {
-			out[cur] = smapsField(out[cur], line)
+		if p, seen := out[id]; seen && p.KernelPageSizeBytes != 0 {
+			continue
 		}
+		out[id] = pageInfo{KernelPageSizeBytes: e.KernelPageSizeBytes, Hugetlb: e.Hugetlb()}
 	}
-	return out, sc.Err()
-}
-
-// isSmapsHeader reports whether line starts a mapping ("start-end perms ...").
-func isSmapsHeader(line string) bool {
-	rng, _, ok := strings.Cut(line, " ")
-	if !ok {
-		return false
-	}
-	lo, hi, ok := strings.Cut(rng, "-")
-	return ok && lo != "" && hi != "" && isHexAny(lo) && isHexAny(hi)
-}
-
-func isHexAny(s string) bool { return isLowerHex(strings.ToLower(s)) }
-
-// smapsField applies one "Key: value" line to p.
-func smapsField(p pageInfo, line string) pageInfo {
-	key, val, ok := strings.Cut(line, ":")
-	if !ok {
-		return p
-	}
-	switch key {
-	case "KernelPageSize":
-		f := strings.Fields(val)
-		if len(f) == 2 && f[1] == "kB" {
-			if kb, err := strconv.ParseUint(f[0], 10, 64); err == nil && kb < 1<<40 {
-				p.KernelPageSizeBytes = kb * 1024
-			}
-		}
-	case "VmFlags":
-		p.HaveVmFlags = true
-		p.HT = slices.Contains(strings.Fields(val), "ht")
-	}
-	return p
+	return out
 }

@@ -60,8 +60,8 @@ func (s SegmentInfo) PIDs() []int {
 // Process is what decides an attaching process's right to huge pages.
 type Process struct {
 	PID     int
-	Creds   Creds
-	Memlock *Limit // nil when /proc/PID/limits could not be read
+	Creds   linux.Creds
+	Memlock *linux.Limit // nil when /proc/PID/limits could not be read
 }
 
 // Snapshot is the SysV shared memory of one IPC namespace.
@@ -129,7 +129,7 @@ func (s *Snapshot) applyPageInfo(pid int, info map[int]pageInfo) {
 			continue
 		}
 		seg.Huge, seg.PageSizeBytes, seg.PageSizeFrom = HugeNo, p.KernelPageSizeBytes, pid
-		if p.hugetlb(s.Kernel.PageSizeBytes) {
+		if p.Hugetlb {
 			seg.Huge = HugeYes
 		}
 	}
@@ -157,13 +157,13 @@ func (s *Snapshot) readProcesses(fsys linux.FS) {
 			if _, done := s.Processes[a.PID]; done {
 				continue
 			}
-			c, err := readCreds(fsys, a.PID)
+			c, err := linux.ReadCreds(fsys, a.PID)
 			if err != nil {
 				s.noteProblem(a.PID, "status", err)
 				continue
 			}
 			p := Process{PID: a.PID, Creds: c}
-			if l, err := ReadLimits(fsys, a.PID); err != nil {
+			if l, err := linux.ReadLimits(fsys, a.PID); err != nil {
 				s.noteProblem(a.PID, "limits", err)
 			} else if m, ok := l.Memlock(); ok {
 				p.Memlock = &m
@@ -175,7 +175,7 @@ func (s *Snapshot) readProcesses(fsys linux.FS) {
 
 // noteProblem records a failed read unless the process simply exited.
 func (s *Snapshot) noteProblem(pid int, file string, err error) {
-	if isGone(err) {
+	if linux.IsGone(err) {
 		return
 	}
 	s.Degraded.Problems = append(s.Degraded.Problems, ProcProblem{PID: pid, File: file, Err: err.Error()})

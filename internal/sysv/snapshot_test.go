@@ -1,9 +1,9 @@
 package sysv
 
 import (
+	"io"
 	"os"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/linux"
@@ -43,62 +43,14 @@ func TestReadRecordedTree(t *testing.T) {
 	}
 }
 
-func TestParseCreds(t *testing.T) {
-	f, err := os.Open("testdata/proc-6.18/2233/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	c, err := parseCreds(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Creds{UID: 101, EUID: 101, GID: 104, FSGID: 104, Groups: []uint32{103, 104}, HaveCapEff: true, CommandName: "postgres"}
-	if !reflect.DeepEqual(c, want) {
-		t.Errorf("got %+v, want %+v", c, want)
-	}
-	if !c.InGroup(103) || c.InGroup(0) {
-		t.Errorf("InGroup: 103 %v, 0 %v", c.InGroup(103), c.InGroup(0))
-	}
-	root := Creds{CapEff: 0x000001fffeffffff}
-	if !root.CapIPCLock() {
-		t.Error("CapEff 1fffeffffff has CAP_IPC_LOCK (bit 14)")
-	}
-}
-
-func TestParseCredsMalformed(t *testing.T) {
-	for _, in := range []string{"Name: x\n", "Uid: 1 2 3\nGid: 1 1 1 1\n", "Uid: 1 1 1 1\nGid: 1 1 1 1\nGroups: a\n", "Uid: 1 1 1 1\nGid: 1 1 1 1\nCapEff: zz\n"} {
-		if _, err := parseCreds(strings.NewReader(in)); err == nil {
-			t.Errorf("no error for %q", in)
-		}
-	}
-}
-
-func FuzzParseCreds(f *testing.F) {
-	b, err := os.ReadFile("testdata/proc-6.18/2233/status")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(string(b))
-	f.Fuzz(func(t *testing.T, in string) {
-		c, err := parseCreds(strings.NewReader(in))
-		if err == nil {
-			c.InGroup(0)
-		}
-	})
-}
-
 func TestParseSmapsSysV(t *testing.T) {
 	f, err := os.Open("testdata/proc-6.18/2233/smaps")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	m, err := parseSmapsSysV(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[int]pageInfo{4: {KernelPageSizeBytes: 4096, HaveVmFlags: true}}
+	m := parseSmapsSysV(t, f)
+	want := map[int]pageInfo{4: {KernelPageSizeBytes: 4096}}
 	if !reflect.DeepEqual(m, want) {
 		t.Errorf("got %+v, want %+v (the /dev/zero mapping is not SysV)", m, want)
 	}
@@ -119,64 +71,29 @@ func TestSysvShmID(t *testing.T) {
 	}
 }
 
-func FuzzParseSmapsSysV(f *testing.F) {
-	b, err := os.ReadFile("testdata/proc-6.18/2233/smaps")
+// parseSmapsSysV parses recorded smaps text the way Read does.
+func parseSmapsSysV(t *testing.T, r io.Reader) map[int]pageInfo {
+	t.Helper()
+	entries, err := linux.ParseSmaps(r, isSysV)
 	if err != nil {
-		f.Fatal(err)
+		t.Fatal(err)
 	}
-	f.Add(string(b))
-	f.Add("7f-80 rw-s 00000000 00:01 4 /SYSV00000000 (deleted)\nKernelPageSize: 2048 kB\nVmFlags: rd wr sh ht\n")
-	f.Fuzz(func(t *testing.T, in string) {
-		m, err := parseSmapsSysV(strings.NewReader(in))
-		if err == nil {
-			for id, p := range m {
-				if p.hugetlb(4096) && !p.HT && p.HaveVmFlags {
-					t.Errorf("shmid %d: hugetlb without the ht flag", id)
-				}
-			}
-		}
-	})
+	return sysvPageInfo(entries)
 }
 
-func FuzzParseHugeMeminfo(f *testing.F) {
-	b, err := os.ReadFile("testdata/proc-6.18/meminfo")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(string(b))
-	f.Fuzz(func(t *testing.T, in string) {
-		var k Kernel
-		if parseHugeMeminfo(strings.NewReader(in), &k) == nil {
-			k.HugePagesInUse()
-		}
-	})
-}
-
-// testdata/smaps-6.18-shmtool.txt: a process attaching a SHM_HUGETLB
-// segment (2048 kB pages, VmFlags ht) and a 4 KiB one, Linux 6.18.44.
 func TestParseSmapsSysVHugetlb(t *testing.T) {
 	f, err := os.Open("testdata/smaps-6.18-shmtool.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	m, err := parseSmapsSysV(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := parseSmapsSysV(t, f)
 	want := map[int]pageInfo{
-		32782: {KernelPageSizeBytes: 2 << 20, HaveVmFlags: true, HT: true},
-		32783: {KernelPageSizeBytes: 4096, HaveVmFlags: true},
+		32782: {KernelPageSizeBytes: 2 << 20, Hugetlb: true},
+		32783: {KernelPageSizeBytes: 4096},
 	}
 	if !reflect.DeepEqual(m, want) {
 		t.Errorf("got %+v, want %+v", m, want)
-	}
-	if !m[32782].hugetlb(4096) || m[32783].hugetlb(4096) {
-		t.Error("hugetlb() disagrees with the ht flag")
-	}
-	noFlags := pageInfo{KernelPageSizeBytes: 2 << 20}
-	if !noFlags.hugetlb(4096) {
-		t.Error("without VmFlags a 2 MiB KernelPageSize means hugetlb")
 	}
 }
 

@@ -1,0 +1,131 @@
+package advise
+
+import (
+	"sort"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/snapshot"
+)
+
+// Options tune Check.
+type Options struct {
+	// Processes are every process of the host, for the OOM ranking (see
+	// plan.HostProcesses); nil ranks the database processes of the
+	// snapshot only.
+	Processes []linux.Process
+	// NodesPerQuery is the number of sort/hash nodes each query is assumed
+	// to run at once in the worst case (default DefaultNodesPerQuery).
+	NodesPerQuery int
+	// SharedHost says the host runs other software besides the databases:
+	// strict overcommit is then not advised.
+	SharedHost bool
+	// MinSeverity drops findings below it.
+	MinSeverity Severity
+}
+
+// host is what the host checks read.
+type host struct {
+	linux.Host
+	RAM       uint64
+	Instances []instance
+	// Others are engines judged by their own checks (MySQL/MariaDB), for
+	// the host-wide advice that depends on the engine (THP).
+	Others []Engine
+	// Dedicated: databases run here and the caller did not say the host is
+	// shared.
+	Dedicated bool
+	Opts      Options
+}
+
+// Check judges a snapshot and returns its findings, most severe first. It is
+// pure: everything it reads is in s and o.
+func Check(s *snapshot.Snapshot, o Options) []Finding {
+	if o.NodesPerQuery < 1 {
+		o.NodesPerQuery = DefaultNodesPerQuery
+	}
+	h := host{Host: s.Host, RAM: s.Host.Meminfo.MemTotalBytes, Opts: o}
+	for _, in := range s.Postgres {
+		h.Instances = append(h.Instances, fromPostgres(in, s.Host.Meminfo.HugepagesizeBytes, o))
+	}
+	for _, m := range s.MySQL {
+		h.Others = append(h.Others, Engine{Name: string(m.Flavor), Major: m.Major, Minor: m.Minor})
+	}
+	h.Dedicated = len(h.Instances)+len(h.Others) > 0 && !o.SharedHost
+	var out []Finding
+	for _, c := range hostChecks {
+		out = append(out, c(h)...)
+	}
+	for _, in := range h.Instances {
+		for _, c := range instanceChecks {
+			out = append(out, c(h, in)...)
+		}
+	}
+	for _, in := range s.Postgres {
+		out = append(out, postgresChecks(h, in)...)
+	}
+	out = append(out, otherChecks(h, s)...)
+	out = append(out, oomRanking(h)...)
+	return sortFindings(out, o.MinSeverity)
+}
+
+// hostChecks apply once per host.
+var hostChecks = []func(host) []Finding{
+	checkOvercommitMode, checkCommitNearLimit, checkSwap, checkSwappiness,
+	checkTHP, checkZoneReclaim, checkPageTablesNow, checkPoolUse, checkPoolNUMA,
+}
+
+// instanceChecks apply to every instance, whatever its engine.
+var instanceChecks = []func(host, instance) []Finding{
+	checkHugePagesUsed, checkPoolTooSmall, checkPageTablesProjected, checkWorstCase, checkCacheShare,
+}
+
+// sortFindings drops findings below min and orders the rest by severity,
+// then subject, then ID.
+func sortFindings(fs []Finding, min Severity) []Finding {
+	out := []Finding{}
+	for _, f := range fs {
+		if f.Severity >= min {
+			out = append(out, f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.Subject != b.Subject {
+			return a.Subject < b.Subject
+		}
+		return a.ID < b.ID
+	})
+	return out
+}
+
+// Worst returns the highest severity among findings, and false when there
+// are none.
+func Worst(fs []Finding) (Severity, bool) {
+	if len(fs) == 0 {
+		return Info, false
+	}
+	w := fs[0].Severity
+	for _, f := range fs {
+		if f.Severity > w {
+			w = f.Severity
+		}
+	}
+	return w, true
+}
+
+// ev builds evidence.
+func ev(name, value, source string) Evidence {
+	return Evidence{Name: name, Value: value, Source: source}
+}
+
+// Evidence sources.
+const (
+	srcMeminfo = "/proc/meminfo"
+	srcSysctl  = "/proc/sys"
+	srcTHP     = "/sys/kernel/mm/transparent_hugepage"
+	srcPools   = "/sys/kernel/mm/hugepages"
+	srcSmaps   = "postmaster's smaps"
+)

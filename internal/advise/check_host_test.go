@@ -1,0 +1,137 @@
+package advise
+
+import (
+	"testing"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/snapshot"
+)
+
+// TestHostChecks runs Check on one host change at a time and expects one
+// finding ID at one severity (absent: want < 0).
+func TestHostChecks(t *testing.T) {
+	const none = Severity(-1)
+	small := func(s *snapshot.Snapshot) { s.Postgres = append(s.Postgres, pgInstance(143*MiB, basePage, nil)) }
+	for _, c := range []struct {
+		name string
+		id   string
+		want Severity
+		mut  func(*snapshot.Snapshot)
+		o    Options
+	}{
+		{"strict overcommit at 10%: nothing", "overcommit.mode", none, small, Options{}},
+		{"mode 0 on a database host", "overcommit.mode", Notice, func(s *snapshot.Snapshot) { small(s); s.Host.Sysctls["vm.overcommit_memory"] = "0" }, Options{}},
+		{"mode 1 on a database host", "overcommit.mode", Warning, func(s *snapshot.Snapshot) { small(s); s.Host.Sysctls["vm.overcommit_memory"] = "1" }, Options{}},
+		{"mode 1 on a shared host", "overcommit.mode", Info, func(s *snapshot.Snapshot) { small(s); s.Host.Sysctls["vm.overcommit_memory"] = "1" }, Options{SharedHost: true}},
+		{"mode 0 without a database", "overcommit.mode", Info, func(s *snapshot.Snapshot) { s.Host.Sysctls["vm.overcommit_memory"] = "0" }, Options{}},
+		{"Committed_AS at 50%", "overcommit.near_limit", none, func(s *snapshot.Snapshot) { s.Host.Meminfo.CommittedASBytes = s.Host.Meminfo.CommitLimitBytes / 2 }, Options{}},
+		{"Committed_AS at 95%", "overcommit.near_limit", Warning, func(s *snapshot.Snapshot) {
+			s.Host.Meminfo.CommittedASBytes = s.Host.Meminfo.CommitLimitBytes * 95 / 100
+		}, Options{}},
+		{"Committed_AS past CommitLimit", "overcommit.near_limit", Critical, func(s *snapshot.Snapshot) {
+			s.Host.Meminfo.CommittedASBytes = s.Host.Meminfo.CommitLimitBytes + GiB
+		}, Options{}},
+		{"8 GiB swap on 32 GiB", "swap.large", Notice, func(s *snapshot.Snapshot) { small(s); s.Host.Meminfo.SwapTotalBytes = 8 * GiB }, Options{}},
+		{"2 GiB swap on 32 GiB", "swap.large", none, func(s *snapshot.Snapshot) { small(s); s.Host.Meminfo.SwapTotalBytes = 2 * GiB }, Options{}},
+		{"swappiness 60 with swap", "swap.swappiness", Notice, func(s *snapshot.Snapshot) {
+			small(s)
+			s.Host.Meminfo.SwapTotalBytes, s.Host.Sysctls["vm.swappiness"] = GiB, "60"
+		}, Options{}},
+		{"swappiness 60 without swap", "swap.swappiness", none, func(s *snapshot.Snapshot) { small(s); s.Host.Sysctls["vm.swappiness"] = "60" }, Options{}},
+		{"THP always", "thp.enabled", Warning, func(s *snapshot.Snapshot) { small(s); s.Host.THP.Enabled = "always" }, Options{}},
+		{"THP madvise", "thp.enabled", none, small, Options{}},
+		{"THP always, no database", "thp.enabled", Info, func(s *snapshot.Snapshot) { s.Host.THP.Enabled = "always" }, Options{}},
+		{"zone reclaim on 2 nodes", "numa.zone_reclaim", Warning, func(s *snapshot.Snapshot) { s.Host.NUMANodes, s.Host.Sysctls["vm.zone_reclaim_mode"] = 2, "1" }, Options{}},
+		{"zone reclaim on 1 node", "numa.zone_reclaim", Notice, func(s *snapshot.Snapshot) { s.Host.Sysctls["vm.zone_reclaim_mode"] = "1" }, Options{}},
+		{"test cluster's 8 MiB of page tables", "pagetables.now", none, small, Options{}},
+		{"seed 000: 25 GB of page tables on 192 GB", "pagetables.now", Critical, func(s *snapshot.Snapshot) {
+			s.Host.Meminfo.MemTotalBytes, s.Host.Meminfo.PageTablesBytes = 192*GiB, 25*GiB
+		}, Options{}},
+		{"1.5 GiB of page tables on 32 GiB", "pagetables.now", Warning, func(s *snapshot.Snapshot) { s.Host.Meminfo.PageTablesBytes = 1536 * MiB }, Options{}},
+		{"400 MiB of page tables on 32 GiB", "pagetables.now", Notice, func(s *snapshot.Snapshot) { s.Host.Meminfo.PageTablesBytes = 400 * MiB }, Options{}},
+		{"8 GiB pool unused on 32 GiB", "hugepages.pool_unused", Warning, pool(4096, 4096, 0), Options{}},
+		{"300 MiB pool unused", "hugepages.pool_unused", Notice, pool(150, 150, 0), Options{}},
+		{"20 MiB pool unused", "hugepages.pool_unused", Info, pool(10, 10, 0), Options{}},
+		{"pool half used, 1 GiB spare", "hugepages.pool_oversized", Notice, pool(1000, 600, 100), Options{}},
+		{"pool used to the last page", "hugepages.pool_oversized", none, pool(1000, 10, 10), Options{}},
+		{"pool on one NUMA node", "hugepages.numa", Notice, func(s *snapshot.Snapshot) {
+			s.Host.NUMANodes = 2
+			s.Host.HugePools = append(s.Host.HugePools, linux.HugePool{PageSizeBytes: 2 * MiB, Node: 0, Total: 1000}, linux.HugePool{PageSizeBytes: 2 * MiB, Node: 1})
+		}, Options{}},
+		{"pool split evenly", "hugepages.numa", none, func(s *snapshot.Snapshot) {
+			s.Host.NUMANodes = 2
+			s.Host.HugePools = append(s.Host.HugePools, linux.HugePool{PageSizeBytes: 2 * MiB, Node: 0, Total: 500}, linux.HugePool{PageSizeBytes: 2 * MiB, Node: 1, Total: 500})
+		}, Options{}},
+	} {
+		s := hostSnap(32 * GiB)
+		c.mut(s)
+		got, ok := ids(Check(s, c.o))[c.id]
+		switch {
+		case c.want == none && ok:
+			t.Errorf("%s: unexpected %s at %s", c.name, c.id, got)
+		case c.want != none && (!ok || got != c.want):
+			t.Errorf("%s: %s at %v (present %v), want %s", c.name, c.id, got, ok, c.want)
+		}
+	}
+}
+
+// pool sets the host-wide 2 MiB pool.
+func pool(total, free, rsvd uint64) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) {
+		s.Host.HugePools[0].Total, s.Host.HugePools[0].Free, s.Host.HugePools[0].Reserved = total, free, rsvd
+	}
+}
+
+func TestNUMASplitSettings(t *testing.T) {
+	s := hostSnap(32 * GiB)
+	s.Host.NUMANodes = 2
+	s.Host.HugePools = append(s.Host.HugePools, linux.HugePool{PageSizeBytes: 2 * MiB, Node: 0, Total: 1001}, linux.HugePool{PageSizeBytes: 2 * MiB, Node: 1})
+	f, ok := find(Check(s, Options{}), "hugepages.numa")
+	if !ok || len(f.Settings) != 2 {
+		t.Fatalf("numa finding %+v", f)
+	}
+	if f.Settings[0].Value != "501" || f.Settings[1].Value != "500" ||
+		f.Settings[1].Name != "/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages" {
+		t.Errorf("settings %+v", f.Settings)
+	}
+}
+
+func TestEngineTHP(t *testing.T) {
+	for _, c := range []struct {
+		e       Engine
+		want    string
+		accepts map[string]bool
+	}{
+		{Engine{Name: EnginePostgres, Major: 15}, "never", map[string]bool{"never": true, "madvise": true, "always": false}},
+		{Engine{Name: EngineMySQL, Major: 8}, "never", map[string]bool{"always": false}},
+		{Engine{Name: EngineMongoDB, Major: 7}, "never", map[string]bool{"always": false}},
+		{Engine{Name: EngineMongoDB, Major: 8}, "always", map[string]bool{"always": true, "never": false}},
+	} {
+		a := c.e.THP()
+		if a.Want != c.want {
+			t.Errorf("%s: want %s, advice %s", c.e, c.want, a.Want)
+		}
+		for v, ok := range c.accepts {
+			if a.Accepts(v) != ok {
+				t.Errorf("%s accepts %s: %v, want %v", c.e, v, !ok, ok)
+			}
+		}
+	}
+	if (Engine{Name: EngineMySQL}).HugePageAPI() != HugeSysV || (Engine{Name: EnginePostgres}).HugePageAPI() != HugeMmap ||
+		(Engine{Name: EngineMariaDB, Major: 10, Minor: 11}).HugePageAPI() != HugeMmap {
+		t.Error("huge page API per engine")
+	}
+}
+
+// TestMySQLOnlyHost: a host running only MariaDB is a database host too.
+func TestMySQLOnlyHost(t *testing.T) {
+	s := hostSnap(32 * GiB)
+	s.Host.Sysctls["vm.overcommit_memory"] = "0"
+	s.Host.THP.Enabled = "always"
+	s.MySQL = []*mysql.Instance{{PID: 300, Flavor: mysql.MariaDB, Major: 10, Minor: 11}}
+	got := ids(Check(s, Options{}))
+	if got["overcommit.mode"] != Notice || got["thp.enabled"] != Warning {
+		t.Errorf("MariaDB-only host: %v", got)
+	}
+}

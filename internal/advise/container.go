@@ -1,0 +1,96 @@
+package advise
+
+import (
+	"fmt"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// containerChecks: a database that uses huge pages under a hugetlb fault
+// limit without reservation accounting (SIGBUS), and a MySQL worst case
+// above its cgroup's memory limit. PostgreSQL's worst case against its
+// cgroup is judged with its other memory checks.
+func containerChecks(h host, s *snapshot.Snapshot) []Finding {
+	var out []Finding
+	for _, in := range s.Postgres {
+		cg, ok := s.CgroupOf(in.PostmasterPID)
+		wants := in.Settings.String("huge_pages") != "off" || in.Shared != nil && in.Shared.Hugetlb
+		if ok {
+			out = append(out, checkHugetlbSIGBUS(h, PostgresSubject(in), cg, wants)...)
+		}
+	}
+	for _, in := range s.MySQL {
+		if in.Cgroup == nil {
+			continue
+		}
+		wants := in.LargePages() || len(in.Memory.HugeMappings) > 0
+		out = append(out, checkHugetlbSIGBUS(h, MySQLSubject(in), *in.Cgroup, wants)...)
+		out = append(out, checkMySQLCgroupLimit(in)...)
+	}
+	return out
+}
+
+func checkHugetlbSIGBUS(h host, subject string, cg linux.CgroupInfo, wantsHuge bool) []Finding {
+	if !wantsHuge {
+		return nil
+	}
+	var out []Finding
+	for _, hl := range cg.Hugetlb {
+		if !hl.FaultLimitOnly() {
+			continue
+		}
+		size := linux.HugetlbSizeName(hl.PageSizeBytes)
+		rsvd := "not set"
+		if !hl.RsvdAccounting {
+			rsvd = "no reservation accounting in this kernel (before 5.7)"
+		}
+		files := map[int]string{1: "hugetlb." + size + ".limit_in_bytes", 2: "hugetlb." + size + ".max"}
+		out = append(out, Finding{ID: "container.hugetlb_sigbus", Severity: Warning, Subject: subject,
+			Title: fmt.Sprintf("huge pages limited to %s by the cgroup without a reservation limit: SIGBUS risk", units.Bytes(*hl.LimitBytes)),
+			Evidence: []Evidence{ev(files[hl.Version], units.Bytes(*hl.LimitBytes)+" at "+hl.LimitPath, "cgroup v"+fmt.Sprint(hl.Version)),
+				ev("hugetlb."+size+".rsvd limit", rsvd, "cgroup"), ev("usage", units.Bytes(hl.UsageBytes), "cgroup"),
+				ev("container", containerText(cg.Container), "/proc/PID/cgroup")},
+			Why: "The fault limit is charged when a page is first touched, not when it is mapped: a database whose shared memory " +
+				"exceeds it starts normally and is killed by SIGBUS (\"Bus error\") when it touches the page over the limit.",
+			Fix: "Set the reservation limit too (hugetlb." + size + ".rsvd.max, cgroup v2, kernel 5.7+) so mmap fails cleanly, " +
+				"and give the container at least the pages it maps (Kubernetes resources.limits.hugepages-" + k8sSize(hl.PageSizeBytes) + ")."})
+	}
+	return out
+}
+
+func containerText(c *linux.Container) string {
+	if c == nil {
+		return "none recognised"
+	}
+	return c.String()
+}
+
+// k8sSize is Kubernetes' name of a huge page size: "2Mi", "1Gi".
+func k8sSize(b uint64) string {
+	if b >= GiB {
+		return fmt.Sprintf("%dGi", b/GiB)
+	}
+	return fmt.Sprintf("%dMi", b/MiB)
+}
+
+func checkMySQLCgroupLimit(in *mysql.Instance) []Finding {
+	m := in.Cgroup.Memory
+	if m == nil || m.LimitBytes == nil {
+		return nil
+	}
+	wc := mysql.ComputeWorstCase(in)
+	if wc.TotalBytes <= *m.LimitBytes {
+		return nil
+	}
+	return []Finding{{ID: "container.worst_case_over_limit", Severity: Warning, Subject: MySQLSubject(in),
+		Title: fmt.Sprintf("worst case %s exceeds the cgroup memory limit %s", units.Bytes(wc.TotalBytes), units.Bytes(*m.LimitBytes)),
+		Evidence: []Evidence{ev("memory limit", units.Bytes(*m.LimitBytes)+" at "+m.LimitPath, fmt.Sprintf("cgroup v%d", m.Version)),
+			ev("usage", fmt.Sprintf("%s (anon %s, shmem %s, file %s)", units.Bytes(m.UsageBytes), units.Bytes(m.AnonBytes), units.Bytes(m.ShmemBytes), units.Bytes(m.FileBytes)), "memory.stat"),
+			ev("worst case", units.Bytes(wc.TotalBytes), fmt.Sprintf("global %s + %s", units.Bytes(wc.GlobalBytes), wc.Connections.Formula))},
+		Why: "When the server's threads allocate their buffers at once the cgroup reaches its limit and the kernel kills the " +
+			"server (oom_kill in memory.events): the node may have free memory, the container has not.",
+		Fix: "Raise the container's memory limit (Kubernetes resources.limits.memory) above the worst case, or lower max_connections and the buffers."}}
+}

@@ -1,0 +1,87 @@
+package advise
+
+import "fmt"
+
+// Engine names a database engine and its version: some advice (THP, how
+// huge pages are mapped, which limits apply) depends on both.
+type Engine struct {
+	Name  string `json:"name"` // EnginePostgres, EngineMySQL, ...
+	Major int    `json:"major,omitempty"`
+	Minor int    `json:"minor,omitempty"`
+}
+
+// Engine names.
+const (
+	EnginePostgres = "postgresql"
+	EngineMySQL    = "mysql"
+	EngineMariaDB  = "mariadb"
+	EngineOracle   = "oracle"
+	EngineRedis    = "redis"
+	EngineMongoDB  = "mongodb"
+)
+
+func (e Engine) String() string {
+	if e.Major == 0 {
+		return e.Name
+	}
+	if e.Minor == 0 && e.Name == EnginePostgres {
+		return fmt.Sprintf("%s %d", e.Name, e.Major)
+	}
+	return fmt.Sprintf("%s %d.%d", e.Name, e.Major, e.Minor)
+}
+
+// THPAdvice is what an engine's documentation says about transparent huge
+// pages.
+type THPAdvice struct {
+	// Want is the value to set in transparent_hugepage/enabled and defrag.
+	Want string
+	// Accept lists the values of enabled that need no change.
+	Accept []string
+	Why    string
+}
+
+// Accepts reports whether the enabled value needs no change.
+func (a THPAdvice) Accepts(enabled string) bool {
+	for _, v := range a.Accept {
+		if v == enabled {
+			return true
+		}
+	}
+	return enabled == ""
+}
+
+// THP returns the engine's advice. PostgreSQL, MySQL/MariaDB, Oracle, Redis
+// and MongoDB before 8.0 advise against THP (madvise is harmless: they do
+// not madvise their memory); MongoDB 8.0 and later advise enabling it.
+func (e Engine) THP() THPAdvice {
+	if e.Name == EngineMongoDB && e.Major >= 8 {
+		return THPAdvice{Want: "always", Accept: []string{"always"},
+			Why: "MongoDB 8.0+ (its TCMalloc) is tuned for transparent huge pages and advises enabling them"}
+	}
+	return THPAdvice{Want: "never", Accept: []string{"never", "madvise"},
+		Why: e.Name + " advises against transparent huge pages: khugepaged compaction and defragmentation " +
+			"stall the database, and shared memory gets no benefit from them"}
+}
+
+// HugePageAPI is how an engine maps its shared memory in huge pages.
+type HugePageAPI string
+
+// The two ways: anonymous mmap with MAP_HUGETLB needs no privilege and no
+// memlock; SysV shmget with SHM_HUGETLB needs vm.hugetlb_shm_group or
+// CAP_IPC_LOCK, else a memlock limit covering the segment.
+const (
+	HugeMmap HugePageAPI = "mmap MAP_HUGETLB"
+	HugeSysV HugePageAPI = "shmget SHM_HUGETLB"
+)
+
+// HugePageAPI returns how the engine asks for huge pages. MariaDB maps
+// large pages with mmap since 10.5; MySQL and Oracle use SysV segments.
+func (e Engine) HugePageAPI() HugePageAPI {
+	switch {
+	case e.Name == EngineMySQL, e.Name == EngineOracle:
+		return HugeSysV
+	case e.Name == EngineMariaDB && (e.Major < 10 || e.Major == 10 && e.Minor < 5):
+		return HugeSysV
+	}
+	return HugeMmap
+}

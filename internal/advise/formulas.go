@@ -1,0 +1,79 @@
+package advise
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// DefaultReserve is the share of RAM kept for the page cache when sizing
+// vm.overcommit_ratio (seed 001: "en général on réserve ... 20 %").
+const DefaultReserve = 0.20
+
+// OvercommitRatio returns vm.overcommit_ratio for strict overcommit (mode 2)
+// so that CommitLimit + huge page pool + reserve x RAM = RAM:
+//
+//	ratio = ((1 - reserve) x RAM - swap - hugepages) / (RAM - hugepages) x 100
+//
+// rounded to the nearest integer, with the formula filled in. ok is false
+// when swap and huge pages already take more than (1 - reserve) of RAM: no
+// ratio leaves the reserve.
+func OvercommitRatio(ram, swap, huge uint64, reserve float64) (ratio int, formula string, ok bool) {
+	if ram == 0 || huge >= ram {
+		return 0, "RAM unknown or smaller than the huge page pool", false
+	}
+	num := (1-reserve)*float64(ram) - float64(swap) - float64(huge)
+	r := num / float64(ram-huge) * 100
+	formula = fmt.Sprintf("((1 - %.2f) x %s - %s swap - %s huge pages) / (%s - %s) x 100 = %.1f",
+		reserve, units.Bytes(ram), units.Bytes(swap), units.Bytes(huge), units.Bytes(ram), units.Bytes(huge), r)
+	if r < 1 {
+		return 0, formula, false
+	}
+	return int(math.Min(100, math.Round(r))), formula, true
+}
+
+// CommitLimit is the kernel's limit in mode 2:
+// (MemTotal - hugetlb pool) x ratio / 100 + SwapTotal.
+func CommitLimit(ram, swap, huge uint64, ratio int) uint64 {
+	return uint64(float64(sub(ram, huge))*float64(ratio)/100) + swap
+}
+
+// PageTableBytes is the page table that processes touching shared bytes of
+// memory through pages of pageSize need: 8 bytes per page per process
+// (connections x shared / 512 with 4 KiB pages, / 262144 with 2 MiB pages).
+func PageTableBytes(processes int, shared, pageSize uint64) uint64 {
+	if pageSize == 0 {
+		pageSize = basePage
+	}
+	return uint64(processes) * ceilDiv(shared, pageSize) * pteBytes
+}
+
+// HugePagesFor is the number of pages of pageSize that hold bytes, as the
+// kernel rounds a hugetlb mapping: size / page rounded up.
+func HugePagesFor(bytes, pageSize uint64) uint64 { return ceilDiv(bytes, pageSize) }
+
+// MarginPages is the safety margin added to a pool: percent of the need,
+// rounded up.
+func MarginPages(need uint64, percent float64) uint64 {
+	if percent <= 0 {
+		return 0
+	}
+	return uint64(math.Ceil(float64(need) * percent / 100))
+}
+
+// SplitNodes divides pages over n NUMA nodes, the first nodes taking the
+// remainder, so each node can serve the processes that run on it.
+func SplitNodes(pages uint64, n int) []uint64 {
+	if n < 1 {
+		n = 1
+	}
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = pages / uint64(n)
+		if uint64(i) < pages%uint64(n) {
+			out[i]++
+		}
+	}
+	return out
+}

@@ -1,0 +1,194 @@
+package advise
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// checkHugePagesUsed flags a main segment in 4 KiB pages: huge pages off, or
+// asked for and silently fallen back. It reads the mapping, so it works on
+// every version (huge_pages_status only exists from PostgreSQL 17).
+func checkHugePagesUsed(h host, in instance) []Finding {
+	sh := in.Shared
+	if sh == nil || sh.Hugetlb {
+		return nil
+	}
+	pt := PageTableBytes(in.Work.MaxConnections, sh.Bytes, basePage)
+	ptSev, ptOK := pageTableSeverity(pt, h.RAM)
+	f := Finding{Subject: in.Subject, Evidence: []Evidence{
+		ev("main shared mapping", fmt.Sprintf("%s %q in %s pages", units.Bytes(sh.Bytes), sh.Path, units.Bytes(sh.PageSize)), srcSmaps),
+		in.HugeSetting,
+		ev("projected page tables", fmt.Sprintf("%s at max_connections (%d x %s / 512)", units.Bytes(pt), in.Work.MaxConnections, units.Bytes(sh.Bytes)), "computed"),
+	}}
+	if p, ok := h.DefaultPool(); ok {
+		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), srcPools))
+	}
+	if in.WantsHuge {
+		f.ID, f.Severity = "hugepages.fallback", Notice
+		f.Title = fmt.Sprintf("%s=%s but the shared memory is in 4 KiB pages: it fell back", in.HugeSetting.Name, in.HugeSetting.Value)
+		f.Why = "With huge_pages=try the server starts in 4 KiB pages when the pool is short, and says so only at DEBUG level: " +
+			"every backend then pays 2 MiB of page table per GiB of shared memory it touches, and RssShmem makes the checkpointer an OOM victim."
+	} else {
+		f.ID, f.Severity = "hugepages.off", Info
+		if sh.Bytes >= HugePagesWorthBytes {
+			f.Severity = Notice
+		}
+		f.Title = fmt.Sprintf("shared memory (%s) in 4 KiB pages: %s=%s", units.Bytes(sh.Bytes), in.HugeSetting.Name, in.HugeSetting.Value)
+		f.Why = "Each process that touches the shared memory pays 8 bytes of page table per 4 KiB page (2 MiB per GiB), " +
+			"and the pages count in its RSS, which makes background processes likely OOM victims; huge pages avoid both."
+	}
+	if ptOK && ptSev > f.Severity {
+		f.Severity = min(ptSev, Warning)
+	}
+	f.Fix = fmt.Sprintf("Reserve the pool and require it: vm.nr_hugepages covering %s, huge_pages=on, then restart (`dbmem plan`).", needText(in))
+	if s, ok := poolSetting(h, in); ok {
+		f.Settings = append(f.Settings, s)
+	}
+	return []Finding{f}
+}
+
+// checkPoolTooSmall flags an instance that asks for huge pages while the
+// pool cannot hold it.
+func checkPoolTooSmall(h host, in instance) []Finding {
+	p, ok := h.DefaultPool()
+	if !in.WantsHuge || in.Shared == nil || in.Shared.Hugetlb || in.NeedPages == 0 || !ok || p.Total+p.Overcommit == 0 {
+		return nil
+	}
+	avail := sub(p.Total, p.InUse()) + sub(p.Overcommit, p.Surplus)
+	if avail >= in.NeedPages {
+		return nil
+	}
+	f := Finding{
+		ID: "hugepages.pool_too_small", Severity: Warning, Subject: in.Subject,
+		Title: fmt.Sprintf("huge page pool has %d pages available, the instance needs %d", avail, in.NeedPages),
+		Evidence: []Evidence{
+			ev("huge page pool", poolText(p), srcPools),
+			ev("pages needed", strconv.FormatUint(in.NeedPages, 10), in.NeedSource),
+			in.HugeSetting,
+		},
+		Why: "The pool is reserved (taken from RAM) yet too small for the segment, so the server runs in 4 KiB pages " +
+			"and the pool is wasted; with huge_pages=on the next restart fails.",
+		Fix: "Grow vm.nr_hugepages to the need plus what others use (`dbmem plan`).",
+	}
+	if s, ok := poolSetting(h, in); ok {
+		f.Settings = []Setting{s}
+	}
+	return []Finding{f}
+}
+
+// checkPoolUse flags pools reserved but unused, or much larger than used.
+func checkPoolUse(h host) []Finding {
+	var out []Finding
+	for _, p := range h.HugePools {
+		if p.Node >= 0 || p.Total == 0 {
+			continue
+		}
+		spare := sub(p.Total, p.InUse())
+		wasted := spare * p.PageSizeBytes
+		f := Finding{Subject: "host", Evidence: []Evidence{ev("huge page pool", poolText(p), srcPools), ev("MemTotal", units.Bytes(h.RAM), srcMeminfo)},
+			Why: "Pages in a hugetlb pool are taken from RAM for everyone: neither the page cache nor any process " +
+				"can use them unless it maps hugetlbfs (unless a stopped instance will need them).",
+			Fix: "Size vm.nr_hugepages to the need with `dbmem plan`, or use vm.nr_overcommit_hugepages for a pool that is taken only when used."}
+		switch {
+		case p.InUse() == 0:
+			f.ID, f.Title = "hugepages.pool_unused", fmt.Sprintf("%d huge pages of %s (%s) reserved and unused", p.Total, units.Bytes(p.PageSizeBytes), units.Bytes(wasted))
+		case spare > uint64(PoolSlack*float64(p.Total)):
+			f.ID, f.Title = "hugepages.pool_oversized", fmt.Sprintf("%d of %d huge pages of %s (%s) unused", spare, p.Total, units.Bytes(p.PageSizeBytes), units.Bytes(wasted))
+		default:
+			continue
+		}
+		switch {
+		case share(wasted, h.RAM) >= PoolWasteWarning:
+			f.Severity = Warning
+		case wasted >= PoolWasteFloor:
+			f.Severity = Notice
+		default:
+			f.Severity = Info
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// checkPoolNUMA flags a pool spread unevenly over NUMA nodes.
+func checkPoolNUMA(h host) []Finding {
+	if h.NUMANodes < 2 {
+		return nil
+	}
+	byPage := map[uint64][]linux.HugePool{}
+	for _, p := range h.HugePools {
+		if p.Node >= 0 {
+			byPage[p.PageSizeBytes] = append(byPage[p.PageSizeBytes], p)
+		}
+	}
+	sizes := make([]uint64, 0, len(byPage))
+	for size := range byPage {
+		sizes = append(sizes, size)
+	}
+	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
+	var out []Finding
+	for _, size := range sizes {
+		nodes := byPage[size]
+		lo, hi, total, parts := nodes[0].Total, nodes[0].Total, uint64(0), []string{}
+		for _, n := range nodes {
+			lo, hi, total = min(lo, n.Total), max(hi, n.Total), total+n.Total
+			parts = append(parts, fmt.Sprintf("node%d %d (%d free)", n.Node, n.Total, n.Free))
+		}
+		if total == 0 || (lo > 0 && hi <= 2*lo) {
+			continue
+		}
+		f := Finding{
+			ID: "hugepages.numa", Severity: Notice, Subject: "host",
+			Title:    fmt.Sprintf("%s huge pages unevenly spread over %d NUMA nodes", units.Bytes(size), len(nodes)),
+			Evidence: []Evidence{ev("pool per node", strings.Join(parts, ", "), "/sys/devices/system/node/node*/hugepages")},
+			Why: "A process takes huge pages from its own node first: with the pool on one node, processes on the others " +
+				"reach all of shared memory across the interconnect, or fail to get pages under a strict memory policy.",
+			Fix: "Split the pool evenly per node (`dbmem plan` writes each node's nr_hugepages).",
+		}
+		for i, n := range SplitNodes(total, len(nodes)) {
+			f.Settings = append(f.Settings, sysfsSetting(nodePoolPath(nodes[i].Node, size), strconv.FormatUint(n, 10),
+				strconv.FormatUint(nodes[i].Total, 10), "pages spread evenly over nodes"))
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func nodePoolPath(node int, size uint64) string {
+	return fmt.Sprintf("/sys/devices/system/node/node%d/hugepages/hugepages-%dkB/nr_hugepages", node, size/KiB)
+}
+
+func poolText(p linux.HugePool) string {
+	return fmt.Sprintf("%s pages: total %d, free %d, reserved %d, surplus %d, in use %d, overcommit %d",
+		units.Bytes(p.PageSizeBytes), p.Total, p.Free, p.Reserved, p.Surplus, p.InUse(), p.Overcommit)
+}
+
+func needText(in instance) string {
+	if in.NeedPages == 0 {
+		return "the segment"
+	}
+	return fmt.Sprintf("%d pages (%s)", in.NeedPages, in.NeedSource)
+}
+
+// poolSetting is vm.nr_hugepages grown to hold the instance beside what is
+// in use now.
+func poolSetting(h host, in instance) (Setting, bool) {
+	p, ok := h.DefaultPool()
+	if !ok || in.NeedPages == 0 {
+		return Setting{}, false
+	}
+	want := p.InUse() + in.NeedPages
+	if want <= p.Total {
+		return Setting{}, false
+	}
+	s := sysctlSetting("vm.nr_hugepages", strconv.FormatUint(want, 10), strconv.FormatUint(p.Total, 10),
+		fmt.Sprintf("%d pages in use + %d needed (%s)", p.InUse(), in.NeedPages, in.NeedSource),
+		"hold the instance's shared memory in huge pages")
+	s.Evidence = []Evidence{ev("huge page pool", poolText(p), srcPools)}
+	return s, true
+}

@@ -1,0 +1,169 @@
+package advise
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/postgres"
+)
+
+// instance is the engine-neutral view of one database instance that the
+// checks common to every engine read. Each engine has a constructor
+// (fromPostgres; a MySQL one would sit beside it) and may add its own checks.
+type instance struct {
+	Engine  Engine
+	Subject string
+	MainPID int
+	// Shared is the main shared memory segment; nil when it was not seen.
+	Shared *segment
+	// WantsHuge says the configuration asks for huge pages (PostgreSQL
+	// huge_pages=on/try, MySQL large_pages=ON); Setting is how it is spelt.
+	WantsHuge   bool
+	HugeSetting Evidence
+	// NeedPages is the pool the instance needs in default-size huge pages,
+	// and where that number comes from; 0 when unknown.
+	NeedPages  uint64
+	NeedSource string
+	Work       Workload
+	Procs      []labeled
+	Cgroup     *linux.CgroupMemory
+	// SharedBuffers is the engine's main cache (shared_buffers,
+	// innodb_buffer_pool_size).
+	SharedBuffers Evidence
+	CacheBytes    uint64
+}
+
+// segment is a shared memory mapping as the kernel maps it.
+type segment struct {
+	Path     string
+	Bytes    uint64
+	PageSize uint64
+	Hugetlb  bool
+}
+
+// fromPostgres builds the view of a PostgreSQL instance.
+func fromPostgres(in *postgres.Instance, defaultHuge uint64, o Options) instance {
+	set := in.Settings
+	v := instance{
+		Engine:  Engine{Name: EnginePostgres, Major: in.Major},
+		Subject: PostgresSubject(in),
+		MainPID: in.PostmasterPID,
+		Cgroup:  in.Cgroup,
+	}
+	if sh := in.Shared; sh != nil {
+		v.Shared = &segment{Path: sh.Path, Bytes: sh.SizeBytes, PageSize: sh.PageSizeBytes, Hugetlb: sh.Hugetlb}
+	}
+	hp := set.String("huge_pages")
+	v.WantsHuge = hp == "on" || hp == "try"
+	v.HugeSetting = pgEvidence(in, "huge_pages")
+	v.NeedPages, v.NeedSource = pgNeed(in, defaultHuge)
+	v.CacheBytes, _ = set.Bytes("shared_buffers")
+	v.SharedBuffers = pgEvidence(in, "shared_buffers")
+	v.Work = PostgresWorkload(in, o.NodesPerQuery)
+	for _, p := range in.Processes {
+		label := fmt.Sprintf("postgres %s (%s)", p.Role, portOf(in))
+		v.Procs = append(v.Procs, labeled{Process: p.Process, Label: label, Database: true})
+	}
+	return v
+}
+
+// PostgresSubject names an instance in findings.
+func PostgresSubject(in *postgres.Instance) string {
+	return fmt.Sprintf("postgresql %d %s (%s)", in.Major, portOf(in), in.DataDir)
+}
+
+func portOf(in *postgres.Instance) string {
+	if in.Port == 0 {
+		return fmt.Sprintf("pid %d", in.PostmasterPID)
+	}
+	return fmt.Sprintf(":%d", in.Port)
+}
+
+// pgEvidence quotes a setting with where it came from.
+func pgEvidence(in *postgres.Instance, name string) Evidence {
+	s, ok := in.Settings[name]
+	if !ok {
+		return Evidence{Name: name, Value: "unknown", Source: "not read"}
+	}
+	src := string(s.Source)
+	if s.Source == postgres.FromServer {
+		src = "SHOW (running server)"
+	} else if s.File != "" {
+		src = s.File
+	}
+	return Evidence{Name: name, Value: s.Value, Source: src}
+}
+
+// pgNeed is the instance's need in default-size huge pages: SHOW
+// shared_memory_size_in_huge_pages (15+), else the main mapping's size.
+func pgNeed(in *postgres.Instance, pageSize uint64) (uint64, string) {
+	if n, ok := in.Settings.Int("shared_memory_size_in_huge_pages"); ok && n > 0 {
+		if hs, _ := in.Settings.Bytes("huge_page_size"); hs == 0 || hs == pageSize {
+			return uint64(n), "SHOW shared_memory_size_in_huge_pages"
+		}
+	}
+	if in.Shared != nil && pageSize > 0 {
+		return HugePagesFor(in.Shared.SizeBytes, pageSize), "postmaster's shared mapping size / page size"
+	}
+	return 0, ""
+}
+
+// PostgresWorkload reads the settings that bound private memory, and the
+// median private memory of the client backends now running.
+func PostgresWorkload(in *postgres.Instance, nodes int) Workload {
+	s := in.Settings
+	w := Workload{NodesPerQuery: nodes}
+	w.MaxConnections = intSetting(s, "max_connections", 100)
+	w.WorkMemBytes = bytesSetting(s, "work_mem", 4*MiB)
+	w.HashMemMultiplier, _ = s.Float("hash_mem_multiplier")
+	w.ParallelWorkers = intSetting(s, "max_parallel_workers", 8)
+	w.AutovacuumWorkers = intSetting(s, "autovacuum_max_workers", 3)
+	w.AutovacuumMemBytes = bytesSetting(s, "maintenance_work_mem", 64*MiB)
+	if av, ok := s.Bytes("autovacuum_work_mem"); ok && av > 0 {
+		w.AutovacuumMemBytes = av
+	}
+	if in.Major > 0 && in.Major < 17 && w.AutovacuumMemBytes > vacuumMemCap {
+		w.AutovacuumMemBytes = vacuumMemCap
+	}
+	w.TempBuffersBytes = bytesSetting(s, "temp_buffers", 8*MiB)
+	w.JIT, _ = s.Bool("jit")
+	w.BackendBaseBytes, w.BaseMeasured = backendBase(in)
+	if in.Shared != nil {
+		w.SharedBytes, w.SharedPageBytes = in.Shared.SizeBytes, in.Shared.PageSizeBytes
+	} else {
+		w.SharedBytes = bytesSetting(s, "shared_buffers", 128*MiB)
+	}
+	return w
+}
+
+// backendBase is the median Pss_Anon (+ swap) of the client backends, page
+// tables left out (they have their own line).
+func backendBase(in *postgres.Instance) (uint64, bool) {
+	var v []uint64
+	for _, p := range in.Processes {
+		if p.Role == postgres.RoleClient {
+			c, _ := p.PrivateCost()
+			v = append(v, sub(c, p.Status.VmPTEBytes))
+		}
+	}
+	if len(v) == 0 {
+		return DefaultBackendBytes, false
+	}
+	sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
+	return v[len(v)/2], true
+}
+
+func intSetting(s postgres.Settings, name string, def int) int {
+	if v, ok := s.Int(name); ok {
+		return int(v)
+	}
+	return def
+}
+
+func bytesSetting(s postgres.Settings, name string, def uint64) uint64 {
+	if v, ok := s.Bytes(name); ok {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,187 @@
+package advise
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+func checkOvercommitMode(h host) []Finding {
+	mode, ok := h.Sysctls.Int("vm.overcommit_memory")
+	if !ok || mode == 2 {
+		return nil
+	}
+	sev := Notice
+	if mode == 1 {
+		sev = Warning
+	}
+	if !h.Dedicated {
+		sev = Info
+	}
+	names := map[int64]string{0: "heuristic", 1: "always"}
+	m := h.Meminfo
+	return []Finding{{
+		ID: "overcommit.mode", Severity: sev, Subject: "host",
+		Title: fmt.Sprintf("vm.overcommit_memory=%d (%s): a runaway query is OOM-killed instead of refused", mode, names[mode]),
+		Evidence: []Evidence{
+			ev("vm.overcommit_memory", strconv.FormatInt(mode, 10), srcSysctl),
+			ev("Committed_AS", units.Bytes(m.CommittedASBytes), srcMeminfo),
+			ev("CommitLimit", units.Bytes(m.CommitLimitBytes)+" (not enforced)", srcMeminfo),
+		},
+		Why: "Without strict accounting the kernel grants more memory than exists; when a backend touches it " +
+			"the OOM killer sends SIGKILL and the postmaster restarts every session (crash recovery).",
+		Fix: "On a dedicated database host set vm.overcommit_memory=2 with the vm.overcommit_ratio from `dbmem plan` " +
+			"(never when Committed_AS exceeds the new CommitLimit, and not on Kubernetes nodes or hosts with JVMs).",
+	}}
+}
+
+func checkCommitNearLimit(h host) []Finding {
+	mode, _ := h.Sysctls.Int("vm.overcommit_memory")
+	m := h.Meminfo
+	if mode != 2 || m.CommitLimitBytes == 0 {
+		return nil
+	}
+	r := share(m.CommittedASBytes, m.CommitLimitBytes)
+	sev := Warning
+	switch {
+	case r >= CommitNearCritical:
+		sev = Critical
+	case r < CommitNearWarning:
+		return nil
+	}
+	return []Finding{{
+		ID: "overcommit.near_limit", Severity: sev, Subject: "host",
+		Title: fmt.Sprintf("Committed_AS is %s of CommitLimit under strict overcommit", units.Percent(m.CommittedASBytes, m.CommitLimitBytes)),
+		Evidence: []Evidence{
+			ev("Committed_AS", units.Bytes(m.CommittedASBytes), srcMeminfo),
+			ev("CommitLimit", units.Bytes(m.CommitLimitBytes), srcMeminfo),
+			ev("vm.overcommit_ratio", h.Sysctls["vm.overcommit_ratio"], srcSysctl),
+		},
+		Why: "Past CommitLimit every malloc and fork fails: new connections and queries get " +
+			"\"out of memory\", and shell logins fail with \"fork: Cannot allocate memory\".",
+		Fix: "Find what reserved the memory (new connections, a shared segment in 4 KiB pages counts in full); " +
+			"raise vm.overcommit_ratio only if RAM really remains for the page cache (`dbmem plan`).",
+	}}
+}
+
+func checkSwap(h host) []Finding {
+	m := h.Meminfo
+	if m.SwapTotalBytes <= SwapLargeBytes || share(m.SwapTotalBytes, h.RAM) <= SwapLargeShare || !h.Dedicated {
+		return nil
+	}
+	return []Finding{{
+		ID: "swap.large", Severity: Notice, Subject: "host",
+		Title: fmt.Sprintf("%s of swap (%s of RAM)", units.Bytes(m.SwapTotalBytes), units.Percent(m.SwapTotalBytes, h.RAM)),
+		Evidence: []Evidence{
+			ev("SwapTotal", units.Bytes(m.SwapTotalBytes), srcMeminfo),
+			ev("SwapUsed", units.Bytes(m.SwapUsedBytes()), srcMeminfo),
+			ev("MemTotal", units.Bytes(h.RAM), srcMeminfo),
+		},
+		Why: "A runaway sort that spills into swap first evicts the page cache every other query needs, " +
+			"then crawls for minutes before the OOM kill comes anyway; a temporary file would have been faster.",
+		Fix: "Keep 1-2 GiB of swap for idle daemons, vm.swappiness=10, and bound memory with strict overcommit.",
+	}}
+}
+
+func checkSwappiness(h host) []Finding {
+	sw, ok := h.Sysctls.Int("vm.swappiness")
+	if !ok || sw <= SwappinessMax || h.Meminfo.SwapTotalBytes == 0 || !h.Dedicated {
+		return nil
+	}
+	return []Finding{{
+		ID: "swap.swappiness", Severity: Notice, Subject: "host",
+		Title: fmt.Sprintf("vm.swappiness=%d with %s of swap", sw, units.Bytes(h.Meminfo.SwapTotalBytes)),
+		Evidence: []Evidence{
+			ev("vm.swappiness", strconv.FormatInt(sw, 10), srcSysctl),
+			ev("SwapTotal", units.Bytes(h.Meminfo.SwapTotalBytes), srcMeminfo),
+		},
+		Why: "A high swappiness makes the kernel swap out database memory to keep page cache, " +
+			"which turns later accesses into disk reads.",
+		Fix:      "Set vm.swappiness=10 (or 1).",
+		Settings: []Setting{sysctlSetting("vm.swappiness", "10", strconv.FormatInt(sw, 10), "10 (seed 001: 10, or 1)", "swap only as a last resort")},
+	}}
+}
+
+func checkTHP(h host) []Finding {
+	t := h.THP
+	var out []Finding
+	for _, e := range h.engines() {
+		a := e.THP()
+		if a.Accepts(t.Enabled) {
+			continue
+		}
+		sev := Warning
+		if a.Want == "always" {
+			sev = Notice
+		}
+		if len(h.Instances)+len(h.Others) == 0 {
+			sev = Info
+		}
+		out = append(out, Finding{
+			ID: "thp.enabled", Severity: sev, Subject: "host",
+			Title: fmt.Sprintf("transparent huge pages enabled=%s, %s advises %s", t.Enabled, e, a.Want),
+			Evidence: []Evidence{
+				ev("enabled", t.Enabled, srcTHP+"/enabled"), ev("defrag", t.Defrag, srcTHP+"/defrag"),
+				ev("AnonHugePages", units.Bytes(h.Meminfo.AnonHugePagesBytes), srcMeminfo),
+			},
+			Why: a.Why + ".",
+			Fix: fmt.Sprintf("Set transparent_hugepage/enabled and defrag to %s, and keep it at boot (`dbmem plan` renders a systemd unit).", a.Want),
+			Settings: []Setting{
+				sysfsSetting("/sys/kernel/mm/transparent_hugepage/enabled", a.Want, t.Enabled, a.Why),
+				sysfsSetting("/sys/kernel/mm/transparent_hugepage/defrag", a.Want, t.Defrag, a.Why),
+			},
+		})
+		break // one finding: the engines disagreeing is not a host setting
+	}
+	return out
+}
+
+func checkZoneReclaim(h host) []Finding {
+	z, ok := h.Sysctls.Int("vm.zone_reclaim_mode")
+	if !ok || z == 0 {
+		return nil
+	}
+	sev := Notice
+	if h.NUMANodes > 1 {
+		sev = Warning
+	}
+	return []Finding{{
+		ID: "numa.zone_reclaim", Severity: sev, Subject: "host",
+		Title:    fmt.Sprintf("vm.zone_reclaim_mode=%d", z),
+		Evidence: []Evidence{ev("vm.zone_reclaim_mode", strconv.FormatInt(z, 10), srcSysctl), ev("NUMA nodes", strconv.Itoa(h.NUMANodes), "/sys/devices/system/node")},
+		Why: "Zone reclaim drops the local node's page cache (and may swap) rather than use free memory on " +
+			"another node: a database loses its cache while memory sits free.",
+		Fix:      "Set vm.zone_reclaim_mode=0.",
+		Settings: []Setting{sysctlSetting("vm.zone_reclaim_mode", "0", strconv.FormatInt(z, 10), "0", "use remote memory before reclaiming local cache")},
+	}}
+}
+
+func checkPageTablesNow(h host) []Finding {
+	pt := h.Meminfo.PageTablesBytes
+	sev, ok := pageTableSeverity(pt, h.RAM)
+	if !ok {
+		return nil
+	}
+	return []Finding{{
+		ID: "pagetables.now", Severity: sev, Subject: "host",
+		Title:    fmt.Sprintf("page tables take %s (%s of RAM)", units.Bytes(pt), units.Percent(pt, h.RAM)),
+		Evidence: []Evidence{ev("PageTables", units.Bytes(pt), srcMeminfo), ev("MemTotal", units.Bytes(h.RAM), srcMeminfo)},
+		Why: "Every process that touches shared memory through 4 KiB pages pays 2 MiB of page table per GiB " +
+			"touched; this kernel memory is in nobody's RSS and is taken from the page cache.",
+		Fix: "Put the databases' shared memory in huge pages (`dbmem plan`); fewer long-lived connections (a pooler) also help.",
+	}}
+}
+
+// engines lists the engines running here (PostgreSQL for a host without any).
+func (h host) engines() []Engine {
+	var out []Engine
+	for _, in := range h.Instances {
+		out = append(out, in.Engine)
+	}
+	out = append(out, h.Others...)
+	if len(out) == 0 {
+		out = append(out, Engine{Name: EnginePostgres})
+	}
+	return out
+}

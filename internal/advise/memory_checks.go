@@ -1,0 +1,97 @@
+package advise
+
+import (
+	"fmt"
+
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// checkPageTablesProjected projects page tables at max_connections when
+// every connection touches all of the shared segment.
+func checkPageTablesProjected(h host, in instance) []Finding {
+	shared, page := in.Work.SharedBytes, in.Work.SharedPageBytes
+	if page == 0 {
+		page = basePage
+	}
+	pt := PageTableBytes(in.Work.MaxConnections, shared, page)
+	sev, ok := pageTableSeverity(pt, h.RAM)
+	if !ok {
+		return nil
+	}
+	var vmpte uint64
+	for _, p := range in.Procs {
+		vmpte += p.Status.VmPTEBytes
+	}
+	return []Finding{{
+		ID: "pagetables.projected", Severity: sev, Subject: in.Subject,
+		Title: fmt.Sprintf("page tables can reach %s (%s of RAM) at max_connections=%d", units.Bytes(pt), units.Percent(pt, h.RAM), in.Work.MaxConnections),
+		Evidence: []Evidence{
+			ev("projection", fmt.Sprintf("%d connections x %s shared / %s pages x 8 B = %s", in.Work.MaxConnections, units.Bytes(shared), units.Bytes(page), units.Bytes(pt)), "computed"),
+			ev("VmPTE of the instance now", units.Bytes(vmpte), "/proc/PID/status"),
+			ev("PageTables now", units.Bytes(h.Meminfo.PageTablesBytes), srcMeminfo),
+			ev("MemTotal", units.Bytes(h.RAM), srcMeminfo),
+		},
+		Why: "Long-lived connections end up touching most of the shared buffers; each then holds its own page table " +
+			"for them, kernel memory outside every RSS and Committed_AS (field report: 25 GB for 80 connections on 192 GB).",
+		Fix: "Put the shared memory in huge pages (2 MiB pages cut this 512-fold) with `dbmem plan`; a connection pooler also caps it.",
+	}}
+}
+
+// checkWorstCase adds up what every connection could take at once and sets
+// it against RAM, the cgroup limit and CommitLimit.
+func checkWorstCase(h host, in instance) []Finding {
+	wc := in.Work.WorstCase()
+	f := Finding{
+		ID: "memory.worst_case", Severity: Info, Subject: in.Subject,
+		Title: fmt.Sprintf("worst case %s (%s of RAM): %s private + %s page tables + %s shared",
+			units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, h.RAM), units.Bytes(wc.PrivateBytes), units.Bytes(wc.PageTablesBytes), units.Bytes(wc.SharedBytes)),
+		Why: "PostgreSQL caps no total: every sort or hash node of every query may take work_mem x hash_mem_multiplier, " +
+			"so a burst of heavy queries can exceed RAM, and the kernel then kills one backend and the postmaster restarts all of them.",
+		Fix: "Lower work_mem or max_connections (a pooler), or bound it with strict overcommit so the excess query fails alone (`dbmem plan`).",
+	}
+	for _, l := range wc.Lines {
+		f.Evidence = append(f.Evidence, ev(l.Name, units.Bytes(l.Bytes)+" = "+l.Formula, "settings"))
+	}
+	f.Evidence = append(f.Evidence, ev("MemTotal", units.Bytes(h.RAM), srcMeminfo))
+	if wc.TotalBytes > h.RAM {
+		f.Severity = Warning
+	}
+	if cg := in.Cgroup; cg != nil && cg.LimitBytes != nil {
+		inCg := wc.PrivateBytes + wc.PageTablesBytes
+		if in.Shared == nil || !in.Shared.Hugetlb {
+			inCg += wc.SharedBytes // hugetlb is charged to the hugetlb controller, not memory
+		}
+		f.Evidence = append(f.Evidence, ev("cgroup memory limit", units.Bytes(*cg.LimitBytes)+" at "+cg.LimitPath, "cgroup"))
+		if inCg > *cg.LimitBytes {
+			f.Severity = Warning
+			f.Title += fmt.Sprintf("; exceeds the cgroup limit %s", units.Bytes(*cg.LimitBytes))
+		}
+	}
+	if mode, _ := h.Sysctls.Int("vm.overcommit_memory"); mode == 2 {
+		f.Evidence = append(f.Evidence, ev("CommitLimit (enforced)", units.Bytes(h.Meminfo.CommitLimitBytes), srcMeminfo))
+		if wc.PrivateBytes > h.Meminfo.CommitLimitBytes {
+			f.Why += " Strict overcommit is on: past CommitLimit queries get \"ERROR: out of memory\" and the instance stays up."
+		}
+	}
+	return []Finding{f}
+}
+
+// checkCacheShare flags a main cache taking too much of RAM.
+func checkCacheShare(h host, in instance) []Finding {
+	s := share(in.CacheBytes, h.RAM)
+	sev := Notice
+	switch {
+	case s > CacheWarning:
+		sev = Warning
+	case s <= CacheNotice:
+		return nil
+	}
+	return []Finding{{
+		ID: "memory.cache_share", Severity: sev, Subject: in.Subject,
+		Title:    fmt.Sprintf("%s is %s of RAM", in.SharedBuffers.Name, units.Percent(in.CacheBytes, h.RAM)),
+		Evidence: []Evidence{in.SharedBuffers, ev("MemTotal", units.Bytes(h.RAM), srcMeminfo)},
+		Why: "What the cache takes is missing for sorts, hashes, connections and the kernel's page cache, which " +
+			"PostgreSQL relies on too (double buffering); past half of RAM there is little left when queries peak.",
+		Fix: "Keep shared_buffers near 25% of RAM (up to 40% for a cache-friendly workload) unless measurements say otherwise.",
+	}}
+}

@@ -1,0 +1,178 @@
+package advise
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// otherChecks judge what is not PostgreSQL: MySQL/MariaDB servers, SysV
+// shared memory and the containers and cgroups of every database.
+func otherChecks(h host, s *snapshot.Snapshot) []Finding {
+	var out []Finding
+	for _, in := range s.MySQL {
+		out = append(out, mysqlChecks(h, in)...)
+	}
+	out = append(out, sysvChecks(s.SysV)...)
+	return append(out, containerChecks(h, s)...)
+}
+
+func mysqlChecks(h host, in *mysql.Instance) []Finding {
+	var out []Finding
+	out = append(out, checkMySQLLargePages(h, in)...)
+	out = append(out, checkMySQLSysVRights(h, in)...)
+	return append(out, checkMySQLWorstCase(h, in)...)
+}
+
+// MySQLSubject names a MySQL/MariaDB server in findings.
+func MySQLSubject(in *mysql.Instance) string {
+	return fmt.Sprintf("%s (%s)", in.Name(), orUnknown(in.DataDir))
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "data directory unknown"
+	}
+	return s
+}
+
+const srcServerSmaps = "server's smaps"
+
+// mysqlEvidence quotes a variable with where it came from.
+func mysqlEvidence(in *mysql.Instance, name string) Evidence {
+	v, ok := in.Settings[name]
+	if !ok {
+		return ev(name, "unknown", "not read")
+	}
+	src := string(v.Source)
+	switch {
+	case v.Source == mysql.FromServer:
+		src = "SHOW GLOBAL VARIABLES"
+	case v.File != "":
+		src = v.File
+	}
+	return ev(name, v.Value, src)
+}
+
+func poolMappingText(bp *mysql.BufferPool) string {
+	if len(bp.Mappings) == 1 {
+		m := bp.Mappings[0]
+		name := m.Path
+		if name == "" {
+			name = "anonymous"
+		}
+		return fmt.Sprintf("%s at %#x (%s) in %s pages (KernelPageSize), %s resident", units.Bytes(m.SizeBytes), m.Start, name, units.Bytes(m.PageSizeBytes), units.Bytes(m.ResidentBytes))
+	}
+	return fmt.Sprintf("%s in %d mappings, %s pages", units.Bytes(bp.SizeBytes), len(bp.Mappings), units.Bytes(bp.PageSizeBytes))
+}
+
+func hugeMappingsText(ms []mysql.MappingInfo) string {
+	if len(ms) == 0 {
+		return "none"
+	}
+	s := ""
+	for i, m := range ms {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s at %#x", units.Bytes(m.SizeBytes), m.Start)
+	}
+	return s
+}
+
+// checkMySQLLargePages: large_pages=ON with the buffer pool in 4 KiB pages
+// (only the mappings show it), or a big pool in 4 KiB pages with large_pages=OFF.
+func checkMySQLLargePages(h host, in *mysql.Instance) []Finding {
+	bp := in.Memory.BufferPool
+	page := h.Meminfo.HugepagesizeBytes
+	if bp == nil || bp.Hugetlb || page == 0 {
+		return nil
+	}
+	plan := mysql.PlanHugePages(in, page, uint64(os.Getpagesize()))
+	f := Finding{Subject: MySQLSubject(in), Evidence: []Evidence{
+		mysqlEvidence(in, "large_pages"), mysqlEvidence(in, "innodb_buffer_pool_size"),
+		ev("buffer pool mapping", poolMappingText(bp), srcServerSmaps),
+		ev("mappings in huge pages", hugeMappingsText(in.Memory.HugeMappings), srcServerSmaps),
+	}}
+	if p, ok := h.DefaultPool(); ok {
+		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), srcPools))
+	}
+	f.Evidence = append(f.Evidence, ev("pages needed", planText(plan), "computed"))
+	if in.LargePages() {
+		f.ID, f.Severity = "mysql.large_pages_not_used", Warning
+		f.Title = fmt.Sprintf("large_pages=ON but the %s buffer pool is in %s pages", units.Bytes(bp.SizeBytes), units.Bytes(bp.PageSizeBytes))
+		f.Why = "The server allocates its large-page areas one after the other and falls back to 4 KiB pages, silently, " +
+			"for any that no longer fits in the free pool: smaller allocations made first took part of a pool sized for the " +
+			"buffer pool alone (measured with MariaDB 10.11.19). The pages reserved for the pool then sit unused, and the " +
+			"buffer pool costs page tables and can be swapped."
+		f.Fix = fmt.Sprintf("Grow the pool to what every large-page allocation needs (%d pages here) and restart the server.", plan.Pages)
+	} else {
+		if bp.SizeBytes < HugePagesWorthBytes {
+			return nil
+		}
+		f.ID, f.Severity = "mysql.large_pages_off", Notice
+		f.Title = fmt.Sprintf("%s buffer pool in 4 KiB pages: large_pages=OFF", units.Bytes(bp.SizeBytes))
+		f.Why = "The buffer pool is touched by every thread of one process: in 4 KiB pages it costs 2 MiB of page table per GiB " +
+			"and TLB misses, and it can be swapped; in huge pages it costs 4 KiB per GiB and stays in RAM."
+		f.Fix = "Set large_pages=ON with a pool that holds every large-page allocation, then restart."
+	}
+	f.Settings = mysqlHugeSettings(h, in, plan)
+	return []Finding{f}
+}
+
+func planText(p mysql.HugePagePlan) string {
+	s := fmt.Sprintf("%d pages of %s via %s (%s):", p.Pages, units.Bytes(p.PageSizeBytes), p.API, p.APIFrom)
+	for _, l := range p.Lines {
+		s += " " + l.Name + " " + l.Formula + ";"
+	}
+	return s
+}
+
+// mysqlHugeSettings: the pool (what others hold now + what this server
+// needs), large_pages, and for SysV servers the group, memlock and shm limits.
+func mysqlHugeSettings(h host, in *mysql.Instance, p mysql.HugePagePlan) []Setting {
+	pool, _ := h.DefaultPool()
+	var held uint64
+	for _, m := range in.Memory.HugeMappings {
+		held += ceilDiv(m.SizeBytes, p.PageSizeBytes)
+	}
+	others := sub(pool.InUse(), held)
+	out := []Setting{{Target: TargetSysctl, Name: "vm.nr_hugepages", Value: fmt.Sprint(others + p.Pages),
+		Current: fmt.Sprint(pool.Total), Restart: "the MySQL/MariaDB server",
+		Formula: fmt.Sprintf("%d pages in use by others + %d this server needs", others, p.Pages),
+		Why:     "every large-page allocation must fit, or the server falls back to 4 KiB pages without an error"}}
+	if !in.LargePages() {
+		out = append(out, Setting{Target: TargetMySQL, Name: "large_pages", Value: "ON", Current: "OFF",
+			Unit: in.Name(), Restart: "the MySQL/MariaDB server", Formula: "[mysqld] large_pages=ON",
+			Why: "the server asks for huge pages only with large_pages"})
+	}
+	if p.API == mysql.HugeSysV {
+		out = append(out, sysvMySQLSettings(h, in, p)...)
+	}
+	return out
+}
+
+func sysvMySQLSettings(h host, in *mysql.Instance, p mysql.HugePagePlan) []Setting {
+	var out []Setting
+	if p.ShmGroup != nil {
+		out = append(out, Setting{Target: TargetSysctl, Name: "vm.hugetlb_shm_group", Value: fmt.Sprint(*p.ShmGroup),
+			Current: h.Sysctls["vm.hugetlb_shm_group"], Formula: "the server's gid",
+			Why: "shmget(SHM_HUGETLB) needs this group or CAP_IPC_LOCK (a memlock limit alone is refused on current kernels)"})
+	}
+	out = append(out, Setting{Target: TargetSystemd, Name: "LimitMEMLOCK", Value: fmt.Sprint(p.MemlockBytes),
+		Unit: unitOf(in), Restart: "the MySQL/MariaDB server",
+		Formula: fmt.Sprintf("%d pages x %s", p.Pages, units.Bytes(p.PageSizeBytes)),
+		Why:     "MySQL's documentation asks for a memlock limit covering its SHM_HUGETLB segments; limits.conf does not apply to services"})
+	if cur, ok := h.Sysctls.Uint("kernel.shmmax"); ok && cur < p.ShmMaxBytes {
+		out = append(out, Setting{Target: TargetSysctl, Name: "kernel.shmmax", Value: fmt.Sprint(p.ShmMaxBytes),
+			Current: fmt.Sprint(cur), Formula: "the largest segment (the buffer pool)", Why: "shmget fails with EINVAL above it"})
+	}
+	if cur, ok := h.Sysctls.Uint("kernel.shmall"); ok && cur < p.ShmAllPages {
+		out = append(out, Setting{Target: TargetSysctl, Name: "kernel.shmall", Value: fmt.Sprint(p.ShmAllPages),
+			Current: fmt.Sprint(cur), Formula: "sum of ceil(segment / 4 KiB)", Why: "shmget fails with ENOSPC above it"})
+	}
+	return out
+}

@@ -1,0 +1,101 @@
+package advise
+
+import (
+	"sort"
+
+	"github.com/dbmem/dbmem/internal/linux"
+)
+
+// The kernel's OOM arithmetic (mm/oom_kill.c oom_badness, fs/proc/base.c
+// proc_oom_score), in pages:
+//
+//	badness = rss (anon + file + shmem) + swap entries + page-table pages
+//	          + oom_score_adj x totalpages / 1000
+//	totalpages = RAM pages + swap pages (a memory cgroup's limit in a cgroup OOM)
+//	oom_score (5.9+) = (1000 + badness x 1000 / totalpages) x 2 / 3
+//
+// A process with oom_score_adj -1000, or without memory (a kernel thread),
+// or init is never chosen. Hugetlb pages are in none of these counters:
+// shared memory in huge pages does not make a process a victim, shared
+// memory in 4 KiB pages counts in full (RssShmem) in every process that
+// touched it.
+
+// OOMCandidate is one process as the OOM killer weighs it.
+type OOMCandidate struct {
+	PID   int    `json:"pid"`
+	Label string `json:"label"` // "postgres checkpointer (5432)", "java"
+	// Badness is the kernel's badness in pages; the process with the highest
+	// is killed first.
+	Badness int64 `json:"badness_pages"`
+	// Score is the predicted /proc/PID/oom_score; KernelScore is what the
+	// kernel printed when the process was read.
+	Score       int64  `json:"score"`
+	KernelScore int    `json:"kernel_score"`
+	RSSBytes    uint64 `json:"rss_bytes"`
+	ShmemBytes  uint64 `json:"rss_shmem_bytes"`
+	SwapBytes   uint64 `json:"swap_bytes"`
+	PTEBytes    uint64 `json:"pte_bytes"`
+	Adj         int    `json:"oom_score_adj"`
+	Database    bool   `json:"database"`
+}
+
+// TotalPages is the kernel's totalpages for a host-wide OOM: RAM plus swap,
+// in base pages.
+func TotalPages(m linux.Meminfo) uint64 {
+	return (m.MemTotalBytes + m.SwapTotalBytes) / basePage
+}
+
+// Badness returns the kernel's badness of p in pages; eligible is false for
+// processes the OOM killer never picks.
+func Badness(p linux.Process, totalPages uint64) (badness int64, eligible bool) {
+	if p.PID == 1 || !p.Status.HasMM || p.OOMScoreAdj <= -1000 {
+		return 0, false
+	}
+	s := p.Status
+	pages := (s.VmRSSBytes + s.VmSwapBytes + s.VmPTEBytes) / basePage
+	return int64(pages) + int64(p.OOMScoreAdj)*int64(totalPages/1000), true
+}
+
+// OOMScore is what /proc/PID/oom_score prints on kernels 5.9 and later.
+func OOMScore(badness int64, totalPages uint64) int64 {
+	if totalPages == 0 {
+		return 0
+	}
+	v := (1000 + badness*1000/int64(totalPages)) * 2 / 3
+	if v < 0 {
+		return 0
+	}
+	return v
+}
+
+// labeled is a process with a name for people.
+type labeled struct {
+	linux.Process
+	Label    string
+	Database bool
+}
+
+// RankOOM orders the eligible processes by badness, the first being the
+// kernel's first victim.
+func RankOOM(procs []labeled, totalPages uint64) []OOMCandidate {
+	var out []OOMCandidate
+	for _, p := range procs {
+		b, ok := Badness(p.Process, totalPages)
+		if !ok {
+			continue
+		}
+		s := p.Status
+		out = append(out, OOMCandidate{
+			PID: p.PID, Label: p.Label, Badness: b, Score: OOMScore(b, totalPages), KernelScore: p.OOMScore,
+			RSSBytes: s.VmRSSBytes, ShmemBytes: s.RssShmemBytes, SwapBytes: s.VmSwapBytes, PTEBytes: s.VmPTEBytes,
+			Adj: p.OOMScoreAdj, Database: p.Database,
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Badness != out[j].Badness {
+			return out[i].Badness > out[j].Badness
+		}
+		return out[i].PID < out[j].PID
+	})
+	return out
+}

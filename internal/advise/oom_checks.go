@@ -1,0 +1,78 @@
+package advise
+
+import (
+	"fmt"
+
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// oomRanking lists the processes the kernel would kill first, and flags a
+// database process at the top because of shared memory counted in its RSS.
+func oomRanking(h host) []Finding {
+	total := TotalPages(h.Meminfo)
+	rank := RankOOM(h.oomProcesses(), total)
+	if len(rank) == 0 {
+		return nil
+	}
+	top := rank[0]
+	f := Finding{
+		ID: "oom.ranking", Severity: Info, Subject: "host",
+		Title: fmt.Sprintf("first OOM victim would be pid %d %s (oom_score %d)", top.PID, top.Label, top.KernelScore),
+		Why: "The kernel kills the process with the highest badness: rss (anon + file + shmem) + swap + page tables " +
+			"+ oom_score_adj x totalpages / 1000. Shared memory in 4 KiB pages counts in full in every process that touched it, " +
+			"so a checkpointer or background writer that wrote all of shared_buffers looks that big; hugetlb pages count in none.",
+		Fix: "Put shared memory in huge pages; give the postmaster OOMScoreAdjust=-1000 and its children PG_OOM_ADJUST_VALUE=0.",
+	}
+	if h.Opts.Processes == nil {
+		f.Title += " among the database processes (other processes not read)"
+	}
+	for i, c := range rank {
+		if i == OOMShown {
+			break
+		}
+		f.Evidence = append(f.Evidence, ev(fmt.Sprintf("#%d pid %d %s", i+1, c.PID, c.Label), oomText(c, total), "/proc/PID/status, oom_score"))
+	}
+	if top.Database && top.ShmemBytes >= OOMShmemFloor && top.ShmemBytes*2 >= uint64(top.Badness)*basePage {
+		f.Severity = Warning
+		f.Title = fmt.Sprintf("pid %d %s is the first OOM victim because of %s of shared memory in its RSS", top.PID, top.Label, units.Bytes(top.ShmemBytes))
+	}
+	return []Finding{f}
+}
+
+func oomText(c OOMCandidate, total uint64) string {
+	s := fmt.Sprintf("badness %d pages: rss %s (shmem %s)", c.Badness, units.Bytes(c.RSSBytes), units.Bytes(c.ShmemBytes))
+	if c.SwapBytes > 0 {
+		s += ", swap " + units.Bytes(c.SwapBytes)
+	}
+	s += ", page tables " + units.Bytes(c.PTEBytes)
+	if c.Adj != 0 {
+		s += fmt.Sprintf(", adj %d x %d", c.Adj, total/1000)
+	}
+	return s + fmt.Sprintf("; oom_score %d (kernel: %d)", c.Score, c.KernelScore)
+}
+
+// oomProcesses labels every process to rank: the host's when given (the
+// database ones keep their role), else the databases' own.
+func (h host) oomProcesses() []labeled {
+	known := map[int]labeled{}
+	var out []labeled
+	for _, in := range h.Instances {
+		for _, p := range in.Procs {
+			known[p.PID] = p
+			out = append(out, p)
+		}
+	}
+	if h.Opts.Processes == nil {
+		return out
+	}
+	out = out[:0]
+	for _, p := range h.Opts.Processes {
+		if l, ok := known[p.PID]; ok {
+			l.Process = p
+			out = append(out, l)
+			continue
+		}
+		out = append(out, labeled{Process: p, Label: p.Comm})
+	}
+	return out
+}

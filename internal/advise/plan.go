@@ -1,0 +1,189 @@
+package advise
+
+import (
+	"sort"
+
+	"github.com/dbmem/dbmem/internal/linux"
+)
+
+// PlanSchema versions the --json form of a plan.
+const PlanSchema = "dbmem.plan/v1"
+
+// Plan defaults, stated in docs/check-plan.md.
+const (
+	// DefaultMarginPercent is added to an exact huge page need (postgres -C,
+	// SHOW, the mapping): a minor upgrade or a preloaded library may grow the
+	// segment a little.
+	DefaultMarginPercent = 2.0
+	// EstimateMarginPercent replaces it when the need is estimated from
+	// settings (no PostgreSQL binary to ask).
+	EstimateMarginPercent = 5.0
+	// DefaultSwappiness for a database host (seed 001).
+	DefaultSwappiness = 10
+)
+
+// PlanInput describes a host and its instances, measured (internal/plan
+// builds it from a snapshot) or imagined (what-if flags).
+type PlanInput struct {
+	Source    string            `json:"source"`
+	Host      HostFacts         `json:"host"`
+	Instances []PlannedInstance `json:"instances"`
+	Options   PlanOptions       `json:"options"`
+	// Notes are caveats found while gathering the input.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// HostFacts are the host's sizes.
+type HostFacts struct {
+	Name      string `json:"name,omitempty"`
+	RAMBytes  uint64 `json:"ram_bytes"`
+	SwapBytes uint64 `json:"swap_bytes"`
+	NUMANodes int    `json:"numa_nodes"`
+	// DefaultHugePageBytes is the kernel's default huge page size
+	// (Hugepagesize); HugePageSizes every size it offers (nil: unknown).
+	DefaultHugePageBytes uint64   `json:"default_huge_page_bytes"`
+	HugePageSizes        []uint64 `json:"huge_page_sizes,omitempty"`
+	// Now is the host's current state; nil for a what-if.
+	Now *HostNow `json:"now,omitempty"`
+}
+
+// HostNow is what the host is set to now.
+type HostNow struct {
+	Sysctls          linux.Sysctls    `json:"sysctls"`
+	THP              linux.THP        `json:"thp"`
+	CommittedASBytes uint64           `json:"committed_as_bytes"`
+	CommitLimitBytes uint64           `json:"commit_limit_bytes"`
+	Pools            []linux.HugePool `json:"pools"`
+}
+
+// PlannedInstance is one instance as it will run.
+type PlannedInstance struct {
+	Engine  Engine `json:"engine"`
+	Subject string `json:"subject"`
+	// Unit is its systemd unit.
+	Unit string `json:"unit"`
+	// Changes are engine settings the plan sets (what-if values such as
+	// shared_buffers), by name.
+	Changes map[string]string `json:"changes,omitempty"`
+	// Current holds the current values of the settings the plan may touch.
+	Current map[string]string `json:"current,omitempty"`
+	Need    HugePageNeed      `json:"need"`
+	// HeldPages is the pool pages it holds now (running in huge pages of
+	// the planned size); SharedIn4KBytes is shared memory it now has in 4 KiB
+	// pages, counted in Committed_AS until it moves to the pool.
+	HeldPages       uint64   `json:"held_pages"`
+	SharedIn4KBytes uint64   `json:"shared_in_4k_bytes"`
+	Work            Workload `json:"workload"`
+	// GID is the group of the engine's OS user, for vm.hugetlb_shm_group
+	// (SysV engines); -1 when unknown.
+	GID int `json:"gid"`
+}
+
+// HugePageNeed is the pool an instance needs.
+type HugePageNeed struct {
+	PageSizeBytes uint64 `json:"page_size_bytes"`
+	Pages         uint64 `json:"pages"`
+	SharedBytes   uint64 `json:"shared_bytes"`
+	// Source says how it was obtained ("postgres -C
+	// shared_memory_size_in_huge_pages", "SHOW ...", "mapping size",
+	// "estimate"); Exact is false for an estimate.
+	Source string `json:"source"`
+	Exact  bool   `json:"exact"`
+}
+
+// PlanOptions choose between the alternatives.
+type PlanOptions struct {
+	// PageSizeBytes is the huge page size to plan for (0: the host default,
+	// else 2 MiB).
+	PageSizeBytes uint64 `json:"page_size_bytes"`
+	// MarginPercent is added to the need (default DefaultMarginPercent;
+	// negative means none).
+	MarginPercent float64 `json:"margin_percent"`
+	// Reserve is the share of RAM left for the page cache (default 0.20).
+	Reserve    float64 `json:"reserve"`
+	Swappiness int     `json:"swappiness"`
+	// Dynamic plans vm.nr_overcommit_hugepages instead of a reserved pool.
+	Dynamic bool `json:"dynamic"`
+	// NoHugePages plans without huge pages.
+	NoHugePages bool `json:"no_huge_pages"`
+	// SharedHost: other software runs here, no strict overcommit.
+	SharedHost bool `json:"shared_host"`
+}
+
+// PlanResult is the joint settings and the arithmetic behind them.
+type PlanResult struct {
+	Schema       string              `json:"schema"`
+	Source       string              `json:"source"`
+	Host         HostFacts           `json:"host"`
+	HugePages    *HugePagePlan       `json:"huge_pages,omitempty"`
+	Overcommit   *OvercommitPlan     `json:"overcommit,omitempty"`
+	WorstCases   []InstanceWorstCase `json:"worst_cases"`
+	Settings     []Setting           `json:"settings"`
+	Alternatives []Setting           `json:"alternatives,omitempty"`
+	Notes        []string            `json:"notes,omitempty"`
+}
+
+// InstanceWorstCase is an instance's worst case once the plan is applied.
+type InstanceWorstCase struct {
+	Subject string `json:"subject"`
+	WorstCase
+}
+
+// Plan computes the settings. It is pure.
+func Plan(in PlanInput) PlanResult {
+	o := withPlanDefaults(in)
+	in.Options = o
+	r := PlanResult{Schema: PlanSchema, Source: in.Source, Host: in.Host, WorstCases: []InstanceWorstCase{},
+		Notes: append([]string(nil), in.Notes...)}
+	var poolBytes uint64
+	if !o.NoHugePages && len(in.Instances) > 0 {
+		hp := planHugePages(in)
+		r.HugePages = &hp
+		poolBytes = hp.PoolPages * hp.PageSizeBytes
+		r.Settings = append(r.Settings, hugePageSettings(in, hp, &r)...)
+	}
+	r.Settings = append(r.Settings, overcommitSettings(in, poolBytes, &r)...)
+	r.Settings = append(r.Settings, kernelSettings(in)...)
+	for _, pi := range in.Instances {
+		r.Settings = append(r.Settings, instanceSettings(in, pi, r.HugePages)...)
+		r.WorstCases = append(r.WorstCases, plannedWorstCase(in, pi, r.HugePages, &r))
+	}
+	sortSettings(r.Settings)
+	return r
+}
+
+func withPlanDefaults(in PlanInput) PlanOptions {
+	o := in.Options
+	if o.PageSizeBytes == 0 {
+		o.PageSizeBytes = in.Host.DefaultHugePageBytes
+	}
+	if o.PageSizeBytes == 0 {
+		o.PageSizeBytes = 2 * MiB
+	}
+	if o.MarginPercent == 0 {
+		o.MarginPercent = DefaultMarginPercent
+	}
+	if o.Reserve == 0 {
+		o.Reserve = DefaultReserve
+	}
+	if o.Swappiness == 0 {
+		o.Swappiness = DefaultSwappiness
+	}
+	return o
+}
+
+var targetOrder = map[Target]int{TargetSysctl: 0, TargetSysfs: 1, TargetPostgres: 2, TargetMySQL: 3,
+	TargetSystemd: 4, TargetKernelArgs: 5, TargetKubernetes: 6}
+
+// sortSettings groups settings by target, keeping the order within each.
+func sortSettings(s []Setting) {
+	sort.SliceStable(s, func(i, j int) bool { return targetOrder[s[i].Target] < targetOrder[s[j].Target] })
+}
+
+// current returns a sysctl's value now, "" for a what-if.
+func (in PlanInput) current(name string) string {
+	if in.Host.Now == nil {
+		return ""
+	}
+	return in.Host.Now.Sysctls[name]
+}

@@ -1,0 +1,164 @@
+package advise
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// HugePagePlan is the pool for every planned instance.
+type HugePagePlan struct {
+	PageSizeBytes uint64  `json:"page_size_bytes"`
+	NeedPages     uint64  `json:"need_pages"`
+	MarginPages   uint64  `json:"margin_pages"`
+	MarginPercent float64 `json:"margin_percent"`
+	// OtherPages are in use now by processes that are not planned
+	// instances; the pool keeps them.
+	OtherPages uint64   `json:"other_pages"`
+	PoolPages  uint64   `json:"pool_pages"`
+	PoolBytes  uint64   `json:"pool_bytes"`
+	PerNode    []uint64 `json:"per_node,omitempty"`
+	// Boot says the size is not the kernel's default: the pool is reserved
+	// on the kernel command line (1 GiB pages).
+	Boot    bool   `json:"boot"`
+	Exact   bool   `json:"exact"`
+	Formula string `json:"formula"`
+}
+
+func planHugePages(in PlanInput) HugePagePlan {
+	o := in.Options
+	hp := HugePagePlan{PageSizeBytes: o.PageSizeBytes, Exact: true, MarginPercent: max(o.MarginPercent, 0)}
+	var held uint64
+	var srcs string
+	for _, pi := range in.Instances {
+		hp.NeedPages += pagesAt(pi.Need, hp.PageSizeBytes)
+		hp.Exact = hp.Exact && pi.Need.Exact
+		held += pi.HeldPages
+		if srcs != "" {
+			srcs += " + "
+		}
+		srcs += fmt.Sprintf("%d needed (%s)", pagesAt(pi.Need, hp.PageSizeBytes), pi.Need.Source)
+	}
+	if !hp.Exact {
+		hp.MarginPercent = max(hp.MarginPercent, EstimateMarginPercent)
+	}
+	hp.MarginPages = MarginPages(hp.NeedPages, hp.MarginPercent)
+	if p, ok := nowPool(in, hp.PageSizeBytes); ok {
+		hp.OtherPages = sub(p.InUse(), held)
+	}
+	hp.PoolPages = hp.NeedPages + hp.MarginPages + hp.OtherPages
+	hp.PoolBytes = hp.PoolPages * hp.PageSizeBytes
+	hp.Boot = hp.PageSizeBytes != defaultHugePage(in)
+	if in.Host.NUMANodes > 1 {
+		hp.PerNode = SplitNodes(hp.PoolPages, in.Host.NUMANodes)
+	}
+	hp.Formula = fmt.Sprintf("%s + margin %d (%g%% rounded up) + %d in use by others = %d pages of %s = %s",
+		srcs, hp.MarginPages, hp.MarginPercent, hp.OtherPages, hp.PoolPages, units.Bytes(hp.PageSizeBytes), units.Bytes(hp.PoolBytes))
+	return hp
+}
+
+// pagesAt is the need in pages of size.
+func pagesAt(n HugePageNeed, size uint64) uint64 {
+	if n.PageSizeBytes == size && n.Pages > 0 {
+		return n.Pages
+	}
+	return HugePagesFor(n.SharedBytes, size)
+}
+
+func defaultHugePage(in PlanInput) uint64 {
+	if in.Host.DefaultHugePageBytes != 0 {
+		return in.Host.DefaultHugePageBytes
+	}
+	return 2 * MiB
+}
+
+func nowPool(in PlanInput, size uint64) (linux.HugePool, bool) {
+	if in.Host.Now == nil {
+		return linux.HugePool{}, false
+	}
+	for _, p := range in.Host.Now.Pools {
+		if p.Node < 0 && p.PageSizeBytes == size {
+			return p, true
+		}
+	}
+	return linux.HugePool{}, false
+}
+
+func hugePageSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
+	if hp.Boot {
+		return bootPoolSettings(in, hp, r)
+	}
+	dyn := hp.NeedPages + hp.MarginPages
+	reserved := sysctlSetting("vm.nr_hugepages", u(hp.PoolPages), in.current("vm.nr_hugepages"), hp.Formula,
+		"a reserved pool: PostgreSQL with huge_pages=on starts only if these pages are free")
+	dynamic := []Setting{
+		sysctlSetting("vm.nr_hugepages", u(hp.OtherPages), in.current("vm.nr_hugepages"),
+			fmt.Sprintf("%d in use by others", hp.OtherPages), "no reserved pool for the planned instances"),
+		sysctlSetting("vm.nr_overcommit_hugepages", u(dyn), in.current("vm.nr_overcommit_hugepages"),
+			fmt.Sprintf("need %d + margin %d", hp.NeedPages, hp.MarginPages),
+			"pages allocated when the instance starts and returned when it stops: no RAM held while unused, "+
+				"but the allocation can fail on fragmented memory (then huge_pages=on refuses to start)"),
+	}
+	var out []Setting
+	if in.Options.Dynamic {
+		out, r.Alternatives = dynamic, append(r.Alternatives, reserved)
+	} else {
+		out, r.Alternatives = []Setting{reserved}, append(r.Alternatives, dynamic...)
+	}
+	for i, n := range hp.PerNode {
+		s := sysfsSetting(nodePoolPath(i, hp.PageSizeBytes), u(n), "",
+			"each node holds the pages of the processes that run on it: no remote access to shared memory")
+		s.Formula = fmt.Sprintf("%d pages / %d nodes, node %d's share", hp.PoolPages, len(hp.PerNode), i)
+		out = append(out, s)
+	}
+	return out
+}
+
+// bootPoolSettings reserve pages of a non-default size (1 GiB) at boot.
+func bootPoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
+	size := PageSizeName(hp.PageSizeBytes, "kernel")
+	if !offers(in.Host, hp.PageSizeBytes) {
+		r.Notes = append(r.Notes, fmt.Sprintf("this kernel offers no %s huge pages (for 1 GiB pages the CPU needs the pdpe1gb flag)", size))
+	}
+	if in.Options.Dynamic {
+		r.Notes = append(r.Notes, "pages of "+size+" cannot be allocated on demand (nr_overcommit_hugepages): planning a pool reserved at boot")
+	}
+	why := "pages of " + size + " must be reserved at boot: later, memory is too fragmented to find them"
+	out := []Setting{
+		{Target: TargetKernelArgs, Name: "hugepagesz", Value: size, Formula: size + " pages", Why: why, Restart: "reboot"},
+		{Target: TargetKernelArgs, Name: "hugepages", Value: u(hp.PoolPages), Formula: hp.Formula, Why: why, Restart: "reboot"},
+	}
+	if needsDefaultSize(in) {
+		out = append([]Setting{{Target: TargetKernelArgs, Name: "default_hugepagesz", Value: size, Formula: size,
+			Why: "PostgreSQL before 14 has no huge_page_size: it uses the default size", Restart: "reboot"}}, out...)
+	}
+	r.Alternatives = append(r.Alternatives, sysfsSetting(fmt.Sprintf("/sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages", hp.PageSizeBytes/KiB),
+		u(hp.PoolPages), "", "at runtime, without a reboot: often falls short, memory being fragmented; read the file back"))
+	return out
+}
+
+// needsDefaultSize: an engine that cannot choose its page size.
+func needsDefaultSize(in PlanInput) bool {
+	for _, pi := range in.Instances {
+		if pi.Engine.Name == EnginePostgres && pi.Engine.Major > 0 && pi.Engine.Major < 14 {
+			return true
+		}
+	}
+	return false
+}
+
+func offers(h HostFacts, size uint64) bool {
+	if h.HugePageSizes == nil {
+		return true
+	}
+	for _, s := range h.HugePageSizes {
+		if s == size {
+			return true
+		}
+	}
+	return false
+}
+
+func u(n uint64) string { return strconv.FormatUint(n, 10) }

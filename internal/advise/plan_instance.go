@@ -1,0 +1,117 @@
+package advise
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// instanceSettings are the engine's own settings, its service's and its
+// container's.
+func instanceSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Setting {
+	var out []Setting
+	if pi.Engine.Name == EnginePostgres {
+		out = append(out, postgresSettings(in, pi, hp)...)
+		out = append(out, oomSettings(pi.Unit)...)
+	}
+	if hp != nil && pi.Engine.HugePageAPI() == HugeSysV {
+		out = append(out, sysvSettings(in, pi, hp)...)
+	}
+	if hp != nil {
+		out = append(out, kubernetesSettings(in, pi, hp)...)
+	}
+	return out
+}
+
+func postgresSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Setting {
+	var out []Setting
+	for _, name := range sortedKeys(pi.Changes) {
+		out = append(out, pgSetting(pi.Unit, name, pi.Changes[name], pi.Current[name], pi.Changes[name]+" (asked for)", "the planned configuration the pool is sized for"))
+	}
+	if hp == nil {
+		return out
+	}
+	out = append(out, pgSetting(pi.Unit, "huge_pages", "on", pi.Current["huge_pages"], "on",
+		"start only with the shared memory in huge pages; try would fall back to 4 KiB pages silently"))
+	if hp.PageSizeBytes != defaultHugePage(in) || pi.Current["huge_page_size"] != "" && pi.Current["huge_page_size"] != "0" {
+		if pi.Engine.Major == 0 || pi.Engine.Major >= 14 {
+			v := PageSizeName(hp.PageSizeBytes, "postgres")
+			out = append(out, pgSetting(pi.Unit, "huge_page_size", v, pi.Current["huge_page_size"], v, "the planned page size (PostgreSQL 14+)"))
+		}
+	}
+	if pi.Current["shared_memory_type"] == "sysv" {
+		out = append(out, pgSetting(pi.Unit, "shared_memory_type", "mmap", "sysv", "mmap", "PostgreSQL uses huge pages only for an mmap segment"))
+	}
+	return out
+}
+
+// sysvSettings let an engine using SHM_HUGETLB get its pages.
+func sysvSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Setting {
+	seg := pagesAt(pi.Need, hp.PageSizeBytes) * hp.PageSizeBytes
+	out := []Setting{systemdSetting(pi.Unit, "LimitMEMLOCK", "infinity", fmt.Sprintf("at least the segment, %s", units.Bytes(seg)),
+		"SHM_HUGETLB segments are charged to the memlock limit unless the group is vm.hugetlb_shm_group; limits.conf does not apply to services")}
+	if pi.GID >= 0 {
+		out = append(out, sysctlSetting("vm.hugetlb_shm_group", strconv.Itoa(pi.GID), in.current("vm.hugetlb_shm_group"),
+			fmt.Sprintf("gid %d of the %s user", pi.GID, pi.Engine.Name), "members of this group may create SHM_HUGETLB segments"))
+	}
+	return out
+}
+
+// kubernetesSettings are the container resources: huge pages are a resource
+// of their own (requests must equal limits), memory is the rest.
+func kubernetesSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Setting {
+	pages := pagesAt(pi.Need, hp.PageSizeBytes)
+	pages += MarginPages(pages, hp.MarginPercent)
+	huge := pages * hp.PageSizeBytes
+	res := "hugepages-" + PageSizeName(hp.PageSizeBytes, "k8s")
+	hf := fmt.Sprintf("%d pages x %s (need + margin)", pages, units.Bytes(hp.PageSizeBytes))
+	mem := sub(in.Host.RAMBytes, hp.PoolBytes)
+	mf := fmt.Sprintf("%s RAM - %s huge pages", units.Bytes(in.Host.RAMBytes), units.Bytes(hp.PoolBytes))
+	why := "Guaranteed QoS: requests equal limits; without a hugepages resource the container gets SIGBUS on first touch"
+	var out []Setting
+	for _, kind := range []string{"requests", "limits"} {
+		out = append(out,
+			Setting{Target: TargetKubernetes, Name: "resources." + kind + "." + res, Value: Quantity(huge), Formula: hf, Why: why},
+			Setting{Target: TargetKubernetes, Name: "resources." + kind + ".memory", Value: Quantity(mem), Formula: mf,
+				Why: "memory the container may use besides its huge pages (anon, page cache, page tables)"})
+	}
+	return out
+}
+
+// plannedWorstCase is the instance's worst case once in the planned pages,
+// set against the planned CommitLimit.
+func plannedWorstCase(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanResult) InstanceWorstCase {
+	w := pi.Work
+	if pi.Need.SharedBytes > 0 {
+		w.SharedBytes = pi.Need.SharedBytes
+	}
+	if hp != nil {
+		w.SharedPageBytes = hp.PageSizeBytes
+	} else if w.SharedPageBytes == 0 {
+		w.SharedPageBytes = basePage
+	}
+	wc := w.WorstCase()
+	limit := in.Host.RAMBytes
+	if hp != nil {
+		limit = sub(limit, hp.PoolBytes)
+	}
+	if op := r.Overcommit; op != nil && wc.PrivateBytes > op.CommitLimitBytes {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: worst-case private memory %s exceeds the planned CommitLimit %s: past it a query gets \"ERROR: out of memory\" and the instance stays up (that is the point)",
+			pi.Subject, units.Bytes(wc.PrivateBytes), units.Bytes(op.CommitLimitBytes)))
+	} else if r.Overcommit == nil && wc.PrivateBytes+wc.PageTablesBytes > limit {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: worst case %s exceeds the %s left beside huge pages, and nothing bounds it without strict overcommit",
+			pi.Subject, units.Bytes(wc.PrivateBytes+wc.PageTablesBytes), units.Bytes(limit)))
+	}
+	return InstanceWorstCase{Subject: pi.Subject, WorstCase: wc}
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,52 @@
+package advise
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/dbmem/dbmem/internal/postgres"
+)
+
+var debianDataDir = regexp.MustCompile(`^/var/lib/postgresql/([0-9.]+)/([^/]+)$`)
+var debianConfFile = regexp.MustCompile(`^/etc/postgresql/([0-9.]+)/([^/]+)/postgresql\.conf$`)
+var redhatDataDir = regexp.MustCompile(`^/var/lib/pgsql/([0-9.]+)/data$`)
+
+// PostgresUnit guesses the systemd unit that runs an instance: the cgroup's
+// service when it is one, else the distribution's naming for the
+// configuration file or data directory (Debian postgresql@15-main, PGDG RPM postgresql-15), else
+// postgresql.service.
+func PostgresUnit(in *postgres.Instance) string {
+	if in.Cgroup != nil && strings.HasSuffix(in.Cgroup.Path, ".service") {
+		return path.Base(in.Cgroup.Path)
+	}
+	if m := debianConfFile.FindStringSubmatch(in.Settings.String("config_file")); m != nil {
+		return fmt.Sprintf("postgresql@%s-%s.service", m[1], m[2])
+	}
+	return UnitForDataDir(in.DataDir)
+}
+
+// UnitForDataDir is the packaged unit name for a data directory.
+func UnitForDataDir(dir string) string {
+	if m := debianDataDir.FindStringSubmatch(dir); m != nil {
+		return fmt.Sprintf("postgresql@%s-%s.service", m[1], m[2])
+	}
+	if m := redhatDataDir.FindStringSubmatch(dir); m != nil {
+		return fmt.Sprintf("postgresql-%s.service", m[1])
+	}
+	return "postgresql.service"
+}
+
+// oomSettings protect the postmaster and leave its children killable, as
+// the PostgreSQL documentation (Linux Memory Overcommit) describes.
+func oomSettings(unit string) []Setting {
+	return []Setting{
+		systemdSetting(unit, "OOMScoreAdjust", "-1000", "-1000 (PostgreSQL documentation)",
+			"the OOM killer never picks the postmaster, whose death takes the whole instance down"),
+		systemdSetting(unit, "Environment", "PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj", "file each child writes at fork",
+			"children reset their own oom_score_adj, so a runaway backend stays the victim"),
+		systemdSetting(unit, "Environment", "PG_OOM_ADJUST_VALUE=0", "0: children as killable as any process",
+			"value the children write"),
+	}
+}

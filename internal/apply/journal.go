@@ -1,0 +1,167 @@
+package apply
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// JournalSchema versions the journal's JSON.
+const JournalSchema = "dbmem.journal/v1"
+
+// Journal statuses.
+const (
+	StatusRunning    = "running"     // in progress, or the process died: roll back to undo
+	StatusDone       = "done"        // every change made and verified
+	StatusRolledBack = "rolled-back" // a step failed and the run undid itself
+	StatusFailed     = "failed"      // a step failed and undoing it failed too
+)
+
+// Journal records one run: every old value and every backup, written
+// before each step and updated after it.
+type Journal struct {
+	Schema   string       `json:"schema"`
+	ID       string       `json:"id"`
+	Kind     string       `json:"kind"`             // "apply" or "rollback"
+	Undoes   string       `json:"undoes,omitempty"` // for a rollback: the run it restores
+	Started  time.Time    `json:"started"`
+	Finished *time.Time   `json:"finished,omitempty"`
+	Status   string       `json:"status"`
+	Error    string       `json:"error,omitempty"`
+	Live     []Change     `json:"live"`
+	Files    []FileRecord `json:"files"`
+	Notes    []string     `json:"notes,omitempty"`
+	// Path is where the journal is stored.
+	Path string `json:"-"`
+}
+
+// FileRecord is one file a run wrote or removed.
+type FileRecord struct {
+	Path    string `json:"path"` // on disk (FilesRoot applied)
+	Existed bool   `json:"existed"`
+	// Backup is the previous file, kept next to it.
+	Backup      string   `json:"backup,omitempty"`
+	Removed     bool     `json:"removed,omitempty"`
+	OldSHA256   string   `json:"old_sha256,omitempty"`
+	NewSHA256   string   `json:"new_sha256,omitempty"`
+	CreatedDirs []string `json:"created_dirs,omitempty"`
+	Done        bool     `json:"done"`
+}
+
+func newJournal(p *Plan, o Options) (*Journal, error) {
+	if err := os.MkdirAll(o.JournalDir, 0o700); err != nil {
+		return nil, fmt.Errorf("journal directory: %w", err)
+	}
+	now := o.Now().UTC()
+	base := now.Format("20060102T150405.000Z")
+	id := base
+	for i := 2; ; i++ {
+		if _, err := os.Stat(filepath.Join(o.JournalDir, id+".json")); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		id = fmt.Sprintf("%s-%d", base, i)
+	}
+	j := &Journal{Schema: JournalSchema, ID: id, Kind: p.Kind, Undoes: p.Undoes, Started: now,
+		Status: StatusRunning, Notes: p.Notes, Live: []Change{}, Files: []FileRecord{},
+		Path: filepath.Join(o.JournalDir, id+".json")}
+	return j, j.save()
+}
+
+// save writes the journal atomically and durably.
+func (j *Journal) save() error {
+	b, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(j.Path, append(b, '\n'), 0o600, -1, -1); err != nil {
+		return fmt.Errorf("write journal %s: %w", j.Path, err)
+	}
+	return nil
+}
+
+// ReadJournal reads one journal file.
+func ReadJournal(path string) (*Journal, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var j Journal
+	if err := json.Unmarshal(b, &j); err != nil {
+		return nil, fmt.Errorf("parse journal %s: %w", path, err)
+	}
+	if j.Schema != JournalSchema {
+		return nil, fmt.Errorf("journal %s has schema %q, this dbmem reads %q", path, j.Schema, JournalSchema)
+	}
+	j.Path = path
+	return &j, nil
+}
+
+// Journals reads every journal in dir, oldest first.
+func Journals(dir string) ([]*Journal, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*Journal
+	for _, n := range names {
+		j, err := ReadJournal(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].ID < out[b].ID })
+	return out, nil
+}
+
+// UndoneBy returns the rollback that undid j ("" if none); a run that
+// rolled itself back names itself.
+func UndoneBy(j *Journal, all []*Journal) string {
+	if j.Status == StatusRolledBack {
+		return j.ID
+	}
+	for _, r := range all {
+		if r.Undoes == j.ID && r.Status == StatusDone {
+			return r.ID
+		}
+	}
+	return ""
+}
+
+// paths is every kernel file and file a journal touched.
+func (j *Journal) paths() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range j.Live {
+		m[c.Path] = true
+	}
+	for _, f := range j.Files {
+		m[f.Path] = true
+	}
+	return m
+}
+
+// Summary is one line for a list of runs (all: every run, to say which
+// rollback undid this one).
+func (j *Journal) Summary(all []*Journal) string {
+	var what []string
+	for _, c := range j.Live {
+		what = append(what, c.Setting.Name+"="+c.New)
+	}
+	for _, f := range j.Files {
+		what = append(what, f.Path)
+	}
+	state := j.Status
+	if by := UndoneBy(j, all); by != "" && by != j.ID {
+		state += ", undone by " + by
+	}
+	if j.Undoes != "" {
+		state += ", undoes " + j.Undoes
+	}
+	return fmt.Sprintf("%s  %-8s %s\n    %s", j.ID, j.Kind, state, strings.Join(what, " "))
+}

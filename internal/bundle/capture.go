@@ -1,0 +1,161 @@
+package bundle
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/capture"
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/plan"
+	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/postmortem"
+	"github.com/dbmem/dbmem/internal/snapshot"
+)
+
+// CaptureOptions say what to capture.
+type CaptureOptions struct {
+	// FS are the live host's roots (no Tap: Capture sets its own).
+	FS linux.FS
+	// Live reads PostgreSQL settings over SQL; nil reads files only.
+	Live postgres.LiveSource
+	// Pss reads smaps_rollup for every database process, as report does.
+	Pss bool
+	// WithQueries keeps query texts in the database logs.
+	WithQueries bool
+	// KernelLogs, DBLogs, MaxLogBytes and Run are passed to postmortem.Gather.
+	KernelLogs, DBLogs []string
+	MaxLogBytes        int64
+	Run                postmortem.Runner
+	Version            string
+	Now                func() time.Time
+}
+
+// Captured is what Capture wrote and the snapshot it took (what a live
+// report at that moment shows).
+type Captured struct {
+	Manifest  Manifest
+	Snapshot  *snapshot.Snapshot
+	Processes []linux.Process
+}
+
+// Capture reads the host as report, check and postmortem do, recording
+// every file read, redacts it and writes the bundle to w.
+func Capture(ctx context.Context, w io.Writer, o CaptureOptions) (*Captured, error) {
+	c, err := collect(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.contents.write(w); err != nil {
+		return nil, err
+	}
+	return &Captured{Manifest: c.contents.manifest, Snapshot: c.snap, Processes: c.procs}, nil
+}
+
+// collected is a capture before it is written.
+type collected struct {
+	contents contents
+	snap     *snapshot.Snapshot
+	procs    []linux.Process
+}
+
+func collect(ctx context.Context, o CaptureOptions) (*collected, error) {
+	rec := capture.NewRecorder()
+	fs := o.FS
+	fs.Tap = rec
+	live := &capture.LiveRecorder{Inner: o.Live}
+	var src postgres.LiveSource
+	if o.Live != nil {
+		src = live
+	}
+	snap, err := snapshot.Take(ctx, snapshot.Options{FS: fs, Live: src, Pss: o.Pss, Now: o.Now})
+	if err != nil {
+		return nil, err
+	}
+	rec.Freeze() // what the snapshot read is what report --from reads
+	capture.RecordExistence(fs, capture.ExistenceMarkers...)
+	procs, gaps, err := plan.HostProcesses(fs)
+	if err != nil {
+		return nil, err
+	}
+	_, zone := postmortem.HostZone(o.FS)
+	boot, _ := postmortem.BootTime(fs)
+	logs := postmortem.Gather(ctx, postmortem.GatherOptions{FS: fs, Run: o.Run, KernelLogs: o.KernelLogs, DBLogs: o.DBLogs,
+		Postgres: snap.Postgres, MySQL: snap.MySQL, MaxBytes: o.MaxLogBytes, Zone: zone})
+	m := Manifest{Schema: Schema, DbmemVersion: o.Version, CapturedAt: snap.TakenAt, Host: snap.Host.Hostname,
+		Kernel: snap.Host.KernelRelease, Zone: zone, BootTime: boot, Pss: o.Pss, WithQueries: o.WithQueries, SQL: o.Live != nil,
+		Gaps: append(append([]linux.Gap(nil), snap.Gaps...), gaps...)}
+	for _, in := range snap.Postgres {
+		m.Instances = append(m.Instances, advise.PostgresSubject(in))
+	}
+	for _, in := range snap.MySQL {
+		m.Instances = append(m.Instances, postmortem.MySQLSubject(in))
+	}
+	c := &collected{snap: snap, procs: procs}
+	c.contents, err = assemble(m, rec, o.FS, live, logs, o.WithQueries)
+	return c, err
+}
+
+// assemble redacts what was recorded and lays out the bundle.
+func assemble(m Manifest, rec *capture.Recorder, src linux.FS, live *capture.LiveRecorder, logs []postmortem.Log, withQueries bool) (contents, error) {
+	m.Redaction = Redaction{Rules: rules(withQueries), Files: rec.Redact(src)}
+	files, links := rec.Tree(src)
+	m.Files, m.Links = len(files), len(links)
+	m.Started = rec.StartedLater(src)
+	for _, p := range rec.Changed() {
+		m.Changed = append(m.Changed, capture.TreePath(p, src))
+	}
+	for pid, l := range live.Answers() {
+		b, err := json.MarshalIndent(l, "", "  ")
+		if err != nil {
+			return contents{}, fmt.Errorf("encode the settings of postmaster %d: %w", pid, err)
+		}
+		files[capture.LivePath(pid)] = b
+	}
+	for pid, why := range live.Failures() {
+		files[capture.LiveErrorPath(pid)] = []byte(why)
+	}
+	for i, l := range logs {
+		l, r := redactLog(l, withQueries)
+		e := LogEntry{Log: l, Redaction: r}
+		if r != nil {
+			m.Redaction.Logs.Add(*r)
+		}
+		if l.State == postmortem.StateRead {
+			e.File = logFile(i, l)
+			files[e.File] = l.Text
+		}
+		m.Logs = append(m.Logs, e)
+	}
+	return contents{manifest: m, files: files, links: links}, nil
+}
+
+// WriteFile captures into the file at path, atomically: a temporary file
+// in the same directory, synced, then renamed. The bundle is private (0600):
+// it describes the host in detail.
+func WriteFile(ctx context.Context, path string, o CaptureOptions) (*Captured, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("write bundle: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	c, err := Capture(ctx, tmp, o)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("write bundle %s: %w", path, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,63 @@
+package bundle
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/dbmem/dbmem/internal/capture"
+	"github.com/dbmem/dbmem/internal/postmortem"
+)
+
+// Logs returns the log sources of the capture, with their texts.
+func (b *Bundle) Logs() ([]postmortem.Log, error) {
+	out := make([]postmortem.Log, 0, len(b.Manifest.Logs))
+	for _, e := range b.Manifest.Logs {
+		l := e.Log
+		if e.File != "" {
+			if err := checkName(e.File); err != nil || !strings.HasPrefix(e.File, "logs/") {
+				return nil, fmt.Errorf("read bundle %s: manifest names log file %q outside logs/", b.Path, e.File)
+			}
+			text, err := os.ReadFile(filepath.Join(b.Dir, filepath.FromSlash(e.File)))
+			if err != nil {
+				return nil, fmt.Errorf("read bundle %s: %w", b.Path, err)
+			}
+			l.Text = text
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// logFile names where the i-th log goes in the bundle.
+func logFile(i int, l postmortem.Log) string {
+	dir := "db"
+	if l.Kind == postmortem.KindKernel {
+		dir = "kernel"
+	}
+	base := unsafeChars.ReplaceAllString(filepath.Base(strings.Fields(l.Source + " x")[0]), "_")
+	return fmt.Sprintf("logs/%s/%02d-%s.txt", dir, i, base)
+}
+
+// redactLog prepares a log for the bundle: kernel logs keep only their OOM
+// reports; database logs lose passwords, and query texts unless withQueries.
+func redactLog(l postmortem.Log, withQueries bool) (postmortem.Log, *capture.LogRedaction) {
+	if l.State != postmortem.StateRead {
+		return l, nil
+	}
+	var r capture.LogRedaction
+	switch l.Kind {
+	case postmortem.KindKernel:
+		loc, _ := postmortem.ParseZone(l.Zone)
+		return postmortem.KernelExcerpt(l, loc), nil
+	case postmortem.KindMySQL:
+		l.Text, r = capture.RedactMySQLLog(l.Text, withQueries)
+	default:
+		l.Text, r = capture.RedactPostgresLog(l.Text, withQueries)
+	}
+	return l, &r
+}

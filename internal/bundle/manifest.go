@@ -1,0 +1,81 @@
+package bundle
+
+import (
+	"time"
+
+	"github.com/dbmem/dbmem/internal/capture"
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/postmortem"
+)
+
+// Schema versions the bundle layout and manifest.
+const Schema = "dbmem.bundle/v1"
+
+// Manifest describes a bundle.
+type Manifest struct {
+	Schema       string    `json:"schema"`
+	DbmemVersion string    `json:"dbmem_version"`
+	CapturedAt   time.Time `json:"captured_at"`
+	Host         string    `json:"host"`
+	Kernel       string    `json:"kernel"`
+	// Zone is the host's time zone (postmortem.HostZone); BootTime its boot.
+	Zone     string    `json:"zone"`
+	BootTime time.Time `json:"boot_time,omitzero"`
+	// Pss says whether smaps_rollup was read; WithQueries whether query
+	// texts were kept in the logs.
+	Pss         bool `json:"pss"`
+	WithQueries bool `json:"with_queries"`
+	// SQL says whether the servers were asked over SQL (live/ holds their
+	// answers or why asking failed).
+	SQL bool `json:"sql"`
+	// Instances are the database instances found.
+	Instances []string `json:"instances"`
+	// Files and Links count the recorded /proc, /sys and host entries.
+	Files int `json:"files"`
+	Links int `json:"links"`
+	// Changed are files read more than once during the capture whose
+	// content changed between the reads (busy counters); the bundle keeps
+	// the first content.
+	Changed []string `json:"changed_while_read,omitempty"`
+	// Started are processes that started while the capture read the
+	// host: a later reader saw them, an earlier one did not, and a replay
+	// shows them to every reader.
+	Started []int `json:"started_during_capture,omitempty"`
+	// Logs are every log source tried; File is where its text is in the
+	// bundle (empty when nothing was read).
+	Logs      []LogEntry  `json:"logs"`
+	Redaction Redaction   `json:"redaction"`
+	Gaps      []linux.Gap `json:"gaps,omitempty"`
+}
+
+// LogEntry is a log source and where the bundle keeps its text.
+type LogEntry struct {
+	postmortem.Log
+	File      string                `json:"file,omitempty"`
+	Redaction *capture.LogRedaction `json:"redaction,omitempty"`
+}
+
+// Redaction says what was removed before writing.
+type Redaction struct {
+	// Rules are the redaction rules applied, in words.
+	Rules []string `json:"rules"`
+	// Files are the recorded files changed or dropped.
+	Files capture.Redaction `json:"files"`
+	// Logs sums what was replaced in the logs.
+	Logs capture.LogRedaction `json:"logs"`
+}
+
+// rules describes the redaction in the manifest.
+func rules(withQueries bool) []string {
+	r := []string{
+		"process environments (/proc/PID/environ) are never read",
+		"passwords in command lines (--password=, --password X, mysql -pX, password= in connection strings, URIs user:password@)",
+		"passwords in configuration files (password=, primary_conninfo), and in logs (also SQL PASSWORD '...', IDENTIFIED BY '...')",
+		"kernel logs: only the lines of OOM reports are kept",
+	}
+	if withQueries {
+		return append(r, "query texts are kept (--with-queries)")
+	}
+	return append(r, "query texts in database logs: STATEMENT, QUERY, CONTEXT, \"Failed process was running:\", "+
+		"DETAIL parameters, logged statements and plans, memory context idents; pg_stat_activity queries are never read")
+}

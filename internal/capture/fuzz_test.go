@@ -1,0 +1,65 @@
+package capture
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// planted is appended to fuzzed logs: whatever precedes it, it must not
+// survive redaction.
+const planted = "hunter2zz"
+
+func FuzzRedactPostgresLog(f *testing.F) {
+	f.Add([]byte(stderrLog), false)
+	f.Add([]byte("2026-11-22 21:57:27.056 UTC,,,4129,,x,1,,2026-11-22 21:57:00 UTC,,0,LOG,00000,\"server process (PID 1) was terminated by signal 9: Killed\",\"Failed process was running: SELECT 1\",,,,,,,,\"\"\n"), false)
+	f.Add([]byte(`{"timestamp":"2026-11-22 21:57:27.056 UTC","pid":1,"error_severity":"ERROR","message":"out of memory","statement":"SELECT 1"}`+"\n"), true)
+	f.Fuzz(func(t *testing.T, text []byte, withQueries bool) {
+		if bytes.Contains(text, []byte(planted)) {
+			return
+		}
+		in := append(append([]byte(nil), text...), []byte("\n2026-11-22 21:57:20.001 UTC [1] LOG:  statement: SELECT 1 -- password="+planted+"\n")...)
+		out, _ := RedactPostgresLog(in, withQueries)
+		if bytes.Contains(out, []byte(planted)) {
+			t.Errorf("a password survived: %q", out)
+		}
+	})
+}
+
+func FuzzRedactCmdline(f *testing.F) {
+	f.Add([]byte("mysql\x00-phunter2\x00"))
+	f.Add([]byte("app\x00--password\x00hunter2\x00"))
+	f.Add([]byte("psql\x00postgresql://u:hunter2@h/db\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out, _ := RedactCmdline(b)
+		if strings.Count(string(out), "\x00") != strings.Count(string(b), "\x00") {
+			t.Errorf("argument count changed: %q -> %q", b, out)
+		}
+		if bytes.Contains(b, []byte(planted)) {
+			return
+		}
+		in := append(append([]byte(nil), b...), []byte("\x00--password="+planted)...)
+		if out, _ := RedactCmdline(in); bytes.Contains(out, []byte(planted)) {
+			t.Errorf("a password survived: %q", out)
+		}
+	})
+}
+
+var wordRe = regexp.MustCompile(`^[A-Za-z0-9]{6,40}$`)
+
+func FuzzRedactSecrets(f *testing.F) {
+	f.Add("host=h ", "hunter2", " port=5432")
+	f.Add("ALTER ROLE x ", "secret99", "")
+	f.Fuzz(func(t *testing.T, before, secret, after string) {
+		if !wordRe.MatchString(secret) || strings.Contains(before+after, secret) || strings.Contains(Redacted, secret) {
+			return
+		}
+		for _, s := range []string{before + "password=" + secret + " " + after, before + "PASSWORD '" + secret + "'" + after,
+			before + " postgres://u:" + secret + "@h/db " + after} {
+			if out, _ := RedactSecrets(s); strings.Contains(out, secret) {
+				t.Errorf("RedactSecrets(%q) = %q keeps the secret", s, out)
+			}
+		}
+	})
+}

@@ -1,0 +1,262 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/apply"
+	"github.com/dbmem/dbmem/internal/plan"
+	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/render"
+	"github.com/dbmem/dbmem/internal/snapshot"
+)
+
+// exitRefused is apply's and rollback's exit code when a change was refused.
+const exitRefused = 4
+
+// applyFlags are `dbmem apply`'s flags.
+type applyFlags struct {
+	sets                  []string
+	planFile              string
+	yes                   bool
+	postgres, mysql, boot bool
+	writeRoot, journalDir string
+	unit, confDir         string
+}
+
+func newApplyCmd(e *env) *cobra.Command {
+	var f applyFlags
+	cmd := &cobra.Command{
+		Use:   "apply",
+		Short: "Show, and with --yes make, the changes of a plan: live kernel values and files, journaled for rollback",
+		Long: `apply takes settings (this host's plan, as 'dbmem plan' computes it; or --plan
+FILE, the JSON of 'dbmem plan --json'; or --set name=value) and shows what would change:
+each live kernel value (current -> new) and a unified diff of each file
+(/etc/sysctl.d/60-dbmem.conf, systemd drop-ins, the PostgreSQL conf.d file, GRUB).
+It changes nothing without --yes.
+
+With --yes it sets the values live (huge page pools first: they lower CommitLimit),
+reads each back (a pool the kernel could only partly allocate is reported and rolled
+back), writes the files atomically with a timestamped backup next to each, and
+journals everything in --journal-dir so that 'dbmem rollback' restores the previous
+state. It refuses, naming the numbers and the fix, a change that would make the host
+worse: strict overcommit whose CommitLimit falls below Committed_AS + 10% of RAM, a
+huge page pool that leaves less than 10% of RAM (at least 1 GiB) or grows beyond the
+memory available now, settings for a database that does not run here.
+
+PostgreSQL and MySQL settings need a restart: they are written only with --postgres
+or --mysql, and dbmem never restarts a database. The kernel command line is written
+(to /etc/default/grub.d) only with --boot.
+
+Exit codes: 0 done (or dry run), 1 error (a failed run is rolled back), 2 usage,
+4 refused (nothing changed).`,
+		Example: `  dbmem apply
+  dbmem apply --yes
+  dbmem apply --set vm.swappiness=10 --set vm.nr_hugepages=600
+  dbmem plan --json > plan.json && dbmem apply --plan plan.json --postgres --yes
+  dbmem apply --set vm.swappiness=10 --write-root /tmp/review`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runApply(cmd.Context(), e, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.sets, "set", nil, "apply this setting instead of the plan: [target:]name=value, e.g. vm.swappiness=10, transparent_hugepage/enabled=never, postgresql:huge_pages=on, systemd:LimitMEMLOCK=infinity (repeatable)")
+	fl.StringVar(&f.planFile, "plan", "", "apply the settings in this JSON file ('dbmem plan --json' output or an array of settings; - for stdin)")
+	fl.BoolVar(&f.yes, "yes", false, "make the changes (default: only show them)")
+	fl.BoolVar(&f.postgres, "postgres", false, "also write PostgreSQL settings to the instance's conf.d (a restart is needed, dbmem never restarts)")
+	fl.BoolVar(&f.mysql, "mysql", false, "also write MySQL/MariaDB settings (a restart is needed)")
+	fl.BoolVar(&f.boot, "boot", false, "also write the kernel command line to /etc/default/grub.d (needs update-grub and a reboot)")
+	fl.StringVar(&f.writeRoot, "write-root", "/", "write files under this directory instead of / (to review them)")
+	fl.StringVar(&f.journalDir, "journal-dir", apply.DefaultJournalDir, "where runs are journaled for rollback")
+	fl.StringVar(&f.unit, "unit", "", "systemd unit of the database (default: found from the PostgreSQL instance)")
+	fl.StringVar(&f.confDir, "conf-dir", "", "PostgreSQL include_dir to write to (default: from postgresql.conf)")
+	return cmd
+}
+
+func runApply(ctx context.Context, e *env, f applyFlags) error {
+	settings, instances, err := f.settings(ctx, e)
+	if err != nil {
+		return err
+	}
+	o, err := f.options(e, settings, instances)
+	if err != nil {
+		return err
+	}
+	p, err := apply.Prepare(settings, o)
+	if err != nil {
+		return err
+	}
+	if !f.yes || !p.Changes() && len(p.Refusals) == 0 {
+		return showPlan(e, p, "--yes")
+	}
+	j, err := apply.Run(p, o)
+	return reportRun(e, p, j, err)
+}
+
+// settings returns what to apply: --set, --plan, or this host's plan; and
+// the PostgreSQL instances running here.
+func (f applyFlags) settings(ctx context.Context, e *env) ([]advise.Setting, []*postgres.Instance, error) {
+	if len(f.sets) > 0 && f.planFile != "" {
+		return nil, nil, usageError{errors.New("--set and --plan do not go together")}
+	}
+	if len(f.sets) > 0 || f.planFile != "" {
+		s, err := f.given(e)
+		if err != nil {
+			return nil, nil, err
+		}
+		ins, _, err := postgres.Discover(ctx, e.fs(), postgres.Options{})
+		return s, ins, err
+	}
+	snap, err := snapshot.Take(ctx, snapshot.Options{FS: e.fs(), Live: e.live()})
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := plan.Run(ctx, plan.Request{Snapshot: snap, Port: e.conn.Port, Unit: f.unit,
+		NodesPerQuery: advise.DefaultNodesPerQuery})
+	if errors.Is(err, plan.ErrUsage) {
+		return nil, nil, usageError{err}
+	}
+	return res.Settings, snap.Postgres, err
+}
+
+// given reads --set or --plan.
+func (f applyFlags) given(e *env) ([]advise.Setting, error) {
+	if f.planFile == "" {
+		var out []advise.Setting
+		for _, a := range f.sets {
+			s, err := apply.ParseSet(a)
+			if err != nil {
+				return nil, usageError{err}
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	var r io.Reader = e.stdin
+	if f.planFile != "-" {
+		file, err := os.Open(f.planFile)
+		if err != nil {
+			return nil, err
+		}
+		defer file.Close()
+		r = file
+	}
+	s, err := apply.ReadPlan(r)
+	if err != nil {
+		return nil, fmt.Errorf("--plan %s: %w", f.planFile, err)
+	}
+	return s, nil
+}
+
+// options finds where PostgreSQL's settings and the units go.
+func (f applyFlags) options(e *env, settings []advise.Setting, ins []*postgres.Instance) (apply.Options, error) {
+	o := apply.Options{FS: e.fs(), FilesRoot: f.writeRoot, JournalDir: f.journalDir,
+		Postgres: f.postgres, MySQL: f.mysql, Boot: f.boot,
+		Render: render.Options{Generated: "dbmem " + Version + " apply", PostgresConfDir: f.confDir}}
+	if f.unit != "" {
+		o.Render.Units = []string{f.unit}
+	}
+	in, err := pickInstance(ins, e.conn.Port, needsInstance(settings))
+	if err != nil || in == nil {
+		return o, err
+	}
+	dir, unit, derr := apply.PostgresTarget(e.fs(), in)
+	if o.Render.PostgresConfDir == "" {
+		o.Render.PostgresConfDir = dir
+	}
+	if f.unit == "" {
+		o.Render.Units = []string{unit}
+	}
+	if derr != nil && f.postgres && f.confDir == "" && len(render.Of(settings, advise.TargetPostgres)) > 0 {
+		return o, fmt.Errorf("where to write PostgreSQL settings: %w (or give --conf-dir)", derr)
+	}
+	return o, nil
+}
+
+// needsInstance reports whether settings name a PostgreSQL instance's
+// files or unit.
+func needsInstance(settings []advise.Setting) bool {
+	for _, s := range settings {
+		if s.Target == advise.TargetPostgres || s.Target == advise.TargetSysfs || s.Target == advise.TargetSystemd && s.Unit == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// pickInstance chooses the instance on --pg-port, or the only one.
+func pickInstance(ins []*postgres.Instance, port int, needed bool) (*postgres.Instance, error) {
+	var match []*postgres.Instance
+	for _, in := range ins {
+		if port == 0 || in.Port == port {
+			match = append(match, in)
+		}
+	}
+	switch {
+	case len(match) == 1:
+		return match[0], nil
+	case len(match) == 0 || !needed:
+		return nil, nil
+	}
+	msg := "several PostgreSQL instances run here; choose one with --pg-port:"
+	for _, in := range match {
+		msg += fmt.Sprintf(" %d (%s)", in.Port, in.DataDir)
+	}
+	return nil, usageError{errors.New(msg)}
+}
+
+// showPlan prints a dry run; refusals exit 4.
+func showPlan(e *env, p *apply.Plan, how string) error {
+	if e.json {
+		if err := writeJSON(e.stdout, map[string]any{"schema": "dbmem.apply/v1", "dry_run": true, "plan": p}); err != nil {
+			return err
+		}
+	} else {
+		apply.WritePlan(e.stdout, p)
+		switch {
+		case len(p.Refusals) > 0:
+		case p.Changes():
+			fmt.Fprintf(e.stdout, "\nDry run: nothing was changed. To make these changes, run it again with %s\n", how)
+		default:
+			fmt.Fprintln(e.stdout, "\nNothing to change.")
+		}
+	}
+	if len(p.Refusals) > 0 {
+		return exitError{exitRefused}
+	}
+	return nil
+}
+
+// reportRun prints what a run did; a refusal exits 4, a failure 1.
+func reportRun(e *env, p *apply.Plan, j *apply.Journal, err error) error {
+	var re *apply.RefusedError
+	if errors.As(err, &re) {
+		return showPlan(e, p, "")
+	}
+	if j != nil {
+		if e.json {
+			if jerr := writeJSON(e.stdout, map[string]any{"schema": "dbmem.apply/v1", "dry_run": false, "plan": p, "journal": j}); jerr != nil {
+				return jerr
+			}
+		} else {
+			apply.WriteJournal(e.stdout, j)
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "dbmem: %s: %s\n", j.Status, j.Error)
+			return exitError{ExitError}
+		}
+	}
+	return err
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/plan"
+	"github.com/dbmem/dbmem/internal/report"
+	"github.com/dbmem/dbmem/internal/snapshot"
+)
+
+// checkSchema versions `dbmem check --json`.
+const checkSchema = "dbmem.check/v1"
+
+type checkDoc struct {
+	Schema   string           `json:"schema"`
+	Host     string           `json:"host"`
+	TakenAt  time.Time        `json:"taken_at"`
+	Findings []advise.Finding `json:"findings"`
+	Gaps     []linux.Gap      `json:"gaps,omitempty"`
+}
+
+func newCheckCmd(e *env) *cobra.Command {
+	var o advise.Options
+	var exitAt, minSev string
+	var fast bool
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Find what will hurt this host's databases: huge pages, page tables, OOM, overcommit, swap, THP",
+		Long: `check reads the host and every running PostgreSQL instance (as report does) and lists
+findings, most severe first, each with the numbers read, why it matters and the fix.
+Severities: info, notice, warning, critical (thresholds in docs/check-plan.md).
+
+Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severity.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if o.MinSeverity, err = parseSeverityFlag("min-severity", minSev); err != nil {
+				return err
+			}
+			if exitAt != "" {
+				if _, err := parseSeverityFlag("exit-code", exitAt); err != nil {
+					return err
+				}
+			}
+			snap, err := snapshot.Take(cmd.Context(), snapshot.Options{FS: e.fs(), Live: e.live(), Pss: !fast})
+			if err != nil {
+				return err
+			}
+			procs, gaps, err := plan.HostProcesses(e.fs())
+			if err != nil {
+				return err
+			}
+			o.Processes = procs
+			fs := advise.Check(snap, o)
+			if err := writeCheck(e, snap, fs, append(snap.Gaps, gaps...)); err != nil {
+				return err
+			}
+			return exitForFindings(fs, exitAt)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&exitAt, "exit-code", "", "exit 3 when a finding is at or above this severity (info, notice, warning, critical)")
+	f.StringVar(&minSev, "min-severity", "info", "list only findings at or above this severity")
+	f.IntVar(&o.NodesPerQuery, "nodes", advise.DefaultNodesPerQuery, "sort/hash nodes per query assumed in the worst case")
+	f.BoolVar(&o.SharedHost, "shared-host", false, "the host runs other software too: do not advise strict overcommit")
+	f.BoolVar(&fast, "fast", false, "skip smaps_rollup (Pss): cheaper, the backend baseline becomes an over-estimate")
+	return cmd
+}
+
+func writeCheck(e *env, snap *snapshot.Snapshot, fs []advise.Finding, gaps []linux.Gap) error {
+	if e.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(checkDoc{Schema: checkSchema, Host: snap.Host.Hostname, TakenAt: snap.TakenAt, Findings: fs, Gaps: gaps})
+	}
+	return report.Findings(e.stdout, fs, report.Options{Color: e.color()})
+}
+
+func parseSeverityFlag(flag, v string) (advise.Severity, error) {
+	s, err := advise.ParseSeverity(v)
+	if err != nil {
+		return 0, usageError{fmt.Errorf("--%s: %v", flag, err)}
+	}
+	return s, nil
+}
+
+// exitForFindings returns exit code 3 when a finding reaches the severity.
+func exitForFindings(fs []advise.Finding, at string) error {
+	if at == "" {
+		return nil
+	}
+	min, err := parseSeverityFlag("exit-code", at)
+	if err != nil {
+		return err
+	}
+	if w, ok := advise.Worst(fs); ok && w >= min {
+		return exitError{ExitFindings}
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/exporter"
+	"github.com/dbmem/dbmem/internal/watch"
+)
+
+func newExporterCmd(e *env) *cobra.Command {
+	var so exporter.ServeOptions
+	var smaps time.Duration
+	var top int
+	cmd := &cobra.Command{
+		Use:   "exporter",
+		Short: "Serve database-aware memory metrics to Prometheus",
+		Long: `exporter serves Prometheus metrics that node_exporter cannot have, because it does
+not know which processes make up a database instance: private cost and page tables
+per instance and role, the shared segment and the page size it really uses, huge
+pages needed against the pool, the page-table projection at max_connections, the
+worst case against the limits, the OOM ranking and the diagnose engine's findings.
+
+Each scrape reads constant-time files only; Pss (smaps_rollup) is read in the
+background every --smaps-interval. It listens on localhost unless told otherwise;
+TLS and basic authentication come from an exporter-toolkit web configuration file
+(--web.config.file), as for every Prometheus exporter.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log := slog.New(slog.NewTextHandler(e.stderr, nil))
+			s := &watch.Sampler{FS: e.fs(), Live: e.live(), Check: watch.AdviseChecker(advise.Options{})}
+			x := exporter.New(exporter.Options{Sampler: s, Top: top})
+			so.Version, so.Logger = Version, log
+			h, err := exporter.Handler(exporter.Registry(x), so)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			if smaps > 0 {
+				go x.RunSmaps(ctx, smaps, func(err error) { log.Error("smaps_rollup pass failed", "err", err) })
+			}
+			return exporter.Serve(ctx, h, so)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&so.Listen, "web.listen-address", []string{exporter.DefaultListen}, "addresses to listen on (repeatable)")
+	f.StringVar(&so.WebConfig, "web.config.file", "", "exporter-toolkit web configuration file (TLS, basic auth)")
+	f.BoolVar(&so.SystemdSocket, "web.systemd-socket", false, "use the sockets systemd passes instead of --web.listen-address")
+	f.StringVar(&so.MetricsPath, "web.telemetry-path", "/metrics", "path under which to serve the metrics")
+	f.DurationVar(&smaps, "smaps-interval", 5*time.Minute, "how often to read smaps_rollup (Pss) in the background (0: never)")
+	f.IntVar(&top, "oom-top", 5, "how many of the host's processes dbmem_process_oom_score lists")
+	return cmd
+}

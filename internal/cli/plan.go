@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/apply"
+	"github.com/dbmem/dbmem/internal/plan"
+	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/render"
+	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// planFlags are `dbmem plan`'s flags as typed.
+type planFlags struct {
+	ram, swap, pageSize             string
+	sharedBuffers, workMem, walBufs string
+	maxConn, maxLocks, maxWorkers   int
+	sets                            []string
+	margin, reserve                 float64
+	format, confDir                 string
+	req                             plan.Request
+}
+
+func newPlanCmd(e *env) *cobra.Command {
+	var pf planFlags
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Compute the joint memory settings: huge pages, overcommit, swappiness, THP, OOM protection",
+		Long: `plan computes vm.nr_hugepages exactly as PostgreSQL needs it (postgres -C
+shared_memory_size_in_huge_pages, SHOW, or the shared mapping), with a stated margin,
+vm.overcommit_memory=2 and the vm.overcommit_ratio that keeps a page-cache reserve,
+vm.swappiness, THP, zone reclaim, huge_pages=on and the service's OOM protection; each
+value with its formula. It plans this host's running instances, a stopped one
+(--data-dir), or a host that is not this one (--ram ... : what-if). It changes nothing:
+--format renders files (sysctl, systemd, postgresql, alter-system, tuned,
+kernel-cmdline, kubernetes) and 'dbmem apply' applies them.`,
+		Example: `  dbmem plan
+  dbmem plan --shared-buffers 16GiB --max-connections 500
+  dbmem plan --ram 5GiB --swap 1GiB --shared-buffers 1GiB --max-connections 500
+  dbmem plan --format sysctl`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			req, err := pf.request(cmd)
+			if err != nil {
+				return err
+			}
+			if req.WhatIf.RAMBytes == 0 {
+				if req.Snapshot, err = snapshot.Take(cmd.Context(), snapshot.Options{FS: e.fs(), Live: e.live()}); err != nil {
+					return err
+				}
+			}
+			req.Port = e.conn.Port
+			res, err := plan.Run(cmd.Context(), req)
+			if errors.Is(err, plan.ErrUsage) {
+				return usageError{err}
+			}
+			if err != nil {
+				return err
+			}
+			return writePlan(e, res, req, pf)
+		},
+	}
+	pf.define(cmd)
+	return cmd
+}
+
+func (pf *planFlags) define(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&pf.ram, "ram", "", "what-if: plan for a host with this much RAM (64GiB) instead of this host")
+	f.StringVar(&pf.swap, "swap", "0", "what-if: its swap")
+	f.IntVar(&pf.req.WhatIf.NUMANodes, "numa-nodes", 1, "what-if: its NUMA nodes")
+	f.IntVar(&pf.req.WhatIf.PGMajor, "pg-version", 0, "what-if: PostgreSQL major version (default: the installed binaries')")
+	f.StringVar(&pf.req.DataDir, "data-dir", "", "plan a stopped server: its data (or configuration) directory")
+	f.StringVar(&pf.sharedBuffers, "shared-buffers", "", "planned shared_buffers (16GiB)")
+	f.IntVar(&pf.maxConn, "max-connections", 0, "planned max_connections")
+	f.StringVar(&pf.workMem, "work-mem", "", "planned work_mem")
+	f.IntVar(&pf.maxLocks, "max-locks-per-transaction", 0, "planned max_locks_per_transaction")
+	f.StringVar(&pf.walBufs, "wal-buffers", "", "planned wal_buffers")
+	f.IntVar(&pf.maxWorkers, "max-worker-processes", 0, "planned max_worker_processes")
+	f.StringArrayVar(&pf.sets, "set", nil, "another planned PostgreSQL setting, name=value (repeatable)")
+	f.StringVar(&pf.pageSize, "page-size", "", "huge page size: 2MiB or 1GiB (default: the kernel's default)")
+	f.Float64Var(&pf.margin, "margin", advise.DefaultMarginPercent, "percent added to the exact huge page need (5 when estimated)")
+	f.Float64Var(&pf.reserve, "reserve", advise.DefaultReserve*100, "percent of RAM kept for the page cache in vm.overcommit_ratio")
+	f.IntVar(&pf.req.Options.Swappiness, "swappiness", advise.DefaultSwappiness, "vm.swappiness to set")
+	f.BoolVar(&pf.req.Options.Dynamic, "dynamic", false, "use vm.nr_overcommit_hugepages (pages taken on demand) instead of a reserved pool")
+	f.BoolVar(&pf.req.Options.NoHugePages, "no-huge-pages", false, "plan without huge pages")
+	f.BoolVar(&pf.req.Options.SharedHost, "shared-host", false, "other software runs here: no strict overcommit")
+	f.StringVar(&pf.req.Unit, "unit", "", "systemd unit of the instance (default: guessed)")
+	f.StringVar(&pf.req.Bin, "pg-bin", "", "PostgreSQL binary directory to ask (default: found per major version)")
+	f.IntVar(&pf.req.NodesPerQuery, "nodes", advise.DefaultNodesPerQuery, "sort/hash nodes per query assumed in the worst case")
+	f.StringVar(&pf.format, "format", "", "render the settings as one kind of file: sysctl, systemd, postgresql, alter-system, tuned, kernel-cmdline, kubernetes")
+	f.StringVar(&pf.confDir, "conf-dir", "", "PostgreSQL include_dir for --format postgresql (default: from postgresql.conf)")
+}
+
+// request turns the flags into a plan.Request.
+func (pf *planFlags) request(cmd *cobra.Command) (plan.Request, error) {
+	r := pf.req
+	var err error
+	if r.WhatIf.RAMBytes, err = sizeFlag("ram", pf.ram); err != nil {
+		return r, err
+	}
+	if r.WhatIf.SwapBytes, err = sizeFlag("swap", pf.swap); err != nil {
+		return r, err
+	}
+	if r.WhatIf.RAMBytes == 0 && (cmd.Flags().Changed("swap") || cmd.Flags().Changed("numa-nodes") || cmd.Flags().Changed("pg-version")) {
+		return r, usageError{fmt.Errorf("--swap, --numa-nodes and --pg-version describe a what-if host: give --ram too")}
+	}
+	if r.WhatIf.RAMBytes > 0 && r.DataDir != "" {
+		return r, usageError{fmt.Errorf("--data-dir plans this host: it does not go with --ram")}
+	}
+	if r.Options.PageSizeBytes, err = sizeFlag("page-size", pf.pageSize); err != nil {
+		return r, err
+	}
+	if p := r.Options.PageSizeBytes; p != 0 && p != 2<<20 && p != 1<<30 {
+		return r, usageError{fmt.Errorf("--page-size %s: want 2MiB or 1GiB", pf.pageSize)}
+	}
+	r.Options.MarginPercent = pf.margin
+	if pf.margin == 0 {
+		r.Options.MarginPercent = -1 // none, as asked
+	}
+	if pf.reserve <= 0 || pf.reserve >= 100 {
+		return r, usageError{fmt.Errorf("--reserve %g: want a percentage between 0 and 100", pf.reserve)}
+	}
+	r.Options.Reserve = pf.reserve / 100
+	if pf.format != "" && !slices.Contains(render.Kinds, pf.format) {
+		return r, usageError{fmt.Errorf("--format %q: want one of %s", pf.format, strings.Join(render.Kinds, ", "))}
+	}
+	r.Changes, err = pf.changes()
+	return r, err
+}
+
+// changes collects the planned PostgreSQL settings.
+func (pf *planFlags) changes() (map[string]string, error) {
+	c := map[string]string{}
+	for name, v := range map[string]string{"shared_buffers": pf.sharedBuffers, "work_mem": pf.workMem, "wal_buffers": pf.walBufs} {
+		if v == "" {
+			continue
+		}
+		b, err := sizeFlag(strings.ReplaceAll(name, "_", "-"), v)
+		if err != nil {
+			return nil, err
+		}
+		c[name] = postgres.FormatMemory(b)
+	}
+	for name, v := range map[string]int{"max_connections": pf.maxConn, "max_locks_per_transaction": pf.maxLocks, "max_worker_processes": pf.maxWorkers} {
+		if v > 0 {
+			c[name] = fmt.Sprint(v)
+		}
+	}
+	for _, s := range pf.sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usageError{fmt.Errorf("--set %q: want name=value", s)}
+		}
+		c[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return c, nil
+}
+
+func sizeFlag(name, v string) (uint64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	b, err := units.ParseSize(v)
+	if err != nil {
+		return 0, usageError{fmt.Errorf("--%s: %w", name, err)}
+	}
+	return b, nil
+}
+
+func writePlan(e *env, res advise.PlanResult, req plan.Request, pf planFlags) error {
+	if pf.format != "" {
+		return renderPlan(e, res, req, pf)
+	}
+	if e.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return plan.Text(e.stdout, res)
+}
+
+// renderPlan writes the settings as one kind of file (internal/render).
+func renderPlan(e *env, res advise.PlanResult, req plan.Request, pf planFlags) error {
+	o := render.Options{Generated: "dbmem plan (" + res.Source + ")", PostgresConfDir: pf.confDir}
+	if o.PostgresConfDir == "" && pf.format == "postgresql" && req.Snapshot != nil {
+		for _, in := range req.Snapshot.Postgres {
+			if req.Port == 0 || in.Port == req.Port {
+				if dir, _, err := apply.PostgresTarget(e.fs(), in); err == nil {
+					o.PostgresConfDir = dir
+				}
+				break
+			}
+		}
+	}
+	out, err := render.Format(pf.format, res.Settings, o)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(e.stdout, out)
+	return err
+}

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/plan"
+	"github.com/dbmem/dbmem/internal/postmortem"
+	"github.com/dbmem/dbmem/internal/snapshot"
+)
+
+type postmortemFlags struct {
+	kernelLogs, dbLogs []string
+	since              time.Duration
+	last               int
+	tolerance          time.Duration
+	maxBytes           int64
+}
+
+func newPostmortemCmd(e *env) *cobra.Command {
+	var f postmortemFlags
+	cmd := &cobra.Command{
+		Use:   "postmortem",
+		Short: "Explain past OOM kills: who was killed and why, what it held, whether the database restarted, what to change",
+		Long: `postmortem reads the kernel log (journald's kernel messages, dmesg, /var/log/kern.log* and
+/var/log/messages*, or --kernel-log files) and the server log of every PostgreSQL and MySQL/MariaDB
+instance (found from its settings, or --db-log), and explains each OOM kill: when, global or memory
+cgroup (which, with its limit), the process that asked for memory, the victim with its role, its
+anon/file/shmem RSS, page tables and oom_score_adj, the largest processes of the kernel's task table,
+and for PostgreSQL the crash restart that followed (every session ended, recovery time, the query
+the killed backend ran). Kills and restarts are paired by PID (certain) or by time (said to be a
+guess). Then the advice: what the events show, and dbmem check's OOM-related findings.
+
+Big logs are read from their end (--max-log-bytes each). Sources read, missing or empty are listed.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := runPostmortem(cmd.Context(), e, f)
+			if err != nil {
+				return err
+			}
+			if e.json {
+				return postmortem.JSON(e.stdout, r)
+			}
+			return postmortem.Text(e.stdout, r)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.kernelLogs, "kernel-log", nil, "kernel log files to read instead of journalctl, dmesg and /var/log/kern.log* (dmesg, journalctl or syslog text)")
+	fl.StringSliceVar(&f.dbLogs, "db-log", nil, "PostgreSQL or MySQL/MariaDB log files to read instead of those found from the instances")
+	fl.DurationVar(&f.since, "since", 0, "only kills in this last period (e.g. 24h); with --from, before the capture")
+	fl.IntVar(&f.last, "last", 10, "explain only the last N kills (0: all)")
+	fl.DurationVar(&f.tolerance, "tolerance", postmortem.DefaultTolerance, "how far apart a kill and a database restart may be logged to be paired by time")
+	fl.Int64Var(&f.maxBytes, "max-log-bytes", postmortem.DefaultMaxBytes, "read at most this much from the end of each log file")
+	return cmd
+}
+
+func runPostmortem(ctx context.Context, e *env, f postmortemFlags) (*postmortem.Report, error) {
+	fs := e.fs()
+	in := postmortem.Input{Tolerance: f.tolerance, Last: f.last}
+	snap, err := snapshot.Take(ctx, snapshot.Options{FS: fs, Live: e.live()})
+	if err != nil {
+		in.Gaps = append(in.Gaps, linux.Gap{What: "snapshot of the host (roles of running processes, advice)", Why: err.Error()})
+	} else {
+		in.Snapshot, in.Gaps = snap, append(in.Gaps, snap.Gaps...)
+		procs, _, _ := plan.HostProcesses(fs)
+		in.Findings = advise.Check(snap, advise.Options{Processes: procs})
+	}
+	in.BootTime, _ = postmortem.BootTime(fs)
+	now := time.Now()
+	if b := e.from.b; b != nil {
+		logs, err := b.Logs()
+		if err != nil {
+			return nil, err
+		}
+		in.Logs, in.Zone, now = replaceLogs(logs, f), b.Manifest.Zone, b.Manifest.CapturedAt
+		in.FindingsAbout = "the host as captured at " + now.UTC().Format("2006-01-02 15:04:05 MST")
+	} else {
+		in.Logs, in.Zone = gatherLive(ctx, fs, in.Snapshot, f)
+		in.FindingsAbout = "this host as it is now"
+	}
+	if f.since > 0 {
+		in.Since = now.Add(-f.since)
+	}
+	return postmortem.Analyze(in), nil
+}
+
+// gatherLive reads the host's logs.
+func gatherLive(ctx context.Context, fs linux.FS, snap *snapshot.Snapshot, f postmortemFlags) ([]postmortem.Log, string) {
+	_, zone := postmortem.HostZone(fs)
+	o := postmortem.GatherOptions{FS: fs, KernelLogs: f.kernelLogs, DBLogs: f.dbLogs, MaxBytes: f.maxBytes, Zone: zone}
+	if snap != nil {
+		o.Postgres, o.MySQL = snap.Postgres, snap.MySQL
+	}
+	return postmortem.Gather(ctx, o), zone
+}
+
+// replaceLogs swaps the bundle's kernel or database logs for the files
+// given with --kernel-log / --db-log.
+func replaceLogs(logs []postmortem.Log, f postmortemFlags) []postmortem.Log {
+	if len(f.kernelLogs) == 0 && len(f.dbLogs) == 0 {
+		return logs
+	}
+	var out []postmortem.Log
+	for _, l := range logs {
+		isKernel := l.Kind == postmortem.KindKernel
+		if (isKernel && len(f.kernelLogs) == 0) || (!isKernel && len(f.dbLogs) == 0) {
+			out = append(out, l)
+		}
+	}
+	return append(out, postmortem.ReadGiven(f.kernelLogs, f.dbLogs, f.maxBytes)...)
+}

@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/history"
+	"github.com/dbmem/dbmem/internal/watch"
+)
+
+func newWatchCmd(e *env) *cobra.Command {
+	var o watch.Options
+	var record string
+	var retention time.Duration
+	cmd := &cobra.Command{
+		Use:   "watch",
+		Short: "Live view of the memory numbers that move: host, PostgreSQL instances, top processes, findings",
+		Long: `watch redraws, every --interval, the host's MemAvailable, PageTables,
+Committed_AS against CommitLimit, swap in/out, huge pages in use, each PostgreSQL
+instance's private cost and connections, the top processes by private cost and by
+oom_score, and the findings of the diagnose engine as they appear.
+
+Every tick reads only constant-time files (status, stat, oom_score); smaps_rollup
+(exact Pss, a page-table walk per process) is read every --smaps-interval. Each
+tick shows what it cost in CPU time.
+
+On a terminal the screen is redrawn in place (Ctrl-C quits); otherwise, or with
+--json, one block (one JSON object) is printed per tick. --record FILE keeps every
+tick in an SQLite file for 'dbmem history'.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Interval <= 0 || o.SmapsEvery < 0 || o.Count < 0 {
+				return usageError{fmt.Errorf("--interval must be positive, --smaps-interval and --count not negative")}
+			}
+			s := &watch.Sampler{FS: e.fs(), Live: e.live(), Check: watch.AdviseChecker(advise.Options{})}
+			o.Out, o.JSON = e.stdout, e.json
+			o.Render = watch.RenderOptions{Color: e.color(), Checking: true}
+			if f, ok := e.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !e.json {
+				o.Screen = true
+				o.Size = func() (int, int) { w, h, _ := term.GetSize(int(f.Fd())); return w, h }
+			}
+			if record != "" {
+				st, err := history.Open(record, retention)
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				o.OnFrame = func(_ *watch.Sample, f watch.Frame) error { return st.Add(f) }
+			}
+			return watch.Run(cmd.Context(), s, o)
+		},
+	}
+	f := cmd.Flags()
+	f.DurationVar(&o.Interval, "interval", 2*time.Second, "time between ticks")
+	f.DurationVar(&o.SmapsEvery, "smaps-interval", time.Minute, "how often to read smaps_rollup for exact private cost (0: never)")
+	f.IntVar(&o.Count, "count", 0, "stop after this many ticks (0: until interrupted)")
+	f.IntVar(&o.Top, "top", 5, "processes in each top list")
+	f.StringVar(&record, "record", "", "record every tick into this SQLite file (created if missing)")
+	f.DurationVar(&retention, "retention", 7*24*time.Hour, "with --record: delete samples older than this (0: keep all)")
+	return cmd
+}

@@ -1,0 +1,103 @@
+package exporter
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"golang.org/x/sys/unix"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/watch"
+)
+
+// processCPU is this process's CPU time so far (user + system, every
+// thread: collectors, GC, the kernel's work for our reads).
+func processCPU() time.Duration {
+	var ru unix.Rusage
+	unix.Getrusage(unix.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkScrape500 measures a scrape with 500 client backends, each of
+// which read a 200 MiB table through shared_buffers (4 KiB pages): the
+// status-only scrape Prometheus triggers, and the background smaps pass.
+// cpu-ms/op is the whole process per op (collectors, encoding, GC),
+// read-cpu-ms/op the status read alone (its thread). It starts its own server (about 2 GiB of memory) and runs only under
+// -bench:
+//
+//	go test -run '^$' -bench Scrape500 -benchtime 20x ./internal/exporter
+func BenchmarkScrape500(b *testing.B) {
+	c := pgtest.Start(b, map[string]string{"max_connections": "520", "shared_buffers": "256MB"})
+	pgtest.Readers(b, c, 500, 200<<20)
+	s := &watch.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}},
+		Check: watch.AdviseChecker(advise.Options{})}
+	e := New(Options{Sampler: s})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(e)
+	ctx := context.Background()
+	first, err := s.Sample(ctx, watch.Status) // discovery and connection, outside the timing
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("host: %d processes; first (discovery) sample %v CPU, %v wall", len(first.Processes), first.Cost.CPU, first.Cost.Wall)
+	checkConnections(b, reg, c.Port, 500)
+	b.Run("status", func(b *testing.B) {
+		cpu0 := processCPU()
+		var read float64
+		for b.Loop() {
+			mfs, err := reg.Gather()
+			if err != nil {
+				b.Fatal(err)
+			}
+			read += sampleCPU(mfs)
+		}
+		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+		b.ReportMetric(read/float64(b.N)*1e3, "read-cpu-ms/op")
+	})
+	b.Run("smaps", func(b *testing.B) {
+		cpu0 := processCPU()
+		for b.Loop() {
+			if err := e.RefreshSmaps(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	})
+}
+
+// sampleCPU is the CPU time the scrape's status read reported.
+func sampleCPU(mfs []*dto.MetricFamily) float64 {
+	for _, mf := range mfs {
+		if mf.GetName() == "dbmem_scrape_collector_cpu_seconds" {
+			for _, m := range mf.GetMetric() {
+				return m.GetGauge().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+func checkConnections(b *testing.B, reg *prometheus.Registry, port, want int) {
+	mfs, err := reg.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "dbmem_postgres_connections" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if label(m, "port") == strconv.Itoa(port) && int(m.GetGauge().GetValue()) == want {
+				return
+			}
+		}
+	}
+	b.Fatalf("the exporter does not show %d connections on port %d", want, port)
+}

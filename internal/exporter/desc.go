@@ -1,0 +1,55 @@
+package exporter
+
+import "github.com/prometheus/client_golang/prometheus"
+
+const ns = "dbmem"
+
+var (
+	inst     = []string{"port", "data_dir"}
+	instRole = []string{"port", "data_dir", "role"}
+)
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(ns+"_"+name, help, labels, nil)
+}
+
+// The metrics. HELP texts say the formula; units are in the names.
+var (
+	descHugePool  = desc("host_huge_pages_pool", "Huge pages in the host-wide pool of this page size (nr_hugepages + surplus).", "page_size_bytes")
+	descHugeInUse = desc("host_huge_pages_in_use", "Huge pages in use or reserved: Total - Free + Rsvd.", "page_size_bytes")
+
+	descInfo        = desc("postgres_info", "A PostgreSQL instance found on this host (1); labels say its version, huge_pages setting and whether settings came from a connection.", "port", "data_dir", "version", "huge_pages", "connected")
+	descProcesses   = desc("postgres_processes", "Processes of the instance by role (postmaster, client backend, checkpointer, ...).", instRole...)
+	descConnections = desc("postgres_connections", "Client backends of the instance.", inst...)
+	descMaxConn     = desc("postgres_max_connections", "The max_connections setting.", inst...)
+	descPrivate     = desc("postgres_private_bytes", "Private memory by role at scrape time: RssAnon + VmPTE + VmSwap from /proc/PID/status (an over-estimate: copy-on-write pages count fully).", instRole...)
+	descPssPrivate  = desc("postgres_pss_private_bytes", "Private memory by role from the last smaps pass: Pss_Anon + VmPTE + VmSwap, the cost of these processes beyond shared memory.", instRole...)
+	descPTE         = desc("postgres_page_table_bytes", "Page tables (VmPTE) summed by role: kernel memory in no RSS or Pss.", instRole...)
+	descShared      = desc("postgres_shared_memory_bytes", "Size of the main shared memory segment as the postmaster maps it.", inst...)
+	descSharedPage  = desc("postgres_shared_memory_page_size_bytes", "Page size the kernel really uses for the main shared segment (4096: huge pages are not in use).", inst...)
+	descHugeNeeded  = desc("postgres_huge_pages_needed", "Huge pages the main shared segment needs: shared_memory_size_in_huge_pages, else ceil(segment size / huge page size).", "port", "data_dir", "page_size_bytes")
+	descPTEProj     = desc("postgres_page_tables_projected_bytes", "Page tables if max_connections backends each touch the whole shared segment: max_connections x ceil(segment / page size) x 8 bytes.", inst...)
+	descWorstCase   = desc("postgres_worst_case_bytes", "Worst-case memory of the instance by part (private: every connection sorting and hashing at once, autovacuum, temp_buffers, JIT, backend baseline; page_tables; shared); the parts add up to the total.", "port", "data_dir", "part")
+	descLimit       = desc("postgres_memory_limit_bytes", "Limits the worst case must fit: mem_total (RAM), commit_limit (only with vm.overcommit_memory=2) and cgroup (the instance's memory.max).", "port", "data_dir", "limit")
+
+	descOOMMax   = desc("postgres_oom_score_max", "Highest /proc/PID/oom_score among the instance's processes of this role.", instRole...)
+	descOOMAdj   = desc("postgres_postmaster_oom_score_adj", "oom_score_adj of the postmaster (PostgreSQL advises -1000 for it, 0 for its children).", inst...)
+	descOOMRank  = desc("postgres_oom_victim_rank", "Rank of the instance's highest-scored process among every process of the host by oom_score: 1 means the OOM killer would kill a process of this instance first.", inst...)
+	descOOMTop   = desc("process_oom_score", "oom_score of the host's top processes by oom_score (rank 1 is the next OOM victim); role and port are set for PostgreSQL processes.", "rank", "pid", "comm", "role", "port")
+	descFinding  = desc("finding", "A finding of the diagnose engine that holds now (1), by id, severity and subject.", "id", "severity", "subject")
+	descFindings = desc("findings", "Number of findings that hold now, by severity.", "severity")
+	descColDur   = desc("scrape_collector_duration_seconds", "Wall-clock time a collector took in this scrape.", "collector")
+	descColCPU   = desc("scrape_collector_cpu_seconds", "CPU time (user + system, including the kernel's work producing /proc files) a collector took in this scrape.", "collector")
+	descColOK    = desc("scrape_collector_success", "Whether a collector succeeded in this scrape (1) or not (0).", "collector")
+	descSmapsTS  = desc("smaps_last_success_timestamp_seconds", "When the last smaps_rollup (Pss) pass finished successfully, Unix time.")
+	descSmapsDur = desc("smaps_duration_seconds", "Wall-clock time of the last smaps_rollup pass.")
+	descSmapsCPU = desc("smaps_cpu_seconds", "CPU time (user + system) of the last smaps_rollup pass: what exact private cost costs the host.")
+	descSmapsOK  = desc("smaps_success", "Whether the last smaps_rollup pass succeeded (1) or not (0).")
+)
+
+var allDescs = []*prometheus.Desc{
+	descHugePool, descHugeInUse, descInfo, descProcesses, descConnections, descMaxConn, descPrivate,
+	descPssPrivate, descPTE, descShared, descSharedPage, descHugeNeeded, descPTEProj, descWorstCase,
+	descLimit, descOOMMax, descOOMAdj, descOOMRank, descOOMTop, descFinding, descFindings,
+	descColDur, descColCPU, descColOK, descSmapsTS, descSmapsDur, descSmapsCPU, descSmapsOK,
+}

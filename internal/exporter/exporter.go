@@ -1,0 +1,152 @@
+package exporter
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dbmem/dbmem/internal/watch"
+)
+
+// Options configure an Exporter.
+type Options struct {
+	Sampler *watch.Sampler
+	// Top is how many of the host's processes dbmem_process_oom_score
+	// lists (default 5).
+	Top int
+	// ScrapeTimeout bounds one scrape's reading (default 30s).
+	ScrapeTimeout time.Duration
+}
+
+// Exporter is a prometheus.Collector. Each Collect reads a Status sample;
+// RefreshSmaps (run by RunSmaps in the background) reads Pss.
+type Exporter struct {
+	o Options
+
+	mu    sync.Mutex
+	smaps smapsResult
+}
+
+// smapsResult is the outcome of the last smaps pass.
+type smapsResult struct {
+	done    bool
+	ok      bool
+	at      time.Time
+	cost    watch.Cost
+	private map[instanceKey]map[string]uint64 // role -> Pss_Anon + VmPTE + VmSwap
+}
+
+type instanceKey struct {
+	port    int
+	dataDir string
+}
+
+// New returns an exporter reading through o.Sampler.
+func New(o Options) *Exporter {
+	if o.Top <= 0 {
+		o.Top = 5
+	}
+	if o.ScrapeTimeout <= 0 {
+		o.ScrapeTimeout = 30 * time.Second
+	}
+	return &Exporter{o: o}
+}
+
+// Describe sends every metric's description.
+func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range allDescs {
+		ch <- d
+	}
+}
+
+// Collect reads a Status sample and sends the metrics.
+func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), e.o.ScrapeTimeout)
+	defer cancel()
+	t0 := time.Now()
+	s, err := e.o.Sampler.Sample(ctx, watch.Status)
+	dur := time.Since(t0)
+	ok := err == nil
+	if ok {
+		collectHost(ch, s)
+		collectPostgres(ch, s)
+		collectOOM(ch, s, e.o.Top)
+		if e.o.Sampler.Check != nil {
+			collectFindings(ch, s)
+		}
+		collectPss(ch, s, e.lastSmaps())
+	}
+	var cpu time.Duration
+	if s != nil {
+		cpu = s.Cost.CPU
+	}
+	ch <- gauge(descColDur, dur.Seconds(), "status")
+	ch <- gauge(descColCPU, cpu.Seconds(), "status")
+	ch <- gauge(descColOK, b2f(ok), "status")
+	e.collectSmapsMeta(ch)
+}
+
+// RefreshSmaps runs one smaps pass now and keeps its private costs.
+func (e *Exporter) RefreshSmaps(ctx context.Context) error {
+	s, err := e.o.Sampler.Sample(ctx, watch.Smaps)
+	r := smapsResult{done: true, ok: err == nil}
+	if err == nil {
+		r.at, r.cost, r.private = s.Snapshot.TakenAt, s.Cost, pssByRole(s)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err != nil {
+		r.at, r.cost, r.private = e.smaps.at, e.smaps.cost, e.smaps.private
+	}
+	e.smaps = r
+	return err
+}
+
+// RunSmaps calls RefreshSmaps now and then every interval until ctx ends.
+// Errors go to report (nil: dropped); they also show as dbmem_smaps_success 0.
+func (e *Exporter) RunSmaps(ctx context.Context, every time.Duration, report func(error)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if err := e.RefreshSmaps(ctx); err != nil && report != nil && ctx.Err() == nil {
+			report(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (e *Exporter) lastSmaps() smapsResult {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.smaps
+}
+
+func (e *Exporter) collectSmapsMeta(ch chan<- prometheus.Metric) {
+	r := e.lastSmaps()
+	if !r.done {
+		return
+	}
+	ch <- gauge(descSmapsOK, b2f(r.ok))
+	if !r.at.IsZero() {
+		ch <- gauge(descSmapsTS, float64(r.at.UnixNano())/1e9)
+		ch <- gauge(descSmapsDur, r.cost.Wall.Seconds())
+		ch <- gauge(descSmapsCPU, r.cost.CPU.Seconds())
+	}
+}
+
+func gauge(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
+	return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

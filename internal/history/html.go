@@ -1,0 +1,62 @@
+package history
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"time"
+)
+
+// HTML writes a self-contained page: every chart as inline SVG with its
+// legend, what the ticks cost, and the findings. No scripts, no external
+// URLs: it can be mailed or attached to a ticket.
+func HTML(w io.Writer, h *History) error {
+	type legend struct{ Name, Color string }
+	type chart struct {
+		Title  string
+		SVG    template.HTML
+		Legend []legend
+	}
+	var charts []chart
+	for _, c := range Charts(h) {
+		ch := chart{Title: c.Title, SVG: template.HTML(c.SVG(h.From, h.To))} // built with escaped text only
+		for i, n := range c.Names {
+			ch.Legend = append(ch.Legend, legend{n, palette[i%len(palette)]})
+		}
+		charts = append(charts, ch)
+	}
+	return page.Execute(w, map[string]any{
+		"H": h, "Charts": charts,
+		"Range": fmt.Sprintf("%s .. %s UTC (%s)", h.From.Format("2006-01-02 15:04:05"), h.To.Format("2006-01-02 15:04:05"),
+			h.To.Sub(h.From).Round(time.Second)),
+	})
+}
+
+var page = template.Must(template.New("history").Funcs(template.FuncMap{
+	"dur": dur,
+	"ts":  func(t time.Time) string { return t.Format("2006-01-02 15:04:05") },
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>dbmem history {{.H.Path}}</title>
+<style>
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:#222;margin:24px auto;max-width:820px;padding:0 16px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+.legend span{display:inline-block;margin-right:14px;font-size:12px}
+.legend i{display:inline-block;width:12px;height:3px;margin-right:4px;vertical-align:middle}
+table{border-collapse:collapse;font-size:12px}td,th{padding:2px 8px;text-align:left;border-bottom:1px solid #ddd}
+.num{text-align:right}
+</style></head><body>
+<h1>dbmem history</h1>
+<p>{{.H.Path}}<br>{{.Range}}, {{.H.Samples}} samples</p>
+<table><tr><th>tick</th><th class="num">count</th><th class="num">CPU avg</th><th class="num">CPU max</th><th class="num">wall avg</th></tr>
+{{range .H.Costs}}<tr><td>{{.Mode}}</td><td class="num">{{.Ticks}}</td><td class="num">{{dur .AvgCPU}}</td><td class="num">{{dur .MaxCPU}}</td><td class="num">{{dur .AvgWall}}</td></tr>
+{{end}}</table>
+{{range .Charts}}<h2>{{.Title}}</h2>
+<div class="legend">{{range .Legend}}<span><i style="background:{{.Color}}"></i>{{.Name}}</span>{{end}}</div>
+{{.SVG}}
+{{end}}
+<h2>Findings</h2>
+{{if .H.Findings}}<table><tr><th>first seen</th><th>last seen</th><th class="num">ticks</th><th>severity</th><th>id</th><th>subject</th><th>title</th></tr>
+{{range .H.Findings}}<tr><td>{{ts .First}}</td><td>{{ts .Last}}</td><td class="num">{{.Ticks}}</td><td>{{.Severity}}</td><td>{{.ID}}</td><td>{{.Subject}}</td><td>{{.Title}}</td></tr>
+{{end}}</table>{{else}}<p>None recorded in this range.</p>{{end}}
+</body></html>
+`))

@@ -1,0 +1,152 @@
+package history
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/watch"
+)
+
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// frame is a synthetic tick: available memory falls 1 MiB per tick, one
+// instance with i connections.
+func frame(i int, fs ...advise.Finding) watch.Frame {
+	f := watch.Frame{
+		At: t0.Add(time.Duration(i) * 10 * time.Second), Tick: i + 1, Mode: "status",
+		Cost: watch.Cost{CPU: time.Millisecond, Wall: 2 * time.Millisecond},
+		Host: watch.HostFrame{MemTotalBytes: 8 << 30, MemAvailableBytes: uint64(4<<30 - i<<20), Rates: i > 0, SwapInPerSec: float64(i),
+			HugePages: []watch.HugePages{{PageSizeBytes: 2 << 20, Total: 100, InUse: uint64(i)}}},
+		Instances: []watch.Instance{{Port: 5432, DataDir: "/var/lib/postgresql/15/main", Connections: i, EstimateBytes: uint64(i) << 20}},
+	}
+	for _, fd := range fs {
+		f.Findings = append(f.Findings, watch.FindingSeen{Finding: fd})
+	}
+	return f
+}
+
+func openTemp(t *testing.T, retention time.Duration) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "watch.db")
+	s, err := Open(path, retention)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+func TestRecordAndLoad(t *testing.T) {
+	s, path := openTemp(t, 0)
+	warn := advise.Finding{ID: "pagetables.projected", Severity: advise.Warning, Subject: "postgresql 15 :5432", Title: "page tables"}
+	for i := 0; i < 6; i++ {
+		var fs []advise.Finding
+		if i >= 2 && i <= 4 {
+			fs = append(fs, warn)
+		}
+		if err := s.Add(frame(i, fs...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := Load(context.Background(), path, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Samples != 6 || !h.From.Equal(t0) || !h.To.Equal(t0.Add(50*time.Second)) {
+		t.Errorf("samples %d from %v to %v: want 6 over 50 s from %v", h.Samples, h.From, h.To, t0)
+	}
+	avail, ok := h.Find("mem_available_bytes", "")
+	if !ok || len(avail.Points) != 6 || avail.Points[5].Value != float64(4<<30-5<<20) {
+		t.Errorf("mem_available_bytes: %+v", avail)
+	}
+	conns, ok := h.Find("connections", InstanceLabels(5432, "/var/lib/postgresql/15/main"))
+	if !ok || len(conns.Points) != 6 || conns.Points[3].Value != 3 || conns.Unit != UnitCount {
+		t.Errorf("connections: %+v", conns)
+	}
+	if in, ok := h.Find("swap_in_pages_per_sec", ""); !ok || len(in.Points) != 5 {
+		t.Errorf("swap in: %+v, want 5 points (no rate on the first tick)", in)
+	}
+	if len(h.Findings) != 1 || h.Findings[0].Ticks != 3 || !h.Findings[0].First.Equal(t0.Add(20*time.Second)) ||
+		!h.Findings[0].Last.Equal(t0.Add(40*time.Second)) || h.Findings[0].Severity != "warning" {
+		t.Errorf("findings %+v: want one warning seen on 3 ticks from +20 s to +40 s", h.Findings)
+	}
+	if len(h.Costs) != 1 || h.Costs[0].Ticks != 6 || h.Costs[0].AvgCPU != time.Millisecond {
+		t.Errorf("costs %+v", h.Costs)
+	}
+	part, err := Load(context.Background(), path, t0.Add(15*time.Second), t0.Add(35*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if part.Samples != 2 || len(part.Findings) != 1 {
+		t.Errorf("range +15..+35 s: %d samples (want 2), %d findings (want 1)", part.Samples, len(part.Findings))
+	}
+}
+
+func TestRetention(t *testing.T) {
+	s, path := openTemp(t, 25*time.Second)
+	old := advise.Finding{ID: "old", Subject: "host"}
+	for i := 0; i < 6; i++ {
+		var fs []advise.Finding
+		if i == 0 {
+			fs = append(fs, old)
+		}
+		if err := s.Add(frame(i, fs...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Prune(t0.Add(50 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	// A tick after pruning must still find (or recreate) its series.
+	if err := s.Add(frame(6)); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Load(context.Background(), path, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Samples != 4 || !h.From.Equal(t0.Add(30*time.Second)) || len(h.Findings) != 0 {
+		t.Errorf("after retention of 25 s at +50 s: %d samples from %v, findings %v; want 4 from +30 s, none",
+			h.Samples, h.From, h.Findings)
+	}
+	if a, _ := h.Find("mem_available_bytes", ""); len(a.Points) != 4 {
+		t.Errorf("mem_available_bytes has %d points, want 4", len(a.Points))
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.db")
+	os.WriteFile(junk, []byte(strings.Repeat("not sqlite ", 200)), 0o644)
+	if _, err := Open(junk, 0); err == nil || !strings.Contains(err.Error(), junk) {
+		t.Errorf("open a non-SQLite file: %v, want an error naming it", err)
+	}
+	if _, err := Load(context.Background(), filepath.Join(dir, "missing.db"), time.Time{}, time.Time{}); err == nil || !strings.Contains(err.Error(), "missing.db") {
+		t.Errorf("load a missing file: %v, want an error naming it", err)
+	}
+	s, path := openTemp(t, 0)
+	s.db.Exec(`UPDATE meta SET value = 'dbmem.history/v0' WHERE key = 'schema'`)
+	s.Close()
+	if _, err := Open(path, 0); err == nil || !strings.Contains(err.Error(), "dbmem.history/v0") {
+		t.Errorf("open a file of another schema: %v, want an error naming it", err)
+	}
+}
+
+// A reader can load the file while the recorder has it open (WAL).
+func TestLoadWhileRecording(t *testing.T) {
+	s, path := openTemp(t, 0)
+	for i := 0; i < 3; i++ {
+		if err := s.Add(frame(i)); err != nil {
+			t.Fatal(err)
+		}
+		h, err := Load(context.Background(), path, time.Time{}, time.Time{})
+		if err != nil || h.Samples != i+1 {
+			t.Fatalf("load while recording, after %d ticks: %v, %d samples", i+1, err, h.Samples)
+		}
+	}
+}

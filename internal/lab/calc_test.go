@@ -1,0 +1,159 @@
+package lab
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbmem/dbmem/internal/linux"
+)
+
+func TestResolveDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		o             Options
+		avail         uint64
+		sb            uint64
+		conns, scale  int
+		runs          int
+		benchSecs     float64
+		errorContains string
+	}{
+		{"24 GiB host: capped at 4 GiB", Options{}, 22 * GiB, 4 * GiB, 100, 25, 2, 15, ""},
+		{"8 GiB host: a quarter, rounded down to 128 MiB", Options{}, 7*GiB + 300<<20, 1792 << 20, 100, 11, 2, 15, ""},
+		{"quick", Options{Quick: true}, 22 * GiB, GiB, 25, 6, 1, 5, ""},
+		{"explicit", Options{SharedBuffersBytes: 2 * GiB, Connections: 7, NoBench: true}, 22 * GiB, 2 * GiB, 7, 13, 0, 15, ""},
+		{"tiny host", Options{}, 400 << 20, 0, 0, 0, 0, 0, "too small"},
+		{"bad mode", Options{Modes: []Mode{"try"}}, 22 * GiB, 0, 0, 0, 0, 0, "use off and/or on"},
+	} {
+		c, err := Resolve(tc.o, linux.Meminfo{MemAvailableBytes: tc.avail, MemTotalBytes: 24 * GiB})
+		if tc.errorContains != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.errorContains) {
+				t.Errorf("%s: err %v, want %q", tc.name, err, tc.errorContains)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if c.SharedBuffersBytes != tc.sb || c.Connections != tc.conns || c.Scale != tc.scale || c.BenchRuns != tc.runs || c.BenchSeconds != tc.benchSecs {
+			t.Errorf("%s: got sb %d conns %d scale %d runs %d secs %v; want %d %d %d %d %v", tc.name,
+				c.SharedBuffersBytes, c.Connections, c.Scale, c.BenchRuns, c.BenchSeconds, tc.sb, tc.conns, tc.scale, tc.runs, tc.benchSecs)
+		}
+		if tb := float64(c.TableBytes()) / float64(c.SharedBuffersBytes); tb < 0.7 || tb > 0.9 {
+			t.Errorf("%s: table is %.2f of shared_buffers, want about 0.8", tc.name, tb)
+		}
+	}
+}
+
+func TestCheckFits(t *testing.T) {
+	c, err := Resolve(Options{}, linux.Meminfo{MemAvailableBytes: 22 * GiB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	segment := uint64(2109) << 21 // measured: -C printed 2109 for 4 GiB
+	// 4.1 GiB segment + 104 x (6.7 + 4) MiB + 2.4 GiB margin = 7.6 GiB.
+	host := linux.Meminfo{MemTotalBytes: 24 * GiB, MemAvailableBytes: 22 * GiB}
+	if err := checkFits(c, segment, host); err != nil {
+		t.Errorf("the default experiment does not fit a 24 GiB host: %v", err)
+	}
+	host.MemAvailableBytes = 7 * GiB
+	err = checkFits(c, segment, host)
+	if err == nil || !strings.Contains(err.Error(), "lower --shared-buffers or --connections") {
+		t.Errorf("7 GiB available: %v, want a refusal that says what to lower", err)
+	}
+	n := estimateNeed(c, segment, host)
+	if want := uint64(104) * (4<<20 + c.TableBytes()/512); n.ConnectionsBytes != want {
+		t.Errorf("connections need %d, want %d", n.ConnectionsBytes, want)
+	}
+}
+
+func TestComputeCost(t *testing.T) {
+	before := Reading{MemAvailableBytes: 20 * GiB, UsedBytes: 2 * GiB, PageTablesBytes: 10 << 20, ClientBytes: 4 << 20,
+		Settle: Settle{SpreadBytes: 1 << 20}}
+	open := Reading{MemAvailableBytes: 20*GiB - 802<<20, UsedBytes: 2*GiB + 802<<20, PageTablesBytes: 610 << 20, ClientBytes: 6 << 20,
+		Settle: Settle{SpreadBytes: 2 << 20}}
+	closed := Reading{MemAvailableBytes: 20*GiB - 2<<20, ClientBytes: 5 << 20}
+	var rs []Backend
+	for i := 0; i < 100; i++ {
+		rs = append(rs, Backend{HasPss: true, PssAnonBytes: 1 << 20, RssAnonBytes: 3 << 20, VmPTEBytes: 7 << 20,
+			RSSBytes: 3 * GiB, PssBytes: 40 << 20, ScanPTEBytes: 6 << 20, ScanMinFlt: 50000, OOMScore: 700 + i%3})
+	}
+	c := computeCost(before, open, closed, rs, 3*GiB)
+	if c.TruthBytes != 800<<20 || c.UsedRiseBytes != 800<<20 || c.CloseRiseBytes != 799<<20 {
+		t.Errorf("truth %d, used %d, close %d; want 800 MiB, 800 MiB and 799 MiB (client growth subtracted)", c.TruthBytes>>20, c.UsedRiseBytes>>20, c.CloseRiseBytes>>20)
+	}
+	if c.PredictedBytes != 800<<20 || *c.PredictedErr != 0 {
+		t.Errorf("predicted %d err %v; want 800 MiB exactly", c.PredictedBytes>>20, *c.PredictedErr)
+	}
+	if math.Abs(*c.RSSErr-(300*1024/800.0-1)) > 1e-9 {
+		t.Errorf("RSS error %v", *c.RSSErr)
+	}
+	if c.PageTablesPerConnGiB != 2<<20 || c.ScanPTEPerGiB != 2<<20 || c.ScanFaultsPerCn != 50000 {
+		t.Errorf("page tables per conn per GiB %v, scan %v, faults %v; want 2 MiB, 2 MiB, 50000", c.PageTablesPerConnGiB, c.ScanPTEPerGiB, c.ScanFaultsPerCn)
+	}
+	if c.NoiseBytes != 2<<20 || c.MaxReaderOOMScore != 702 { // spread 2 MiB > 1 MiB disagreement
+		t.Errorf("noise %d, max oom %d", c.NoiseBytes, c.MaxReaderOOMScore)
+	}
+	if z := computeCost(open, before, closed, rs, 3*GiB); z.PredictedErr != nil {
+		t.Error("an error relative to a negative truth was computed")
+	}
+}
+
+func TestUndo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nr_hugepages")
+	write := func(v string) { os.WriteFile(path, []byte(v+"\n"), 0o644) }
+	ch := change{Path: path, Before: "3", Set: "2112"}
+	write("2112")
+	if r := undo(ch); !r.OK || r.After != "3" {
+		t.Errorf("set value: %+v, want restored to 3", r)
+	}
+	if got, _ := readKernel(path); got != "3" {
+		t.Errorf("file holds %q, want 3", got)
+	}
+	if r := undo(ch); !r.OK {
+		t.Errorf("already restored: %+v, want OK", r)
+	}
+	write("4000")
+	if r := undo(ch); r.OK || !strings.Contains(r.Error, "someone else") {
+		t.Errorf("value changed by someone else: %+v, want a refusal", r)
+	}
+	if got, _ := readKernel(path); got != "4000" {
+		t.Errorf("someone else's value was overwritten: %q", got)
+	}
+	if n := settingName("/proc/sys/vm/nr_hugepages"); n != "vm.nr_hugepages" {
+		t.Errorf("settingName = %q", n)
+	}
+}
+
+func TestSafeClusterDir(t *testing.T) {
+	for dir, want := range map[string]bool{"/tmp/dbmem-pg-123": true, "/tmp": false, "/": false, "dbmem-pg-1": false,
+		"/tmp/dbmem-pg-1/../etc": false, "/var/lib/postgresql": false} {
+		if got := safeClusterDir(dir); got != want {
+			t.Errorf("safeClusterDir(%q) = %v, want %v", dir, got, want)
+		}
+	}
+}
+
+// TestSettle reads a fixed meminfo: it settles after one window, and a
+// bound shorter than the window returns an unsettled reading.
+func TestSettle(t *testing.T) {
+	dir := t.TempDir()
+	meminfo := "MemTotal:       24683620 kB\nMemFree:        21539004 kB\nMemAvailable:   23127852 kB\nPageTables:         7828 kB\n"
+	if err := os.WriteFile(filepath.Join(dir, "meminfo"), []byte(meminfo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs := linux.FS{Proc: dir, Sys: dir, Root: dir}
+	m, s, err := settle(context.Background(), fs, SettleOptions{Interval: 5 * time.Millisecond, Window: 20 * time.Millisecond})
+	if err != nil || !s.Settled || s.SpreadBytes != 0 || m.MemAvailableBytes != 23127852<<10 {
+		t.Errorf("got %+v %+v %v", m.MemAvailableBytes, s, err)
+	}
+	_, s, _ = settle(context.Background(), fs, SettleOptions{Interval: 5 * time.Millisecond, Window: time.Second, Max: 20 * time.Millisecond})
+	if s.Settled {
+		t.Error("settled before a full window was read")
+	}
+}

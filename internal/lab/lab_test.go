@@ -1,0 +1,211 @@
+package lab
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbmem/dbmem/internal/kerneltest"
+	"github.com/dbmem/dbmem/internal/linux"
+)
+
+// hostState is what the lab may touch; it must be the same after a run.
+type hostState struct {
+	NrHugepages, Overcommit string
+	Postmasters             int
+	JournalExists           bool
+}
+
+func readHostState(t *testing.T, base, journal string) hostState {
+	t.Helper()
+	get := func(name string) string {
+		v, err := linux.ReadSysctl(linux.DefaultFS(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	s := hostState{NrHugepages: get("vm.nr_hugepages"), Overcommit: get("vm.nr_overcommit_hugepages")}
+	s.Postmasters = len(postmastersUnder(t, base))
+	_, err := os.Stat(journal)
+	s.JournalExists = err == nil
+	return s
+}
+
+// postmastersUnder lists running processes whose command line names base.
+func postmastersUnder(t *testing.T, base string) []int {
+	t.Helper()
+	fs := linux.DefaultFS()
+	pids, err := linux.ListPIDs(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, pid := range pids {
+		args, err := linux.ReadCmdline(fs, pid)
+		if err == nil && strings.Contains(strings.Join(args, " "), base) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// labDirs makes a base directory the postgres OS user can enter and a
+// journal path, both removed after the test.
+func labDirs(t *testing.T) (base, journal string) {
+	t.Helper()
+	base, err := os.MkdirTemp("", "dbmem-labtest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(base, 0o755)
+	t.Cleanup(func() { os.RemoveAll(base) })
+	return base, filepath.Join(t.TempDir(), "lab.journal")
+}
+
+type testLog struct{ t *testing.T }
+
+func (w testLog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// TestQuickLab runs `dbmem lab --quick` against real PostgreSQL and checks
+// the physics and that every change to the host was undone.
+func TestQuickLab(t *testing.T) {
+	kerneltest.Lock(t)
+	base, journal := labDirs(t)
+	before := readHostState(t, base, journal)
+	start := time.Now()
+	res, err := Run(context.Background(), Options{Quick: true, BaseDir: base, JournalPath: journal,
+		Progress: NewProgress(testLog{t}, false)})
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("lab --quick: %v", err)
+	}
+	t.Logf("lab --quick took %s", took.Round(time.Second))
+	if took > 2*time.Minute {
+		t.Errorf("lab --quick took %s, the budget is 2 minutes", took.Round(time.Second))
+	}
+	if after := readHostState(t, base, journal); after != before {
+		t.Errorf("host changed by the lab: before %+v, after %+v", before, after)
+	}
+	checkRestored(t, res, base)
+	off, on := modeOf(t, res, ModeOff), modeOf(t, res, ModeOn)
+	checkPhysics(t, res, off, on)
+	checkPrediction(t, off)
+	checkPrediction(t, on)
+	checkOutputs(t, res)
+}
+
+func modeOf(t *testing.T, r *Result, m Mode) *ModeResult {
+	t.Helper()
+	for _, x := range r.Modes {
+		if x.HugePages == m {
+			return x
+		}
+	}
+	t.Fatalf("no huge_pages=%s result", m)
+	return nil
+}
+
+func checkRestored(t *testing.T, r *Result, base string) {
+	t.Helper()
+	if r.Pool == nil || r.Pool.After != r.Pool.Before || r.Pool.Set != r.Pool.Before+r.Pool.Needed {
+		t.Errorf("pool change %+v: want Set = Before + Needed and After = Before", r.Pool)
+	}
+	if len(r.Restored) < 2 {
+		t.Errorf("restored %+v: want the cluster and vm.nr_hugepages", r.Restored)
+	}
+	for _, x := range r.Restored {
+		if !x.OK || x.After != x.Before {
+			t.Errorf("not restored: %+v", x)
+		}
+	}
+	if ents, _ := os.ReadDir(base); len(ents) != 0 {
+		t.Errorf("cluster directory left in %s: %v", base, ents)
+	}
+}
+
+// checkPhysics: reading a table through 4 KiB pages costs each connection
+// 8 bytes per 4 KiB page, 2 MiB of page table per GiB; with 2 MiB pages at
+// least 20 times less. The readers' own VmPTE is exact; meminfo PageTables
+// is host-wide and checked loosely.
+func checkPhysics(t *testing.T, r *Result, off, on *ModeResult) {
+	t.Helper()
+	gib := float64(r.TableBytes) / GiB
+	scanOff := off.Cost.ScanPTEPerGiB / (1 << 20)
+	ownOff := off.Cost.PerConn(float64(off.Cost.ReadersPTEBytes)) / gib / (1 << 20)
+	t.Logf("page tables per GiB read per connection: off %.3f MiB by reading (%.3f MiB VmPTE, host PageTables %.3f MiB), on %.4f MiB (host %.4f MiB)",
+		scanOff, ownOff, off.Cost.PageTablesPerConnGiB/(1<<20), on.Cost.ScanPTEPerGiB/(1<<20), on.Cost.PageTablesPerConnGiB/(1<<20))
+	if scanOff < 1.9 || scanOff > 2.2 {
+		t.Errorf("huge_pages=off: reading added %.3f MiB of page tables per GiB per connection, want about 2", scanOff)
+	}
+	if ownOff < 1.9 || ownOff > 2.6 {
+		t.Errorf("huge_pages=off: a connection's VmPTE is %.3f MiB per GiB read, want about 2 (plus its own few hundred KiB)", ownOff)
+	}
+	if on.Cost.ScanPTEPerGiB*20 > off.Cost.ScanPTEPerGiB {
+		t.Errorf("huge_pages=on: %.0f B of page tables per GiB read, want at least 20x less than off's %.0f B", on.Cost.ScanPTEPerGiB, off.Cost.ScanPTEPerGiB)
+	}
+	if host := float64(off.Cost.PageTablesRiseBytes); host < 0.5*float64(off.Cost.ReadersPTEBytes) {
+		t.Errorf("huge_pages=off: meminfo PageTables rose %.0f B, the connections' VmPTE is %d B", host, off.Cost.ReadersPTEBytes)
+	}
+	for _, rd := range on.Readers {
+		if rd.HugetlbBytes < r.TableBytes {
+			t.Errorf("huge_pages=on: reader %d maps %d B of huge pages, less than the %d B table it read", rd.PID, rd.HugetlbBytes, r.TableBytes)
+			break
+		}
+	}
+}
+
+// checkPrediction: dbmem's cost (Pss_Anon + VmPTE) is within 10% of the
+// fall of MemAvailable, widened by the host's own measured movement.
+func checkPrediction(t *testing.T, m *ModeResult) {
+	t.Helper()
+	c := m.Cost
+	if c.TruthBytes <= 0 || c.PredictedErr == nil {
+		t.Errorf("huge_pages=%s: MemAvailable fell %d B while %d connections opened (noise %d B)", m.HugePages, c.TruthBytes, c.Connections, c.NoiseBytes)
+		return
+	}
+	noise := float64(c.NoiseBytes) / float64(c.TruthBytes)
+	t.Logf("huge_pages=%s: truth %.1f MiB, predicted %.1f MiB (%+.1f%%), Pss %+.0f%%, RSS %+.0f%%, close %+.1f%%, noise %.1f%%",
+		m.HugePages, float64(c.TruthBytes)/(1<<20), float64(c.PredictedBytes)/(1<<20), *c.PredictedErr*100, *c.PssErr*100, *c.RSSErr*100, *c.CloseErr*100, noise*100)
+	if noise > 0.25 {
+		t.Errorf("huge_pages=%s: the host moved %.0f%% of the cost on its own while measuring: no ground truth (other programs allocating?)", m.HugePages, noise*100)
+		return
+	}
+	if math.Abs(*c.PredictedErr) > 0.10+noise {
+		t.Errorf("huge_pages=%s: dbmem predicted %d B, MemAvailable fell %d B: error %+.1f%%, want within 10%% (+%.1f%% host noise)",
+			m.HugePages, c.PredictedBytes, c.TruthBytes, *c.PredictedErr*100, noise*100)
+	}
+}
+
+func checkOutputs(t *testing.T, r *Result) {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil || back.Schema != Schema || len(back.Modes) != 2 {
+		t.Errorf("JSON round trip: %v, schema %q, %d modes", err, back.Schema, len(back.Modes))
+	}
+	var out bytes.Buffer
+	if err := Text(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"MemAvailable fall (ground truth)", "huge_pages=off", "huge_pages=on", "vm.nr_hugepages", "restored", "pgbench select-only", "TLB counters:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	t.Logf("summary:\n%s", out.String())
+}
+
+func linuxFS() linux.FS { return linux.DefaultFS() }

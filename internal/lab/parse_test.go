@@ -1,0 +1,96 @@
+package lab
+
+import (
+	"strings"
+	"testing"
+)
+
+// Recorded from the host's PostgreSQL 15 postmaster, kernel 6.18.44-fc-v769.
+const postmasterStat = "2233 (postgres) S 1 2233 2233 0 -1 4194304 4942 65162 0 24 8 16 140 144 20 0 1 0 4941 222543872 7666 " +
+	"18446744073709551615 94073784205312 94073789661657 140735472880304 0 0 0 0 24129536 84487 1 0 0 17 1 0 0 0 0 0 " +
+	"94073792141392 94073792359114 94073969147904 140735472881310 140735472881432 140735472881432 140735472881620 0\n"
+
+func TestParseChildFaults(t *testing.T) {
+	got, err := parseChildFaults(postmasterStat)
+	if err != nil || got != (childFaults{Min: 65162, Maj: 24}) {
+		t.Fatalf("got %+v, %v; want cminflt 65162, cmajflt 24", got, err)
+	}
+	odd := strings.Replace(postmasterStat, "(postgres)", "(a) b (c)", 1)
+	if got, err := parseChildFaults(odd); err != nil || got.Min != 65162 {
+		t.Errorf("comm with spaces and parentheses: %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "12 (x) S 1 2 3", "2233 (postgres) S 1 2 3 4 5 6 7 x 9 y"} {
+		if _, err := parseChildFaults(bad); err == nil {
+			t.Errorf("parseChildFaults(%q): no error", bad)
+		}
+	}
+}
+
+func FuzzParseChildFaults(f *testing.F) {
+	f.Add(postmasterStat)
+	f.Add("1 ()) R 0 0 0 0 0 0 0 1 0 2")
+	f.Fuzz(func(t *testing.T, s string) { parseChildFaults(s) })
+}
+
+// Recorded with perf 6.1.187 on kernel 6.18.44-fc-v769 (a VM without a
+// PMU): `perf stat -x , -e dTLB-load-misses,dTLB-loads true` and
+// `-e page-faults,task-clock true`.
+const perfNoPMU = "<not supported>,,dTLB-load-misses,0,100.00,,\n<not supported>,,dTLB-loads,0,100.00,,\n"
+const perfSoftware = "48,,page-faults,2839768,100.00,16.903,K/sec\n2.84,msec,task-clock,2839768,100.00,0.073,CPUs utilized\n"
+
+func TestParsePerfCSV(t *testing.T) {
+	if got := parsePerfCSV(perfNoPMU); len(got) != 0 {
+		t.Errorf("unsupported events counted: %v", got)
+	}
+	got := parsePerfCSV(perfSoftware + "\n# comment\n12,,dTLB-loads:u,1,100.00,,\n")
+	if got["page-faults"] != 48 || got["dTLB-loads"] != 12 {
+		t.Errorf("got %v; want page-faults 48 and dTLB-loads 12", got)
+	}
+	if _, ok := got["task-clock"]; ok {
+		t.Error("a fractional count (task-clock 2.84) was read as an integer count")
+	}
+}
+
+func FuzzParsePerfCSV(f *testing.F) {
+	f.Add(perfNoPMU)
+	f.Add(perfSoftware)
+	f.Fuzz(func(t *testing.T, s string) { parsePerfCSV(s) })
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]uint64{"4GB": 4 << 30, "512MB": 512 << 20, "1.5GiB": 3 << 29, "262144kB": 256 << 20,
+		"1048576": 1 << 20, " 2 gb ": 2 << 30, "1T": 1 << 40} {
+		got, err := ParseSize(in)
+		if err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "GB", "-1GB", "4XB", "1e30GB", "1.2.3MB", "NaN"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q): no error", bad)
+		}
+	}
+}
+
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"4GB", "1.5GiB", "12", "kB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { ParseSize(s) })
+}
+
+func TestParseJournal(t *testing.T) {
+	j, err := parseJournal(strings.NewReader(`{"pid": 42, "start_ticks": 7, "cluster_dir": "/tmp/dbmem-pg-1",
+		"changes": [{"path": "/proc/sys/vm/nr_hugepages", "before": "0", "set": "2109"}]}`))
+	if err != nil || j.PID != 42 || len(j.Changes) != 1 || j.Changes[0].Set != "2109" {
+		t.Fatalf("got %+v, %v", j, err)
+	}
+	if _, err := parseJournal(strings.NewReader("vm.nr_hugepages\t0\n")); err == nil {
+		t.Error("a kerneltest-style journal was accepted as a lab journal")
+	}
+}
+
+func FuzzParseJournal(f *testing.F) {
+	f.Add(`{"pid":1,"changes":[{"path":"p","before":"1","set":"2"}]}`)
+	f.Fuzz(func(t *testing.T, s string) { parseJournal(strings.NewReader(s)) })
+}

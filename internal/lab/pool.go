@@ -1,0 +1,78 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// growPool adds the cluster's huge page need to the default-size pool: the
+// pool `dbmem plan` computes, `postgres -C shared_memory_size_in_huge_pages`.
+// The change is journaled before it is made. When the kernel cannot find
+// enough contiguous memory it compacts memory once and retries, then gives
+// up and puts the old value back.
+func (r *run) growPool() error {
+	if r.grown {
+		return nil
+	}
+	path := r.fs.SysctlPath("vm.nr_hugepages")
+	before, err := readInt(path)
+	if err != nil {
+		return err
+	}
+	want := before + r.pages
+	r.jr.Changes = append(r.jr.Changes, change{Path: path, Before: strconv.Itoa(before), Set: strconv.Itoa(want)})
+	if err := writeJournal(r.opt.JournalPath, r.jr); err != nil {
+		return err
+	}
+	r.grown = true
+	r.res.Pool = &PoolChange{Needed: r.pages, Source: r.pageSource, Before: before, Set: want}
+	got, err := setInt(path, want)
+	if err == nil && got < want {
+		os.WriteFile(r.fs.SysctlPath("vm.compact_memory"), []byte("1\n"), 0o200)
+		got, err = setInt(path, want)
+	}
+	if err == nil && got == want {
+		return nil
+	}
+	if err == nil {
+		err = fmt.Errorf("asked the kernel for %d huge pages (%d + %d), it allocated %d: memory is too fragmented or too small; "+
+			"lower --shared-buffers or run the lab after a reboot", want, before, r.pages, got)
+	}
+	return errors.Join(err, r.giveBack(path, before))
+}
+
+// giveBack puts the pool back after a failed growth: the kernel then holds
+// neither the old value nor the one the lab asked for.
+func (r *run) giveBack(path string, before int) error {
+	if back, err := setInt(path, before); err != nil || back != before {
+		return fmt.Errorf("putting vm.nr_hugepages back to %d: reads %d, %v (journal kept at %s)", before, back, err, r.opt.JournalPath)
+	}
+	r.jr.Changes, r.grown, r.res.Pool = r.jr.Changes[:len(r.jr.Changes)-1], false, nil
+	return writeJournal(r.opt.JournalPath, r.jr)
+}
+
+func readInt(path string) (int, error) {
+	s, err := readKernel(path)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s holds %q, not a number", path, s)
+	}
+	return v, nil
+}
+
+func setInt(path string, v int) (int, error) {
+	s, err := writeKernel(path, strconv.Itoa(v))
+	if err != nil {
+		return 0, err
+	}
+	got, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s reads back %q, not a number", path, s)
+	}
+	return got, nil
+}

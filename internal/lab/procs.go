@@ -1,0 +1,110 @@
+package lab
+
+import (
+	"fmt"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/postgres"
+)
+
+// children returns the PIDs whose parent is pm.
+func children(fs linux.FS, pm int) ([]int, error) {
+	pids, err := linux.ListPIDs(fs)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, pid := range pids {
+		st, err := linux.ReadStat(fs, pid)
+		if err == nil && st.PPid == pm {
+			out = append(out, pid)
+		}
+	}
+	return out, nil
+}
+
+// readBackend reads one process; rollup adds smaps_rollup (Pss), which walks
+// the page tables: about 40 ms for a backend that mapped 3 GiB through
+// 4 KiB pages. ok is false when the process has exited.
+func readBackend(fs linux.FS, pid int, rollup bool) (Backend, bool, error) {
+	p, _, err := linux.ReadProcess(fs, pid, linux.ProcessOptions{Rollup: rollup})
+	if linux.IsGone(err) {
+		return Backend{}, false, nil
+	}
+	if err != nil {
+		return Backend{}, false, fmt.Errorf("read process %d: %w", pid, err)
+	}
+	return backendOf(p), true, nil
+}
+
+func backendOf(p linux.Process) Backend {
+	s := p.Status
+	b := Backend{
+		PID: p.PID, Role: string(postgres.ParseTitle(p.Title, "").Role),
+		RSSBytes: s.VmRSSBytes, RssAnonBytes: s.RssAnonBytes, RssShmemBytes: s.RssShmemBytes,
+		VmPTEBytes: s.VmPTEBytes, VmSwapBytes: s.VmSwapBytes, HugetlbBytes: p.HugetlbBytes(),
+		OOMScore: p.OOMScore, OOMScoreAdj: p.OOMScoreAdj, MinFlt: p.MinFlt, MajFlt: p.MajFlt,
+	}
+	if r := p.Rollup; r != nil && r.PssAnonBytes != nil {
+		b.HasPss, b.PssBytes, b.PssAnonBytes = true, r.PssBytes, *r.PssAnonBytes
+		if r.PssShmemBytes != nil {
+			b.PssShmemBytes = *r.PssShmemBytes
+		}
+	}
+	return b
+}
+
+// sampleProcs reads the postmaster and its children. Pss is read for the
+// postmaster and the checkpointer, and for the client backends only when
+// rollupClients is set. skip is the lab's control connection's backend.
+func sampleProcs(fs linux.FS, pm, skip int, rollupClients bool) (*ProcSample, error) {
+	pids, err := children(fs, pm)
+	if err != nil {
+		return nil, err
+	}
+	s := &ProcSample{}
+	if s.Postmaster, _, err = readBackend(fs, pm, true); err != nil {
+		return nil, err
+	}
+	s.Postmaster.Role = string(postgres.RolePostmaster)
+	s.All.add(s.Postmaster)
+	for _, pid := range pids {
+		if pid == skip {
+			continue
+		}
+		b, ok, err := readBackend(fs, pid, false)
+		if err == nil && ok && (rollupClients || b.Role != string(postgres.RoleClient)) {
+			b, ok, err = readBackend(fs, pid, true)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		s.add(b)
+	}
+	return s, nil
+}
+
+func (s *ProcSample) add(b Backend) {
+	s.All.add(b)
+	switch postgres.Role(b.Role) {
+	case postgres.RoleCheckpointer:
+		s.Checkpointer = b
+	case postgres.RoleClient:
+		s.Clients.add(b)
+	}
+}
+
+func (a *Agg) add(b Backend) {
+	a.Count++
+	a.RSSBytes += b.RSSBytes
+	a.RssShmemBytes += b.RssShmemBytes
+	a.VmPTEBytes += b.VmPTEBytes
+	a.HugetlbBytes += b.HugetlbBytes
+	a.PssBytes += b.PssBytes
+	a.PssAnonBytes += b.PssAnonBytes
+	a.PrivateBytes += b.PrivateBytes()
+	a.MaxOOMScore = max(a.MaxOOMScore, b.OOMScore)
+}

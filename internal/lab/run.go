@@ -1,0 +1,205 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/pgcluster"
+)
+
+// run is one lab run's state.
+type run struct {
+	opt  Options
+	fs   linux.FS
+	cfg  Config
+	res  *Result
+	prog Progress
+	c    *pgcluster.Cluster
+	jr   journal
+	// pages is the cluster's huge page need, pageSource where it came from.
+	pages      int
+	pageSource string
+	grown      bool
+	step       time.Time
+	name       string
+}
+
+// Run runs the experiment: a throwaway cluster, loaded once, measured with
+// huge_pages=off and on, then pgbench runs alternating the two. Every
+// change to the host is journaled before it is made and undone before Run
+// returns, also when ctx is cancelled (SIGINT, SIGTERM) or on SIGHUP. The
+// Result is returned with what was measured even when err is not nil.
+func Run(ctx context.Context, o Options) (res *Result, err error) {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
+	defer stop()
+	r := newRun(o)
+	l, err := lockHost(ctx, o.LockPath, func() {
+		r.prog.Note("waiting for " + o.LockPath + ": another dbmem lab or a test is changing kernel settings")
+	})
+	if err != nil {
+		return r.res, err
+	}
+	defer l.unlock()
+	left, err := replay(r.fs, r.opt.JournalPath)
+	for _, x := range left {
+		r.res.Notes = append(r.res.Notes, fmt.Sprintf("restored what a killed lab run left: %s back to %s", x.What, x.After))
+	}
+	if err != nil {
+		return r.res, err
+	}
+	defer func() { err = errors.Join(err, r.cleanup()) }()
+	if err := r.prepare(ctx); err != nil {
+		return r.res, err
+	}
+	return r.res, r.experiment(ctx)
+}
+
+func newRun(o Options) *run {
+	if o.FS.Proc == "" {
+		o.FS = linux.DefaultFS()
+	}
+	if o.JournalPath == "" {
+		o.JournalPath = DefaultJournalPath
+	}
+	if o.Quick && o.Settle.Max == 0 {
+		o.Settle.Max = 8 * time.Second
+	}
+	r := &run{opt: o, fs: o.FS, prog: o.Progress}
+	if r.prog == nil {
+		r.prog = nopProgress{}
+	}
+	r.res = &Result{Schema: Schema, StartedAt: time.Now().UTC()}
+	return r
+}
+
+// begin starts a timed step shown by the progress bar.
+func (r *run) begin(name string, total int) {
+	r.end()
+	r.name, r.step = name, time.Now()
+	r.prog.Begin(name, total)
+}
+
+func (r *run) end() {
+	if r.name == "" {
+		return
+	}
+	r.prog.End()
+	r.res.Steps = append(r.res.Steps, StepTime{Name: r.name, Elapsed: time.Since(r.step)})
+	r.name = ""
+}
+
+// prepare reads the host, resolves the configuration, creates the cluster
+// and checks that the experiment fits.
+func (r *run) prepare(ctx context.Context) error {
+	host, _, err := linux.ReadHost(r.fs)
+	if err != nil {
+		return err
+	}
+	m := host.Meminfo
+	r.res.Host = HostInfo{Hostname: host.Hostname, KernelRelease: host.KernelRelease, CPUs: runtime.NumCPU(),
+		MemTotalBytes: m.MemTotalBytes, MemAvailableBytes: m.MemAvailableBytes,
+		PageSizeBytes: uint64(os.Getpagesize()), HugePageBytes: m.HugepagesizeBytes, THP: host.THP.Enabled}
+	if r.cfg, err = Resolve(r.opt, m); err != nil {
+		return err
+	}
+	r.res.Config = r.cfg
+	if err := r.checkTools(); err != nil {
+		return err
+	}
+	if err := checkDisk(r.opt.BaseDir, r.cfg); err != nil {
+		return err
+	}
+	if err := checkFits(r.cfg, r.cfg.SharedBuffersBytes+r.cfg.SharedBuffersBytes/16, m); err != nil {
+		return err
+	}
+	if err := r.create(ctx); err != nil {
+		return err
+	}
+	return checkFits(r.cfg, uint64(r.pages)*m.HugepagesizeBytes, m)
+}
+
+// checkTools finds the PostgreSQL binaries and checks what the modes need.
+func (r *run) checkTools() error {
+	bin, err := pgcluster.FindBin(r.opt.Bin)
+	if err != nil {
+		return err
+	}
+	r.opt.Bin = bin
+	if _, err := os.Stat(bin + "/pgbench"); err != nil {
+		return fmt.Errorf("pgbench not found in %s: install it (Debian: postgresql-contrib or postgresql-client) or point --pg-bin at a directory that has it", bin)
+	}
+	major, err := pgcluster.MajorVersion(bin)
+	if err != nil {
+		return err
+	}
+	r.res.Host.PGVersion = fullVersion(bin, major)
+	if r.cfg.Has(ModeOn) && major < 15 {
+		return fmt.Errorf("PostgreSQL %d in %s: sizing the huge page pool needs `postgres -C shared_memory_size_in_huge_pages` (15+); use --pg-bin or --modes off", major, bin)
+	}
+	if r.cfg.Has(ModeOn) && os.Geteuid() != 0 {
+		return fmt.Errorf("huge_pages=on needs root to grow vm.nr_hugepages: run as root, or --modes off")
+	}
+	return nil
+}
+
+// fullVersion is "15.20 (Debian 15.20-0+deb12u1)" from postgres --version,
+// or the major version.
+func fullVersion(bin string, major int) string {
+	out, err := exec.Command(bin+"/postgres", "--version").Output()
+	if _, v, ok := strings.Cut(strings.TrimSpace(string(out)), "(PostgreSQL) "); err == nil && ok {
+		return v
+	}
+	return fmt.Sprint(major)
+}
+
+// create makes the cluster, journals it and asks it for its huge pages.
+func (r *run) create(ctx context.Context) error {
+	r.begin("create cluster (initdb)", 0)
+	c, err := pgcluster.Create(ctx, pgcluster.Options{Bin: r.opt.Bin, BaseDir: r.opt.BaseDir, Settings: r.settings()})
+	if err != nil {
+		return err
+	}
+	r.c = c
+	st, err := linux.ReadStat(r.fs, os.Getpid())
+	if err != nil {
+		return err
+	}
+	r.jr = journal{PID: os.Getpid(), StartTicks: st.StartTicks, Started: r.res.StartedAt, ClusterDir: c.Dir}
+	if err := writeJournal(r.opt.JournalPath, r.jr); err != nil {
+		return err
+	}
+	if r.pages, r.pageSource, err = r.hugePagesNeeded(ctx); err != nil {
+		return err
+	}
+	r.end()
+	return nil
+}
+
+// experiment loads the data, runs each mode and the pgbench runs.
+func (r *run) experiment(ctx context.Context) error {
+	if err := r.load(ctx); err != nil {
+		return err
+	}
+	for _, m := range r.cfg.Modes {
+		mr, err := r.runMode(ctx, m)
+		if mr != nil {
+			r.res.Modes = append(r.res.Modes, mr)
+		}
+		if err != nil {
+			return fmt.Errorf("huge_pages=%s: %w", m, err)
+		}
+	}
+	if r.cfg.BenchRuns > 0 {
+		return r.bench(ctx)
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/snapshot"
+)
+
+// Request is what `dbmem plan` was asked.
+type Request struct {
+	// Snapshot is this host; nil plans the WhatIf host.
+	Snapshot *snapshot.Snapshot
+	WhatIf   WhatIf
+	// DataDir plans for a stopped server's data (or configuration)
+	// directory on this host instead of the running instances.
+	DataDir string
+	// Port keeps only the running instance on this port.
+	Port int
+	// Changes are PostgreSQL settings to plan for, in postgresql.conf
+	// syntax ("shared_buffers": "16GB").
+	Changes map[string]string
+	// Unit names the systemd unit (default: guessed from the data directory).
+	Unit          string
+	NodesPerQuery int
+	Options       advise.PlanOptions
+	// Bin is the PostgreSQL binary directory to ask ("" finds one).
+	Bin string
+}
+
+// WhatIf describes a host that is not this one.
+type WhatIf struct {
+	RAMBytes  uint64
+	SwapBytes uint64
+	NUMANodes int
+	// PGMajor is the PostgreSQL major version (0: the installed binaries').
+	PGMajor int
+}
+
+// ErrUsage marks a request that cannot be planned as asked.
+var ErrUsage = errors.New("plan request")
+
+// Build gathers the plan input. It may run PostgreSQL binaries (postgres
+// -C, initdb for a throwaway cluster).
+func Build(ctx context.Context, r Request) (advise.PlanInput, error) {
+	a := &asker{bin: r.Bin}
+	defer a.close()
+	var in advise.PlanInput
+	var err error
+	switch {
+	case r.Snapshot == nil:
+		in, err = whatIf(ctx, a, r)
+	case r.DataDir != "":
+		in, err = stopped(ctx, a, r)
+	default:
+		in, err = running(ctx, a, r)
+	}
+	in.Options = r.Options
+	return in, err
+}
+
+// Run builds the input and computes the plan.
+func Run(ctx context.Context, r Request) (advise.PlanResult, error) {
+	in, err := Build(ctx, r)
+	if err != nil {
+		return advise.PlanResult{}, err
+	}
+	return advise.Plan(in), nil
+}
+
+// pageSize is the huge page size planned for.
+func (r Request) pageSize(hostDefault uint64) uint64 {
+	switch {
+	case r.Options.PageSizeBytes != 0:
+		return r.Options.PageSizeBytes
+	case hostDefault != 0:
+		return hostDefault
+	}
+	return 2 << 20
+}
+
+func usage(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))
+}

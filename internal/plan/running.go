@@ -1,0 +1,116 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// running plans this host for its running instances.
+func running(ctx context.Context, a *asker, r Request) (advise.PlanInput, error) {
+	s := r.Snapshot
+	in := advise.PlanInput{Source: fmt.Sprintf("host %s, snapshot of %s", s.Host.Hostname, s.TakenAt.Format("2006-01-02 15:04:05 MST")),
+		Host: hostFacts(s)}
+	var chosen []*postgres.Instance
+	for _, pg := range s.Postgres {
+		if r.Port == 0 || pg.Port == r.Port {
+			chosen = append(chosen, pg)
+		}
+	}
+	if r.Port != 0 && len(chosen) == 0 {
+		return in, usage("no running PostgreSQL instance on port %d", r.Port)
+	}
+	if len(r.Changes) > 0 && len(chosen) > 1 {
+		return in, usage("%d instances run here: choose the one the changes are for with --port", len(chosen))
+	}
+	size := r.pageSize(in.Host.DefaultHugePageBytes)
+	for _, pg := range chosen {
+		pi, notes, err := runningInstance(ctx, a, r, pg, size)
+		if err != nil {
+			return in, err
+		}
+		in.Notes = append(in.Notes, notes...)
+		in.Instances = append(in.Instances, pi)
+	}
+	return in, nil
+}
+
+func runningInstance(ctx context.Context, a *asker, r Request, pg *postgres.Instance, size uint64) (advise.PlannedInstance, []string, error) {
+	set := overlay(pg.Settings, r.Changes, postgres.FromCommandLine)
+	pi := advise.PlannedInstance{
+		Engine: advise.Engine{Name: advise.EnginePostgres, Major: pg.Major}, Subject: advise.PostgresSubject(pg),
+		Unit: r.Unit, Changes: r.Changes, Current: currentOf(pg.Settings, r.Changes), GID: -1,
+	}
+	if pi.Unit == "" {
+		pi.Unit = advise.PostgresUnit(pg)
+	}
+	view := *pg
+	view.Settings = set
+	pi.Work = advise.PostgresWorkload(&view, r.NodesPerQuery)
+	if sh := pg.Shared; sh != nil {
+		if sh.Hugetlb && sh.PageSizeBytes == size {
+			pi.HeldPages = sh.SizeBytes / size
+		}
+		if !sh.Hugetlb {
+			pi.SharedIn4KBytes = sh.SizeBytes
+		}
+	}
+	var notes []string
+	var err error
+	hostDefault := r.Snapshot.Host.Meminfo.HugepagesizeBytes
+	pi.Need, notes, err = runningNeed(ctx, a, pg, set, size, hostDefault, len(r.Changes) > 0)
+	return pi, notes, err
+}
+
+// runningNeed: SHOW or the mapping for an unchanged server, else ask a
+// throwaway cluster, else estimate.
+func runningNeed(ctx context.Context, a *asker, pg *postgres.Instance, set postgres.Settings, size, hostDefault uint64, changed bool) (advise.HugePageNeed, []string, error) {
+	if !changed {
+		if n, ok := shownNeed(pg, size, hostDefault); ok {
+			return n, nil, nil
+		}
+		if sh := pg.Shared; sh != nil {
+			return advise.HugePageNeed{PageSizeBytes: size, Pages: advise.HugePagesFor(sh.SizeBytes, size), SharedBytes: sh.SizeBytes, Exact: true,
+				Source: fmt.Sprintf("postmaster's shared mapping %d B / %s", sh.SizeBytes, units.Bytes(size))}, nil, nil
+		}
+	}
+	n, notes, err := a.askPlanned(ctx, pg.Major, size, sizing(set))
+	if err == nil {
+		return n, notes, nil
+	}
+	return estimateNeed(set, size), []string{"could not ask PostgreSQL (" + firstLine(err) + "): estimated"}, nil
+}
+
+// shownNeed is SHOW shared_memory_size_in_huge_pages when it was computed
+// for the planned page size (huge_page_size, else the host's default).
+func shownNeed(pg *postgres.Instance, size, hostDefault uint64) (advise.HugePageNeed, bool) {
+	n, ok := pg.Settings.Int("shared_memory_size_in_huge_pages")
+	if !ok || n <= 0 {
+		return advise.HugePageNeed{}, false
+	}
+	shownFor, _ := pg.Settings.Bytes("huge_page_size")
+	if shownFor == 0 {
+		shownFor = hostDefault
+	}
+	if shownFor != size {
+		return advise.HugePageNeed{}, false
+	}
+	b, _ := pg.Settings.Bytes("shared_memory_size")
+	return advise.HugePageNeed{PageSizeBytes: size, Pages: uint64(n), SharedBytes: b, Exact: true,
+		Source: "SHOW shared_memory_size_in_huge_pages"}, true
+}
+
+// currentOf quotes the current values of the settings a plan may touch.
+func currentOf(s postgres.Settings, changes map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, n := range []string{"huge_pages", "huge_page_size", "shared_memory_type"} {
+		out[n] = s.String(n)
+	}
+	for n := range changes {
+		out[n] = s.String(n)
+	}
+	return out
+}

@@ -1,0 +1,40 @@
+package plan
+
+import (
+	"github.com/dbmem/dbmem/internal/postgres"
+)
+
+// sizingNames are the settings that size the main shared memory segment,
+// passed to `postgres -C` for a planned configuration.
+var sizingNames = []string{
+	"shared_buffers", "max_connections", "autovacuum_max_workers", "max_worker_processes",
+	"max_wal_senders", "max_prepared_transactions", "max_locks_per_transaction",
+	"max_pred_locks_per_transaction", "wal_buffers", "max_replication_slots",
+	"min_dynamic_shared_memory", "shared_preload_libraries",
+}
+
+// workloadNames are the settings the worst case reads.
+var workloadNames = []string{
+	"max_connections", "work_mem", "hash_mem_multiplier", "max_parallel_workers",
+	"autovacuum_max_workers", "maintenance_work_mem", "autovacuum_work_mem", "temp_buffers", "jit",
+	"shared_buffers", "huge_pages", "huge_page_size", "shared_memory_type",
+}
+
+// overlay returns base with values set over it, memory settings converted
+// to bytes.
+func overlay(base postgres.Settings, values map[string]string, src postgres.Source) postgres.Settings {
+	out := postgres.Settings{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range values {
+		st := postgres.Setting{Value: v, Source: src}
+		if unit, ok := postgres.BaseUnit(k); ok {
+			if b, err := postgres.ParseMemory(v, unit); err == nil {
+				st.Bytes = &b
+			}
+		}
+		out[k] = st
+	}
+	return out
+}

@@ -1,0 +1,49 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/pgcluster"
+	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// whatIf plans a host described by flags, for one PostgreSQL instance with
+// the default configuration plus the changes.
+func whatIf(ctx context.Context, a *asker, r Request) (advise.PlanInput, error) {
+	h, err := whatIfHost(r.WhatIf)
+	if err != nil {
+		return advise.PlanInput{}, err
+	}
+	in := advise.PlanInput{Source: fmt.Sprintf("what-if host: %s RAM, %s swap, %d NUMA node(s)",
+		units.Bytes(h.RAMBytes), units.Bytes(h.SwapBytes), h.NUMANodes), Host: h}
+	major := r.WhatIf.PGMajor
+	if major == 0 {
+		if bin := a.binFor(0); bin != "" {
+			major, _ = pgcluster.MajorVersion(bin)
+		}
+	}
+	set := overlay(postgres.Defaults(major), r.Changes, postgres.FromCommandLine)
+	unit := r.Unit
+	if unit == "" {
+		unit = "postgresql.service"
+	}
+	pi := advise.PlannedInstance{
+		Engine:  advise.Engine{Name: advise.EnginePostgres, Major: major},
+		Subject: fmt.Sprintf("postgresql %d (what-if)", major), Unit: unit, Changes: r.Changes,
+		Current: map[string]string{}, GID: -1,
+		Work: advise.PostgresWorkload(&postgres.Instance{Major: major, Settings: set}, r.NodesPerQuery),
+	}
+	size := r.pageSize(h.DefaultHugePageBytes)
+	var notes []string
+	pi.Need, notes, err = a.askPlanned(ctx, major, size, sizing(set))
+	if err != nil {
+		pi.Need = estimateNeed(set, size)
+		notes = append(notes, "could not ask PostgreSQL ("+firstLine(err)+"): estimated from settings")
+	}
+	in.Notes = append(in.Notes, notes...)
+	in.Instances = []advise.PlannedInstance{pi}
+	return in, nil
+}

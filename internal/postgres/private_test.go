@@ -1,0 +1,82 @@
+package postgres_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/postgres"
+)
+
+// TestDiscoverPrivateAuto discovers a real instance whose 5 readers each
+// mapped 200 MB of shared_buffers, with pagecost.ChoiceAuto and with
+// smaps_rollup: the readers are measured by the fast path (Private set, no
+// Rollup), every process's private cost is exact and equal to the kB, and
+// a gap says that Pss and Pss_Shmem were not read.
+func TestDiscoverPrivateAuto(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the fast path needs root")
+	}
+	c := pgtest.Start(t, map[string]string{"shared_buffers": "256MB", "max_connections": "20"})
+	r := pgtest.Readers(t, c, 5, 200<<20)
+	auto := discover(t, c.PID, postgres.Options{Private: pagecost.ChoiceAuto})
+	smaps := discover(t, c.PID, postgres.Options{Process: linux.ProcessOptions{Rollup: true}})
+	want := map[int]uint64{}
+	for _, p := range smaps.Processes {
+		want[p.PID], _ = p.PrivateCost()
+	}
+	for _, p := range auto.Processes {
+		cost, exact := p.PrivateCost()
+		if w, ok := want[p.PID]; ok && (!exact || cost>>10 != w>>10) {
+			t.Errorf("PID %d (%s): private %d kB exact %v, smaps_rollup gives %d kB", p.PID, p.Role, cost>>10, exact, w>>10)
+		}
+	}
+	for _, pid := range r.PIDs {
+		p := procOf(t, auto, pid)
+		if p.Private == nil || p.Private.Method != "fast" || p.Rollup != nil {
+			t.Errorf("reader %d: Private %+v, Rollup %v: want the fast path", pid, p.Private, p.Rollup != nil)
+		}
+	}
+	if !hasGap(auto, "Pss and Pss_Shmem of") {
+		t.Errorf("no gap for the Pss columns the fast path does not read: %v", auto.Gaps)
+	}
+}
+
+func discover(t *testing.T, pm int, opt postgres.Options) *postgres.Instance {
+	t.Helper()
+	ins, _, err := postgres.Discover(context.Background(), linux.DefaultFS(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range ins {
+		if in.PostmasterPID == pm {
+			return in
+		}
+	}
+	t.Fatalf("instance %d not found", pm)
+	return nil
+}
+
+func procOf(t *testing.T, in *postgres.Instance, pid int) postgres.Proc {
+	t.Helper()
+	for _, p := range in.Processes {
+		if p.PID == pid {
+			return p
+		}
+	}
+	t.Fatalf("process %d not found", pid)
+	return postgres.Proc{}
+}
+
+func hasGap(in *postgres.Instance, prefix string) bool {
+	for _, g := range in.Gaps {
+		if strings.HasPrefix(g.What, prefix) {
+			return true
+		}
+	}
+	return false
+}

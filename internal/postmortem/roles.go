@@ -1,0 +1,83 @@
+package postmortem
+
+import (
+	"strings"
+	"time"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/snapshot"
+)
+
+// userHZ is the unit of /proc/PID/stat start times on Linux.
+const userHZ = 100
+
+// running is a database process of the snapshot with its start time.
+type running struct {
+	Role, Instance string
+	Start          time.Time
+}
+
+// roles knows the role of a PID at the time of an event.
+type roles struct {
+	running map[int]running
+	crashes []crashRef
+}
+
+func newRoles(s *snapshot.Snapshot, boot time.Time, crashes []crashRef) roles {
+	r := roles{running: map[int]running{}, crashes: crashes}
+	if s == nil || boot.IsZero() {
+		return r
+	}
+	for _, in := range s.Postgres {
+		subject := advise.PostgresSubject(in)
+		for _, p := range in.Processes {
+			start := boot.Add(time.Duration(p.StartTicks) * time.Second / userHZ)
+			r.running[p.PID] = running{Role: string(p.Role), Instance: subject, Start: start}
+		}
+	}
+	return r
+}
+
+// logWindow bounds how far from a crash its PIDs are trusted (PIDs are
+// reused).
+const logWindow = 24 * time.Hour
+
+// of returns the role of pid at time at: from the paired crash, from any
+// crash near that time (its postmaster), from a process still running that
+// started before the event, or from the process name.
+func (r roles) of(pid int, name string, at time.Time, paired *crashRef) (role, from, instance string) {
+	if c := paired; c != nil && c.KilledPID == pid {
+		return crashRole(c.Process, c.Engine), "database log", c.Instance
+	}
+	for _, c := range r.crashes {
+		near := at.IsZero() || c.Time.IsZero() || absDur(c.Time.Sub(at)) < logWindow
+		if near && c.Engine == "postgresql" && c.ServerPID == pid && name == "postgres" {
+			return "postmaster", "database log", c.Instance
+		}
+	}
+	if p, ok := r.running[pid]; ok && !at.IsZero() && !p.Start.After(at.Add(time.Second)) {
+		return p.Role, "running process", p.Instance
+	}
+	if name == "mysqld" || name == "mariadbd" {
+		return "server", "process name", ""
+	}
+	return "", "", ""
+}
+
+// crashRole names what the postmaster said died: "server process" is a
+// client backend; "checkpointer process" a checkpointer.
+func crashRole(process, engine string) string {
+	if engine == "mysql" {
+		return "server"
+	}
+	switch p := strings.TrimSuffix(process, " process"); p {
+	case "server":
+		return "client backend"
+	case "WAL writer":
+		return "walwriter"
+	case "":
+		return "unknown"
+	default:
+		return p
+	}
+}

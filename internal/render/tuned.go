@@ -1,0 +1,64 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dbmem/dbmem/internal/advise"
+)
+
+// tuned renders a tuned profile: [sysctl] values, transparent huge pages in
+// [vm] and the kernel command line in [bootloader].
+func tuned(settings []advise.Setting, o Options) (string, error) {
+	sys := Order(Of(settings, advise.TargetSysctl))
+	thp, otherSysfs := splitTHP(Of(settings, advise.TargetSysfs))
+	args := Of(settings, advise.TargetKernelArgs)
+	if len(sys)+len(thp)+len(otherSysfs)+len(args) == 0 {
+		return "", fmt.Errorf("tuned: %w", ErrNoSettings)
+	}
+	p := "/etc/tuned/" + o.TunedProfile + "/tuned.conf"
+	t := newText("#")
+	t.header(p+": a tuned profile with the database's memory settings", o.Generated,
+		"tuned-adm profile "+o.TunedProfile+" (sysctl and vm now; bootloader at the next boot)")
+	t.line("[main]")
+	t.line("summary=dbmem: memory settings for a database server")
+	t.line("include=throughput-performance")
+	section(t, "sysctl", sys, func(s advise.Setting) string { return s.Name + "=" + s.Value })
+	section(t, "vm", thp, func(s advise.Setting) string { return "transparent_hugepages=" + s.Value })
+	section(t, "sysfs", otherSysfs, func(s advise.Setting) string { return "/sys/" + SysfsPath(s.Name) + "=" + s.Value })
+	if len(args) > 0 {
+		t.blank()
+		t.line("[bootloader]")
+		for _, a := range args {
+			t.explain(a, strings.TrimSuffix(a.Name+"="+a.Value, "="))
+		}
+		t.line("cmdline=" + cmdlineWords(args))
+	}
+	return t.String(), nil
+}
+
+func section(t *text, name string, s []advise.Setting, line func(advise.Setting) string) {
+	if len(s) == 0 {
+		return
+	}
+	t.blank()
+	t.line("[" + name + "]")
+	for _, x := range s {
+		l := line(x)
+		t.explain(x, l)
+		t.line(l)
+	}
+}
+
+// splitTHP separates transparent_hugepage/enabled (tuned's [vm] plugin) from
+// other /sys values.
+func splitTHP(s []advise.Setting) (thp, other []advise.Setting) {
+	for _, x := range s {
+		if SysfsPath(x.Name) == "kernel/mm/transparent_hugepage/enabled" {
+			thp = append(thp, x)
+		} else {
+			other = append(other, x)
+		}
+	}
+	return thp, other
+}

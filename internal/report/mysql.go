@@ -1,0 +1,182 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// mysqlSettingsShown are the MySQL/MariaDB variables the report prints.
+var mysqlSettingsShown = []string{
+	"innodb_buffer_pool_size", "innodb_log_buffer_size", "key_buffer_size", "query_cache_size",
+	"aria_pagecache_buffer_size", "max_connections", "sort_buffer_size", "join_buffer_size",
+	"read_buffer_size", "read_rnd_buffer_size", "thread_stack", "tmp_table_size", "max_heap_table_size",
+	"performance_schema", "large_pages", "log_bin",
+}
+
+// writeMySQL renders one section per MySQL/MariaDB server; nothing when
+// there is none (a PostgreSQL host is not told it lacks MySQL).
+func writeMySQL(b *strings.Builder, s *snapshot.Snapshot, st style) {
+	for _, in := range s.MySQL {
+		b.WriteString("\n")
+		writeMySQLInstance(b, in, s.Host, st)
+	}
+}
+
+func writeMySQLInstance(b *strings.Builder, in *mysql.Instance, h linux.Host, st style) {
+	version := in.Version
+	if version == "" {
+		version = "(version unknown)"
+	}
+	title := strings.ToUpper(string(in.Flavor)) + " " + version
+	fmt.Fprintf(b, "%s  %s  port %d  pid %d\n", st.head(title), orDash(in.DataDir), in.Port, in.PID)
+	conn := in.Connection
+	if !in.Connected {
+		conn = st.warn(conn)
+	}
+	fmt.Fprintf(b, "  Connection   %s\n", conn)
+	writeMySQLSettings(b, in)
+	fmt.Fprintf(b, "  Buffer pool  %s\n", bufferPoolLine(in, st))
+	fmt.Fprintf(b, "  Huge pages   %s\n", hugeMappingsLine(in.Memory.HugeMappings))
+	fmt.Fprintf(b, "  Threads      %s\n", threadsLine(in))
+	writeWorstCase(b, mysql.ComputeWorstCase(in), h)
+	writeHugePlan(b, in, h)
+	if in.Cgroup != nil {
+		fmt.Fprintf(b, "  Cgroup       %s\n", cgroupLine(in.Cgroup.Memory))
+	}
+}
+
+func writeMySQLSettings(b *strings.Builder, in *mysql.Instance) {
+	var parts []string
+	for _, n := range mysqlSettingsShown {
+		if v, ok := in.Settings[n]; ok {
+			parts = append(parts, n+"="+v.Value+sourceNote(v))
+		}
+	}
+	writeLabeled(b, "Settings", wrapWords(parts, 100))
+}
+
+// sourceNote marks values that did not come from the server or defaults.
+func sourceNote(v mysql.Setting) string {
+	if v.Source == mysql.FromServer || v.Source == mysql.FromDefault {
+		return ""
+	}
+	return "(" + string(v.Source) + ")"
+}
+
+// writeLabeled writes lines under a label column of 13 characters.
+func writeLabeled(b *strings.Builder, label string, lines []string) {
+	for i, line := range lines {
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(b, "  %-12s %s\n", label, line)
+	}
+}
+
+func bufferPoolLine(in *mysql.Instance, st style) string {
+	bp := in.Memory.BufferPool
+	if bp == nil {
+		return "mapping not found (see gaps)"
+	}
+	pages := "4 KiB pages"
+	if bp.Hugetlb {
+		pages = units.Bytes(bp.PageSizeBytes) + " huge pages"
+	} else if bp.PageSizeBytes != 4096 {
+		pages = units.Bytes(bp.PageSizeBytes) + " pages"
+	}
+	where := fmt.Sprintf("%d mappings", len(bp.Mappings))
+	if len(bp.Mappings) == 1 {
+		m := bp.Mappings[0]
+		where = fmt.Sprintf("%#x %s", m.Start, mappingKind(m))
+	}
+	line := fmt.Sprintf("%s mapped at %s in %s; %s resident", units.Bytes(bp.SizeBytes), where, pages, units.Bytes(bp.ResidentBytes))
+	if in.LargePages() && !bp.Hugetlb {
+		line += "; " + st.bad("large_pages=ON but the buffer pool is NOT in huge pages")
+	}
+	return line
+}
+
+func mappingKind(m mysql.MappingInfo) string {
+	switch {
+	case m.SysV():
+		return "(SysV " + m.Path + ")"
+	case m.Path == "":
+		return "(anonymous)"
+	}
+	return "(" + m.Path + ")"
+}
+
+func hugeMappingsLine(ms []mysql.MappingInfo) string {
+	if len(ms) == 0 {
+		return "no mapping in huge pages"
+	}
+	var sizes []string
+	var total uint64
+	for _, m := range ms {
+		sizes = append(sizes, units.Bytes(m.SizeBytes))
+		total += m.SizeBytes
+	}
+	return fmt.Sprintf("%d mappings in %s pages: %s (%s)", len(ms), units.Bytes(ms[0].PageSizeBytes), strings.Join(sizes, ", "), units.Bytes(total))
+}
+
+func threadsLine(in *mysql.Instance) string {
+	m := in.Memory
+	how := "Pss_Anon"
+	if !m.PrivateExact {
+		how = "RssAnon"
+	}
+	s := fmt.Sprintf("%d threads in one process; private %s (%s), %s outside the buffer pool = ~%s per thread "+
+		"(estimate: other global caches included); page tables %s", m.Threads, units.Bytes(m.PrivateBytes), how,
+		units.Bytes(m.OutsidePoolBytes), units.Bytes(m.PerThreadBytes), units.Bytes(m.PageTablesBytes))
+	if mu, ok := in.StatusBytes("memory_used"); ok {
+		s += fmt.Sprintf("; Memory_used %s (server's count)", units.Bytes(mu))
+	}
+	return s
+}
+
+func writeWorstCase(b *strings.Builder, wc mysql.WorstCase, h linux.Host) {
+	ps := units.Bytes(wc.PerfSchema.Bytes)
+	if !wc.PerfSchemaKnown {
+		ps = "unknown"
+	}
+	fmt.Fprintf(b, "  Worst case   %s = global %s + %d max_connections x %s per thread + performance_schema %s (%s of RAM)\n",
+		units.Bytes(wc.TotalBytes), units.Bytes(wc.GlobalBytes), wc.MaxConnections, units.Bytes(wc.PerThreadBytes), ps,
+		units.Percent(wc.TotalBytes, h.Meminfo.MemTotalBytes))
+	fmt.Fprintf(b, "               global: %s\n", linesText(wc.Global))
+	fmt.Fprintf(b, "               per thread: %s\n", linesText(wc.PerThread))
+}
+
+func linesText(ls []mysql.Line) string {
+	var parts []string
+	for _, l := range ls {
+		parts = append(parts, l.Name+" "+units.Bytes(l.Bytes))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeHugePlan(b *strings.Builder, in *mysql.Instance, h linux.Host) {
+	page := h.Meminfo.HugepagesizeBytes
+	if page == 0 {
+		return
+	}
+	p := mysql.PlanHugePages(in, page, uint64(os.Getpagesize()))
+	want := "large_pages=ON would need"
+	if in.LargePages() {
+		want = "large_pages=ON needs"
+	}
+	fmt.Fprintf(b, "  Huge plan    %s %d pages of %s (%s) via %s (%s)\n", want, p.Pages, units.Bytes(page), units.Bytes(p.Bytes), p.API, p.APIFrom)
+	if p.API == mysql.HugeSysV {
+		group := "unknown"
+		if p.ShmGroup != nil {
+			group = fmt.Sprint(*p.ShmGroup)
+		}
+		fmt.Fprintf(b, "               SysV: vm.hugetlb_shm_group=%s, LimitMEMLOCK>=%d, kernel.shmmax>=%d, kernel.shmall>=%d\n",
+			group, p.MemlockBytes, p.ShmMaxBytes, p.ShmAllPages)
+	}
+}

@@ -1,0 +1,29 @@
+package snapshot
+
+import "github.com/dbmem/dbmem/internal/pagecost"
+
+// resolveMethod turns Options into the method used. "" keeps the older
+// switch: smaps_rollup when Pss is set, else status. A snapshot that is
+// recorded (a Tap) or replayed (roots other than the live host's) cannot
+// use the fast path: pagemap and /proc/kpagecount describe one moment of a
+// live kernel and are not recorded. There auto reads smaps_rollup (which a
+// capture records and a replay reads back) and fast reads status.
+func resolveMethod(o Options) pagecost.Choice {
+	m := o.Method
+	if m == "" {
+		m = pagecost.ChoiceStatus
+		if o.Pss {
+			m = pagecost.ChoiceSmaps
+		}
+	}
+	if o.FS.Tap == nil && o.FS.IsLive() {
+		return m
+	}
+	switch m {
+	case pagecost.ChoiceAuto:
+		return pagecost.ChoiceSmaps
+	case pagecost.ChoiceFast:
+		return pagecost.ChoiceStatus
+	}
+	return m
+}

@@ -1,0 +1,10 @@
+// Package watch samples a host's database memory over and over, cheaply:
+// every tick it reads /proc/meminfo, /proc/vmstat and each process's status,
+// stat, cmdline and oom_score (constant time per process); the expensive
+// smaps_rollup walk (Pss, exact private cost) runs only at a slower interval.
+//
+// A Sampler reads; a Watcher turns successive samples into Frames (the
+// numbers a view shows, with rates and ages); Render lays a Frame out as
+// text; Run drives the loop for `dbmem watch`. The Sampler is also the
+// reading side of the Prometheus exporter.
+package watch

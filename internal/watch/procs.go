@@ -1,0 +1,184 @@
+package watch
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/snapshot"
+)
+
+// procReader reads every user-space process as cheaply as the view
+// allows: status and oom_score/oom_score_adj for all (each constant time in
+// the kernel); for PostgreSQL processes also stat (start time, to tell
+// PID reuse apart) and, once per process, its title from cmdline. Kernel
+// threads cost one status read.
+type procReader struct {
+	titles map[procKey]string // titles read in the previous pass
+}
+
+// read lists the processes. Processes that exit meanwhile are left out;
+// unreadable ones are counted in one gap.
+func (r *procReader) read(fs linux.FS) ([]linux.Process, []linux.Gap, error) {
+	pids, err := linux.ListPIDs(fs)
+	if err != nil {
+		return nil, nil, err
+	}
+	next := map[procKey]string{}
+	var out []linux.Process
+	var failed int
+	var lastErr error
+	for _, pid := range pids {
+		p, ok, err := r.one(fs, pid, next)
+		switch {
+		case linux.IsGone(err):
+		case err != nil:
+			failed, lastErr = failed+1, err
+		case ok:
+			out = append(out, p)
+		}
+	}
+	r.titles = next
+	var gaps []linux.Gap
+	if failed > 0 {
+		gaps = append(gaps, linux.Gap{What: fmt.Sprintf("%d processes", failed), Why: lastErr.Error()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
+	return out, gaps, nil
+}
+
+// one reads a process; ok is false for a kernel thread.
+func (r *procReader) one(fs linux.FS, pid int, titles map[procKey]string) (linux.Process, bool, error) {
+	st, err := linux.ReadStatus(fs, pid)
+	if err != nil || !st.HasMM {
+		return linux.Process{}, false, err
+	}
+	p := linux.Process{PID: pid, PPid: st.PPid, Comm: st.Name, Status: st}
+	if p.OOMScore, p.OOMScoreAdj, err = linux.ReadOOM(fs, pid); err != nil {
+		return p, false, err
+	}
+	if !isPostgresComm(st.Name) {
+		return p, true, nil
+	}
+	stat, err := linux.ReadStat(fs, pid)
+	if err != nil {
+		return p, false, err
+	}
+	p.Comm, p.StartTicks, p.MinFlt, p.MajFlt = stat.Comm, stat.StartTicks, stat.MinFlt, stat.MajFlt
+	title, seen := r.titles[keyOf(p)]
+	if !seen {
+		args, err := linux.ReadCmdline(fs, pid)
+		if err != nil {
+			return p, false, err
+		}
+		title = strings.TrimSpace(strings.Join(args, " "))
+	}
+	p.Title, titles[keyOf(p)] = title, title
+	return p, true, nil
+}
+
+// procKey identifies a process across PID reuse.
+type procKey struct {
+	pid   int
+	start uint64
+}
+
+func keyOf(p linux.Process) procKey { return procKey{p.PID, p.StartTicks} }
+
+func isPostgresComm(comm string) bool { return comm == "postgres" || comm == "postmaster" }
+
+// postmasters returns the PostgreSQL processes whose parent is not one, as
+// postgres.Discover defines an instance.
+func postmasters(procs []linux.Process) map[procKey]bool {
+	pg := map[int]bool{}
+	for _, p := range procs {
+		if isPostgresComm(p.Comm) {
+			pg[p.PID] = true
+		}
+	}
+	out := map[procKey]bool{}
+	for _, p := range procs {
+		if isPostgresComm(p.Comm) && !pg[p.PPid] {
+			out[keyOf(p)] = true
+		}
+	}
+	return out
+}
+
+// topologyChanged reports whether a postmaster started, stopped or restarted
+// since the discovery in base.
+func topologyChanged(base *snapshot.Snapshot, procs []linux.Process) bool {
+	now := postmasters(procs)
+	known := map[procKey]bool{}
+	for _, in := range base.Postgres {
+		if pm, ok := in.Postmaster(); ok {
+			known[keyOf(pm.Process)] = true
+		}
+	}
+	if len(now) != len(known) {
+		return true
+	}
+	for k := range now {
+		if !known[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// rebuild makes a snapshot from the last discovery and fresh processes: the
+// host files are read again, every instance keeps its settings and shared
+// segment and gets its current processes (postmaster and children).
+func rebuild(fs linux.FS, base *snapshot.Snapshot, procs []linux.Process, now time.Time) (*snapshot.Snapshot, error) {
+	host, gaps, err := linux.ReadHost(fs)
+	if err != nil {
+		return nil, err
+	}
+	snap := &snapshot.Snapshot{Schema: snapshot.Schema, TakenAt: now.UTC(), Host: host, Gaps: gaps}
+	byParent := map[int][]linux.Process{}
+	for _, p := range procs {
+		byParent[p.PPid] = append(byParent[p.PPid], p)
+	}
+	for _, in := range base.Postgres {
+		snap.Postgres = append(snap.Postgres, refresh(fs, in, procs, byParent[in.PostmasterPID]))
+	}
+	return snap, nil
+}
+
+// refresh copies an instance with its processes replaced by fresh ones.
+func refresh(fs linux.FS, in *postgres.Instance, procs []linux.Process, children []linux.Process) *postgres.Instance {
+	c := *in
+	c.Processes = nil
+	old := map[procKey]postgres.Title{}
+	for _, p := range in.Processes {
+		old[keyOf(p.Process)] = p.Title
+	}
+	for _, p := range procs {
+		if p.PID == in.PostmasterPID {
+			c.Processes = append(c.Processes, postgres.Proc{Process: p, Title: postgres.Title{Role: postgres.RolePostmaster}})
+		}
+	}
+	cluster := in.Settings.String("cluster_name")
+	for _, p := range children {
+		c.Processes = append(c.Processes, postgres.Proc{Process: p, Title: titleOf(p, old, cluster)})
+	}
+	if cg, ok, err := linux.ReadCgroupMemory(fs, in.PostmasterPID); err == nil && ok {
+		c.Cgroup = &cg
+	}
+	return &c
+}
+
+// titleOf names a process's role: the role found at discovery (from
+// pg_stat_activity when connected) for a process seen then, else from its
+// title; the state and client come from the current title.
+func titleOf(p linux.Process, old map[procKey]postgres.Title, cluster string) postgres.Title {
+	parsed := postgres.ParseTitle(p.Title, cluster)
+	prev, ok := old[keyOf(p)]
+	if !ok || prev.Role == parsed.Role {
+		return parsed
+	}
+	return prev
+}

@@ -1,0 +1,150 @@
+package watch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Options drive Run.
+type Options struct {
+	// Interval between ticks (default 2s).
+	Interval time.Duration
+	// SmapsEvery is how often to read smaps_rollup for exact private cost;
+	// 0 never does. The first pass is on the second tick, so the view
+	// appears at once.
+	SmapsEvery time.Duration
+	// Count stops after this many ticks; 0 runs until ctx is cancelled.
+	Count int
+	// Top is the length of the top lists (default 5).
+	Top int
+	Out io.Writer
+	// Screen redraws a full terminal screen (ANSI) in place; otherwise each
+	// tick prints one block.
+	Screen bool
+	// JSON prints one Frame per line instead of text.
+	JSON   bool
+	Render RenderOptions
+	// Size returns the terminal's width and height (nil: no limits).
+	Size func() (width, height int)
+	// OnFrame, when set, sees every sample and frame (recording).
+	OnFrame func(*Sample, Frame) error
+}
+
+// rediscoverEvery is how often instances and settings are read again when
+// no smaps pass does it. A discovery connects to every instance and scans
+// every process's maps for SysV segments: about a second of CPU on a host
+// with 500 backends, so not every minute. Instances that start or stop are
+// noticed on the next tick anyway.
+const rediscoverEvery = 5 * time.Minute
+
+// Run samples every Interval and shows each frame until ctx is cancelled
+// or Count ticks have been shown.
+func Run(ctx context.Context, s *Sampler, o Options) error {
+	if o.Interval <= 0 {
+		o.Interval = 2 * time.Second
+	}
+	w := &Watcher{Top: o.Top}
+	if o.Screen && !o.JSON {
+		io.WriteString(o.Out, "\x1b[?1049h\x1b[?25l")
+		defer io.WriteString(o.Out, "\x1b[?25h\x1b[?1049l")
+	}
+	ticker := time.NewTicker(o.Interval)
+	defer ticker.Stop()
+	sched := schedule{smapsEvery: o.SmapsEvery}
+	for tick := 1; ; tick++ {
+		smp, err := s.Sample(ctx, sched.next(tick, s.now()))
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		sched.done(smp)
+		f := w.Frame(smp)
+		if o.OnFrame != nil {
+			if err := o.OnFrame(smp, f); err != nil {
+				return err
+			}
+		}
+		if err := o.show(f); err != nil {
+			return err
+		}
+		if o.Count > 0 && tick >= o.Count {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+// schedule decides each tick's Mode.
+type schedule struct {
+	smapsEvery              time.Duration
+	lastSmaps, lastDiscover time.Time
+}
+
+func (c *schedule) next(tick int, now time.Time) Mode {
+	if c.smapsEvery > 0 && tick > 1 && (c.lastSmaps.IsZero() || now.Sub(c.lastSmaps) >= c.smapsEvery) {
+		return Smaps
+	}
+	if tick > 1 && now.Sub(c.lastDiscover) >= rediscoverEvery {
+		return Discover
+	}
+	return Status
+}
+
+func (c *schedule) done(s *Sample) {
+	if s.Mode >= Discover {
+		c.lastDiscover = s.Snapshot.TakenAt
+	}
+	if s.Mode == Smaps {
+		c.lastSmaps = s.Snapshot.TakenAt
+	}
+}
+
+func (o Options) show(f Frame) error {
+	if o.JSON {
+		b, err := json.Marshal(f)
+		if err != nil {
+			return fmt.Errorf("encode frame: %w", err)
+		}
+		_, err = o.Out.Write(append(b, '\n'))
+		return err
+	}
+	ro := o.Render
+	height := 0
+	if o.Size != nil {
+		ro.Width, height = o.Size()
+	}
+	var buf bytes.Buffer
+	if err := Render(&buf, f, ro); err != nil {
+		return err
+	}
+	if !o.Screen {
+		if f.Tick > 1 {
+			io.WriteString(o.Out, "\n")
+		}
+		_, err := o.Out.Write(buf.Bytes())
+		return err
+	}
+	return redraw(o.Out, buf.String(), height)
+}
+
+// redraw paints text from the top-left corner, clearing what each line
+// and the rest of the screen held before, cut to height lines.
+func redraw(w io.Writer, text string, height int) error {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if height > 1 && len(lines) > height-1 {
+		lines = lines[:height-1]
+	}
+	_, err := io.WriteString(w, "\x1b[H"+strings.Join(lines, "\x1b[K\r\n")+"\x1b[K\r\n\x1b[J")
+	return err
+}

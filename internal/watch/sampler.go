@@ -1,0 +1,143 @@
+package watch
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/snapshot"
+)
+
+// Mode says how much a sample reads.
+type Mode int
+
+// Modes, cheapest first.
+const (
+	// Status reads the host files and every process's status, stat, cmdline
+	// and oom_score; instances and settings come from the last discovery.
+	Status Mode = iota
+	// Discover also finds instances again and reads their settings (a
+	// connection to each server where one can be made).
+	Discover
+	// Smaps is Discover plus smaps_rollup of every database process: exact
+	// Pss_Anon, at the price of a page-table walk per process.
+	Smaps
+)
+
+func (m Mode) String() string {
+	return [...]string{"status", "discover", "smaps"}[m]
+}
+
+// Checker judges a snapshot and returns its findings: the diagnose engine,
+// advise.Check, with its options bound. procs is every process on the host
+// (for the OOM ranking). Nil means no findings.
+type Checker func(s *snapshot.Snapshot, procs []linux.Process) []advise.Finding
+
+// Cost is what one sample cost the host: CPU time of the reading thread
+// (user + system, which includes the kernel's page-table walks) and
+// wall-clock time.
+type Cost struct {
+	CPU  time.Duration `json:"cpu_ns"`
+	Wall time.Duration `json:"wall_ns"`
+}
+
+// Sample is what one tick read.
+type Sample struct {
+	Mode Mode `json:"mode"`
+	// Snapshot holds the host and every instance with fresh processes; its
+	// Pss is true only on a Smaps sample.
+	Snapshot *snapshot.Snapshot `json:"snapshot"`
+	// Processes is every user-space process on the host, status only.
+	Processes []linux.Process  `json:"processes"`
+	VMStat    VMStat           `json:"vmstat"`
+	Findings  []advise.Finding `json:"findings"`
+	Cost      Cost             `json:"cost"`
+}
+
+// Sampler reads samples. It keeps the last discovery (instances, settings,
+// shared segment) so that a Status sample does not search and connect
+// again. Safe for concurrent use.
+type Sampler struct {
+	FS    linux.FS
+	Live  postgres.LiveSource // nil: settings from configuration files
+	Check Checker             // nil: no findings
+	Now   func() time.Time    // nil: time.Now
+
+	mu    sync.Mutex
+	base  *snapshot.Snapshot
+	procs procReader
+}
+
+// Sample reads the host once. A Status sample becomes a Discover sample when
+// there was no discovery yet or the set of postmasters changed.
+func (s *Sampler) Sample(ctx context.Context, mode Mode) (*Sample, error) {
+	var out *Sample
+	var err error
+	cost := measure(func() { out, err = s.read(ctx, mode) })
+	if err != nil {
+		return nil, err
+	}
+	out.Cost = cost
+	return out, nil
+}
+
+func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
+	procs, gaps, err := s.readProcesses()
+	if err != nil {
+		return nil, err
+	}
+	out := &Sample{Mode: mode, Processes: procs}
+	if out.VMStat, err = ReadVMStat(s.FS); err != nil {
+		gaps = append(gaps, linux.Gap{What: "/proc/vmstat (swap in/out)", Why: err.Error()})
+	}
+	base := s.lastBase()
+	if mode == Status && (base == nil || topologyChanged(base, procs)) {
+		out.Mode = Discover
+	}
+	if out.Mode == Status {
+		out.Snapshot, err = rebuild(s.FS, base, procs, s.now())
+	} else {
+		out.Snapshot, err = s.discover(ctx, out.Mode == Smaps)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Snapshot.Gaps = append(out.Snapshot.Gaps, gaps...)
+	if s.Check != nil {
+		out.Findings = s.Check(out.Snapshot, out.Processes)
+	}
+	return out, nil
+}
+
+func (s *Sampler) discover(ctx context.Context, pss bool) (*snapshot.Snapshot, error) {
+	snap, err := snapshot.Take(ctx, snapshot.Options{FS: s.FS, Live: s.Live, Pss: pss, Now: s.Now})
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.base = snap
+	s.mu.Unlock()
+	return snap, nil
+}
+
+func (s *Sampler) readProcesses() ([]linux.Process, []linux.Gap, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.procs.read(s.FS)
+}
+
+func (s *Sampler) lastBase() *snapshot.Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.base
+}
+
+func (s *Sampler) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}

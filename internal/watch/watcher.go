@@ -1,0 +1,150 @@
+package watch
+
+import (
+	"time"
+
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/snapshot"
+)
+
+// Watcher turns successive samples into frames: it remembers the previous
+// counters (for rates), the last exact private costs and when each finding
+// was first seen. Not safe for concurrent use.
+type Watcher struct {
+	// Top is the length of the top lists (default 5).
+	Top int
+
+	tick      int
+	prev      *Sample
+	firstOOM  *uint64
+	exact     map[int]pssCost // by postmaster PID
+	lastSmaps *SmapsPass
+	seen      map[string]time.Time
+}
+
+type pssCost struct {
+	bytes uint64
+	at    time.Time
+}
+
+// Frame computes the view of s.
+func (w *Watcher) Frame(s *Sample) Frame {
+	w.tick++
+	snap := s.Snapshot
+	f := Frame{Schema: FrameSchema, At: snap.TakenAt, Tick: w.tick, Mode: s.Mode.String(), Cost: s.Cost, Gaps: snap.Gaps}
+	if s.Mode == Smaps {
+		w.lastSmaps = &SmapsPass{At: snap.TakenAt, Cost: s.Cost}
+	}
+	f.LastSmaps = w.lastSmaps
+	f.Host = w.host(s)
+	f.Instances = w.instances(snap)
+	top := w.Top
+	if top <= 0 {
+		top = 5
+	}
+	procs := topProcs(s)
+	f.TopPrivate = topBy(procs, top, func(a, b Proc) bool { return a.PrivateBytes > b.PrivateBytes })
+	f.TopOOM = topBy(procs, top, func(a, b Proc) bool { return a.OOMScore > b.OOMScore })
+	f.Findings = w.findings(s)
+	w.prev = s
+	return f
+}
+
+func (w *Watcher) host(s *Sample) HostFrame {
+	h := s.Snapshot.Host
+	m := h.Meminfo
+	hf := HostFrame{
+		Hostname: h.Hostname, MemTotalBytes: m.MemTotalBytes, MemAvailableBytes: m.MemAvailableBytes,
+		PageTablesBytes: m.PageTablesBytes, CommittedASBytes: m.CommittedASBytes, CommitLimitBytes: m.CommitLimitBytes,
+		SwapTotalBytes: m.SwapTotalBytes, SwapUsedBytes: m.SwapUsedBytes(), OOMKills: s.VMStat.OOMKill,
+	}
+	hf.OvercommitMemory, _ = h.Sysctls.Int("vm.overcommit_memory")
+	for _, p := range h.HugePools {
+		if p.Node < 0 {
+			hf.HugePages = append(hf.HugePages, HugePages{PageSizeBytes: p.PageSizeBytes, Total: p.Total + p.Surplus, InUse: p.InUse()})
+		}
+	}
+	if s.VMStat.HasOOMKill {
+		if w.firstOOM == nil {
+			v := s.VMStat.OOMKill
+			w.firstOOM = &v
+		}
+		hf.OOMKillsNew = s.VMStat.OOMKill - min(*w.firstOOM, s.VMStat.OOMKill)
+	}
+	if p := w.prev; p != nil {
+		hf.MemAvailableDelta = int64(m.MemAvailableBytes) - int64(p.Snapshot.Host.Meminfo.MemAvailableBytes)
+		dt := s.Snapshot.TakenAt.Sub(p.Snapshot.TakenAt).Seconds()
+		if dt > 0 && s.VMStat.Has && p.VMStat.Has {
+			hf.SwapInPerSec = rate(p.VMStat.PswpIn, s.VMStat.PswpIn, dt)
+			hf.SwapOutPerSec = rate(p.VMStat.PswpOut, s.VMStat.PswpOut, dt)
+			hf.Rates = true
+		}
+	}
+	return hf
+}
+
+// rate is the per-second increase of a counter, 0 if it went backwards.
+func rate(before, after uint64, seconds float64) float64 {
+	if after < before {
+		return 0
+	}
+	return float64(after-before) / seconds
+}
+
+func (w *Watcher) instances(snap *snapshot.Snapshot) []Instance {
+	if w.exact == nil {
+		w.exact = map[int]pssCost{}
+	}
+	var out []Instance
+	for _, in := range snap.Postgres {
+		sum := postgres.Summarize(in)
+		fi := Instance{
+			PostmasterPID: in.PostmasterPID, Port: in.Port, DataDir: in.DataDir, Version: in.Version,
+			Processes: sum.Processes, Connections: sum.ClientBackends,
+			PrivateBytes: sum.PrivateBytes, PrivateExact: sum.PrivateExact && snap.Pss, VmPTEBytes: sum.VmPTEBytes,
+		}
+		fi.MaxConnections, _ = in.Settings.Int("max_connections")
+		for _, p := range in.Processes {
+			fi.EstimateBytes += p.Status.RssAnonBytes + p.Status.VmPTEBytes + p.Status.VmSwapBytes
+		}
+		if in.Shared != nil {
+			fi.SharedBytes, fi.SharedPageBytes = in.Shared.SizeBytes, in.Shared.PageSizeBytes
+		}
+		if fi.PrivateExact {
+			w.exact[in.PostmasterPID] = pssCost{sum.PrivateBytes, snap.TakenAt}
+		}
+		if e, ok := w.exact[in.PostmasterPID]; ok {
+			at := e.at
+			fi.PssPrivateBytes, fi.PssAt = e.bytes, &at
+		}
+		out = append(out, fi)
+	}
+	return out
+}
+
+// topProcs lists every process with its PostgreSQL role and port when it
+// belongs to an instance; those use the instance's (possibly exact) reading.
+func topProcs(s *Sample) []Proc {
+	pg := map[int]Proc{}
+	for _, in := range s.Snapshot.Postgres {
+		for _, p := range in.Processes {
+			pg[p.PID] = procLine(p.Process, string(p.Role), in.Port)
+		}
+	}
+	out := make([]Proc, 0, len(s.Processes))
+	for _, p := range s.Processes {
+		if l, ok := pg[p.PID]; ok {
+			out = append(out, l)
+			continue
+		}
+		out = append(out, procLine(p, "", 0))
+	}
+	return out
+}
+
+func procLine(p linux.Process, role string, port int) Proc {
+	cost, exact := p.PrivateCost()
+	return Proc{PID: p.PID, Comm: p.Comm, Role: role, Port: port, PrivateBytes: cost, Exact: exact,
+		OOMScore: p.OOMScore, OOMScoreAdj: p.OOMScoreAdj}
+}
