@@ -24,11 +24,19 @@ func benchMain(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	if cfg.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.MaxTime)
+		defer cancel()
+	}
 	b, err := newBench(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer b.remove()
+	if _, err := os.Stat(timeBin); err != nil {
+		b.note("%s not found (apt-get install time): peak RSS not measured", timeBin)
+	}
 	for _, g := range cfg.groups() {
 		if err := b.runGroup(ctx, g); err != nil {
 			b.fail(g, err)
@@ -40,10 +48,16 @@ func benchMain(args []string) error {
 			return err
 		}
 	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		b.note("stopped after -max-time %s; configurations not listed above were not measured", cfg.MaxTime)
+	}
 	if err := b.write(); err != nil {
 		return err
 	}
 	logf("wrote %s", cfg.Out)
+	if ctx.Err() == nil && len(b.results) == 0 {
+		return errors.New("nothing was measured (see the notes in " + cfg.Out + ")")
+	}
 	return ctx.Err()
 }
 

@@ -48,6 +48,8 @@ func runChild(ctx context.Context, argv []string) (runStat, []byte, error) {
 	if _, err := os.Stat(timeBin); err == nil {
 		argv = append([]string{timeBin, "-f", "%M", "-o", rssFile.Name(), "--"}, argv...)
 	}
+	// Without time(1) wait4's ru_maxrss would be this program's peak
+	// (see timeBin): MaxRSSKB stays 0, "not measured".
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -56,7 +58,7 @@ func runChild(ctx context.Context, argv []string) (runStat, []byte, error) {
 	st := runStat{WallNS: int64(time.Since(start))}
 	if cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			st.UserNS, st.SysNS, st.MaxRSSKB = ru.Utime.Nano(), ru.Stime.Nano(), ru.Maxrss
+			st.UserNS, st.SysNS = ru.Utime.Nano(), ru.Stime.Nano()
 		}
 	}
 	if kb, ok := readPeakRSS(rssFile.Name()); ok {

@@ -113,8 +113,8 @@ func (b *bench) configure(ctx context.Context, g group) error {
 	b.note("%s: shared memory %s, %d backends x %s touched: needs about %s (%s); MemAvailable %s",
 		g.label(), gib(segment), slices.Max(g.Conns), gib(table), gib(need.total()), need, gib(avail))
 	if avail < need.total()+b.cfg.Margin {
-		return fmt.Errorf("%s needs about %s and %s must stay free, MemAvailable is %s: skipped (lower -shared-buffers or -conns)",
-			g.label(), gib(need.total()), gib(b.cfg.Margin), gib(avail))
+		return fmt.Errorf("needs about %s and %s must stay free (-margin-gib), MemAvailable is %s: skipped (lower -shared-buffers, -small-shared-buffers or -conns)",
+			gib(need.total()), gib(b.cfg.Margin), gib(avail))
 	}
 	return nil
 }

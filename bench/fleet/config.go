@@ -10,7 +10,11 @@ import (
 
 // config is the command line of a comparison run.
 type config struct {
-	Conns    []int
+	Conns []int
+	// ConnsFor overrides Conns for one huge_pages setting (-conns-off,
+	// -conns-on), e.g. to add 1,000 backends to an earlier run of 200
+	// and 500.
+	ConnsFor map[string][]int
 	Huge     []string
 	Shared   string // shared_buffers, e.g. "4GB"
 	Small    string // shared_buffers above SmallAbove backends with huge_pages=off
@@ -22,6 +26,9 @@ type config struct {
 	Out      string
 	Parallel int
 	Margin   uint64
+	// MaxTime ends the run (through the same clean-up as Ctrl-C) once it
+	// has lasted this long; 0: no limit.
+	MaxTime time.Duration
 }
 
 func parseConfig(args []string) (config, error) {
@@ -29,6 +36,10 @@ func parseConfig(args []string) (config, error) {
 	f := flag.NewFlagSet("fleet", flag.ContinueOnError)
 	conns := f.String("conns", "200,500,1000", "numbers of backends, ascending")
 	huge := f.String("huge", "off,on", "huge_pages settings, in order")
+	connsFor := map[string]*string{
+		"off": f.String("conns-off", "", "numbers of backends with huge_pages=off (default: -conns)"),
+		"on":  f.String("conns-on", "", "numbers of backends with huge_pages=on (default: -conns)"),
+	}
 	reportAt := f.String("report-at", "500,1000", "numbers of backends at which to time `dbmem report`")
 	f.StringVar(&c.Shared, "shared-buffers", "4GB", "shared_buffers (each backend reads a table of 90% of it)")
 	f.StringVar(&c.Small, "small-shared-buffers", "2GB", "shared_buffers with huge_pages=off above -small-above backends")
@@ -39,6 +50,7 @@ func parseConfig(args []string) (config, error) {
 	f.StringVar(&c.Out, "out", "bench/results/"+time.Now().Format("2006-01-02")+".md", "Markdown result file (raw JSON next to it)")
 	f.IntVar(&c.Parallel, "parallel", 2, "connections opened (and scanning) at a time")
 	margin := f.Int("margin-gib", 3, "GiB of MemAvailable to leave free; a configuration that does not fit is skipped")
+	f.DurationVar(&c.MaxTime, "max-time", 0, "stop cleanly after this long (e.g. 55m), keeping what was measured; 0: no limit")
 	if err := f.Parse(args); err != nil {
 		return c, err
 	}
@@ -49,6 +61,15 @@ func parseConfig(args []string) (config, error) {
 	}
 	if c.ReportAt, err = parseInts(*reportAt); err != nil && *reportAt != "" {
 		return c, err
+	}
+	c.ConnsFor = map[string][]int{}
+	for h, v := range connsFor {
+		if *v == "" {
+			continue
+		}
+		if c.ConnsFor[h], err = parseInts(*v); err != nil {
+			return c, fmt.Errorf("-conns-%s: %w", h, err)
+		}
 	}
 	c.Huge = strings.Split(*huge, ",")
 	if c.Reps < 1 {
@@ -85,7 +106,7 @@ func (c config) groups() []group {
 	for _, h := range c.Huge {
 		big := group{Huge: h, Shared: c.Shared}
 		small := group{Huge: h, Shared: c.Small}
-		for _, n := range c.Conns {
+		for _, n := range c.connsFor(h) {
 			if h == "off" && n > c.SmallAt && c.Small != c.Shared {
 				small.Conns = append(small.Conns, n)
 			} else {
@@ -99,6 +120,14 @@ func (c config) groups() []group {
 		}
 	}
 	return out
+}
+
+// connsFor returns the numbers of backends measured with huge_pages=h.
+func (c config) connsFor(h string) []int {
+	if n, ok := c.ConnsFor[h]; ok {
+		return n
+	}
+	return c.Conns
 }
 
 // reportAt says whether to time `dbmem report` with n backends.

@@ -82,6 +82,26 @@ func TestGroups(t *testing.T) {
 	}
 }
 
+// TestGroupsPerSetting: -conns-off and -conns-on replace -conns for one
+// setting, in the order of -huge (the run that added 1,000 backends and
+// huge_pages=on to an earlier run of 200 and 500 with huge_pages=off).
+func TestGroupsPerSetting(t *testing.T) {
+	c, err := parseConfig([]string{"-huge", "on,off", "-conns-off", "1000", "-conns-on", "200,500,1000", "-max-time", "55m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.groups()
+	want := []group{{"on", "4GB", []int{200, 500, 1000}}, {"off", "2GB", []int{1000}}}
+	if !slices.EqualFunc(got, want, func(a, b group) bool {
+		return a.Huge == b.Huge && a.Shared == b.Shared && slices.Equal(a.Conns, b.Conns)
+	}) || c.MaxTime.Minutes() != 55 {
+		t.Errorf("groups %+v, max time %v; want %+v", got, c.MaxTime, want)
+	}
+	if _, err := parseConfig([]string{"-conns-on", "200,x"}); err == nil {
+		t.Error("-conns-on 200,x: no error")
+	}
+}
+
 // TestMemoryNeed: 1,000 backends that each touch 3.6 GiB through 4 KiB
 // pages need 7.2 GiB of page tables; with 2 MiB pages almost none.
 func TestMemoryNeed(t *testing.T) {

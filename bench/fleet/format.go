@@ -24,7 +24,7 @@ func wallCPU(t *toolRun) string {
 }
 
 func peakRSS(t *toolRun) string {
-	if t == nil {
+	if t == nil || t.median(rssKB) == 0 {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f MiB", float64(t.median(rssKB))/1024)

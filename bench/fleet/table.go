@@ -55,7 +55,7 @@ func (r configResult) label() string {
 
 func writeSummary(s *strings.Builder, rs []configResult) {
 	s.WriteString("## Private cost of every backend: wall (CPU) seconds\n\n")
-	s.WriteString("| huge_pages | shared_buffers | backends | VmPTE per backend | dbmem fast | dbmem smaps | smem | ps_mem-style | fast / smem wall | fast / smem CPU | load avg |\n")
+	s.WriteString("| huge_pages | shared_buffers | backends | VmPTE per backend (MiB) | dbmem fast | dbmem smaps | smem | ps_mem-style | fast / smem wall | fast / smem CPU | load avg |\n")
 	s.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	for _, r := range rs {
 		fmt.Fprintf(s, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.label(), mib(r.VmPTEMedian),

@@ -31,6 +31,9 @@ type host struct {
 	// Others are engines judged by their own checks (MySQL/MariaDB), for
 	// the host-wide advice that depends on the engine (THP).
 	Others []Engine
+	// OtherProcs are the processes of those engines (mysqld, mariadbd),
+	// for the OOM ranking.
+	OtherProcs []labeled
 	// Dedicated: databases run here and the caller did not say the host is
 	// shared.
 	Dedicated bool
@@ -49,6 +52,9 @@ func Check(s *snapshot.Snapshot, o Options) []Finding {
 	}
 	for _, m := range s.MySQL {
 		h.Others = append(h.Others, Engine{Name: string(m.Flavor), Major: m.Major, Minor: m.Minor})
+		if m.Process.PID > 0 {
+			h.OtherProcs = append(h.OtherProcs, mysqlProcess(m))
+		}
 	}
 	h.Dedicated = len(h.Instances)+len(h.Others) > 0 && !o.SharedHost
 	var out []Finding

@@ -118,10 +118,6 @@ func TestEngineTHP(t *testing.T) {
 			}
 		}
 	}
-	if (Engine{Name: EngineMySQL}).HugePageAPI() != HugeSysV || (Engine{Name: EnginePostgres}).HugePageAPI() != HugeMmap ||
-		(Engine{Name: EngineMariaDB, Major: 10, Minor: 11}).HugePageAPI() != HugeMmap {
-		t.Error("huge page API per engine")
-	}
 }
 
 // TestMySQLOnlyHost: a host running only MariaDB is a database host too.

@@ -1,6 +1,10 @@
 package advise
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dbmem/dbmem/internal/mysql"
+)
 
 // Engine names a database engine and its version: some advice (THP, how
 // huge pages are mapped, which limits apply) depends on both.
@@ -63,25 +67,33 @@ func (e Engine) THP() THPAdvice {
 			"stall the database, and shared memory gets no benefit from them"}
 }
 
-// HugePageAPI is how an engine maps its shared memory in huge pages.
-type HugePageAPI string
+// HugePageAPI is how an engine maps its shared memory in huge pages: the
+// same type as mysql.HugeAPI, so a plan and a MySQL finding never disagree.
+type HugePageAPI = mysql.HugeAPI
 
 // The two ways: anonymous mmap with MAP_HUGETLB needs no privilege and no
 // memlock; SysV shmget with SHM_HUGETLB needs vm.hugetlb_shm_group or
-// CAP_IPC_LOCK, else a memlock limit covering the segment.
+// CAP_IPC_LOCK, and MySQL and Oracle ask for a memlock limit covering the
+// segments.
 const (
-	HugeMmap HugePageAPI = "mmap MAP_HUGETLB"
-	HugeSysV HugePageAPI = "shmget SHM_HUGETLB"
+	HugeMmap = mysql.HugeMmap
+	HugeSysV = mysql.HugeSysV
 )
 
-// HugePageAPI returns how the engine asks for huge pages. MariaDB maps
-// large pages with mmap since 10.5; MySQL and Oracle use SysV segments.
+// HugePageAPI returns how the engine asks for huge pages. PostgreSQL maps
+// them with mmap; Oracle uses SysV segments; MySQL and MariaDB depend on
+// the version (mysql.VersionAPI: mmap from MySQL 8.0 and MariaDB 10.5).
+// Where a running server's mappings are known, mysql.APIOf measures it.
 func (e Engine) HugePageAPI() HugePageAPI {
-	switch {
-	case e.Name == EngineMySQL, e.Name == EngineOracle:
+	switch e.Name {
+	case EngineOracle:
 		return HugeSysV
-	case e.Name == EngineMariaDB && (e.Major < 10 || e.Major == 10 && e.Minor < 5):
-		return HugeSysV
+	case EngineMySQL:
+		a, _ := mysql.VersionAPI(mysql.MySQL, e.Major, e.Minor)
+		return a
+	case EngineMariaDB:
+		a, _ := mysql.VersionAPI(mysql.MariaDB, e.Major, e.Minor)
+		return a
 	}
 	return HugeMmap
 }

@@ -32,6 +32,16 @@ func MySQLSubject(in *mysql.Instance) string {
 	return fmt.Sprintf("%s (%s)", in.Name(), orUnknown(in.DataDir))
 }
 
+// mysqlProcess labels a MySQL/MariaDB server for the OOM ranking: one
+// process holds the buffer pool and every connection's memory.
+func mysqlProcess(in *mysql.Instance) labeled {
+	comm := in.Process.Comm
+	if comm == "" {
+		comm = "mysqld"
+	}
+	return labeled{Process: in.Process, Label: fmt.Sprintf("%s (%s)", comm, in.Name()), Database: true}
+}
+
 func orUnknown(s string) string {
 	if s == "" {
 		return "data directory unknown"

@@ -2,6 +2,9 @@ package advise
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/dbmem/dbmem/internal/mysql"
 
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -23,6 +26,14 @@ func oomRanking(h host) []Finding {
 			"so a checkpointer or background writer that wrote all of shared_buffers looks that big; hugetlb pages count in none.",
 		Fix: "Put shared memory in huge pages; give the postmaster OOMScoreAdjust=-1000 and its children PG_OOM_ADJUST_VALUE=0.",
 	}
+	if isMySQLLabel(top.Label) {
+		f.Why = "The kernel kills the process with the highest badness: rss (anon + file + shmem) + swap + page tables " +
+			"+ oom_score_adj x totalpages / 1000. A MySQL/MariaDB server is one process holding the buffer pool and every " +
+			"connection's buffers, so it is often the largest, and its death drops every connection and starts crash recovery."
+		f.Fix = "Bound the server's worst case (max_connections x per-thread buffers + buffer pool) below RAM, put the buffer " +
+			"pool in huge pages (large_pages=ON; hugetlb pages count in no badness), and if other processes may die instead " +
+			"set OOMScoreAdjust= in the server's unit."
+	}
 	if h.Opts.Processes == nil {
 		f.Title += " among the database processes (other processes not read)"
 	}
@@ -37,6 +48,13 @@ func oomRanking(h host) []Finding {
 		f.Title = fmt.Sprintf("pid %d %s is the first OOM victim because of %s of shared memory in its RSS", top.PID, top.Label, units.Bytes(top.ShmemBytes))
 	}
 	return []Finding{f}
+}
+
+// isMySQLLabel tells a MySQL/MariaDB server's label (mysqlProcess, or the
+// bare process name when the server was not discovered).
+func isMySQLLabel(label string) bool {
+	comm, _, _ := strings.Cut(label, " ")
+	return mysql.IsServerComm(comm)
 }
 
 func oomText(c OOMCandidate, total uint64) string {
@@ -61,6 +79,10 @@ func (h host) oomProcesses() []labeled {
 			known[p.PID] = p
 			out = append(out, p)
 		}
+	}
+	for _, p := range h.OtherProcs {
+		known[p.PID] = p
+		out = append(out, p)
 	}
 	if h.Opts.Processes == nil {
 		return out

@@ -108,6 +108,11 @@ type PlanOptions struct {
 	NoHugePages bool `json:"no_huge_pages"`
 	// SharedHost: other software runs here, no strict overcommit.
 	SharedHost bool `json:"shared_host"`
+	// Kubernetes adds the pod's container resources (hugepages-2Mi and
+	// memory requests and limits). plan.Build sets it when dbmem or a
+	// database runs in a container; on a bare host they are noise unless
+	// asked for (--format kubernetes).
+	Kubernetes bool `json:"kubernetes,omitempty"`
 }
 
 // PlanResult is the joint settings and the arithmetic behind them.

@@ -19,7 +19,7 @@ func instanceSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Sett
 	if hp != nil && pi.Engine.HugePageAPI() == HugeSysV {
 		out = append(out, sysvSettings(in, pi, hp)...)
 	}
-	if hp != nil {
+	if hp != nil && in.Options.Kubernetes {
 		out = append(out, kubernetesSettings(in, pi, hp)...)
 	}
 	return out

@@ -33,7 +33,9 @@ func setting(r PlanResult, t Target, name string) (Setting, bool) {
 }
 
 func TestPlanSeed001(t *testing.T) {
-	r := Plan(seed001())
+	in := seed001()
+	in.Options.Kubernetes = true
+	r := Plan(in)
 	hp := r.HugePages
 	if hp == nil || hp.NeedPages != 547 || hp.MarginPages != 11 || hp.PoolPages != 558 || hp.Boot {
 		t.Fatalf("huge pages %+v", hp)
@@ -55,6 +57,11 @@ func TestPlanSeed001(t *testing.T) {
 	}
 	if s, _ := setting(r, TargetKubernetes, "resources.limits.hugepages-2Mi"); s.Value != "1116Mi" {
 		t.Errorf("kubernetes hugepages %+v", s)
+	}
+	for _, s := range Plan(seed001()).Settings {
+		if s.Target == TargetKubernetes {
+			t.Errorf("kubernetes setting without Options.Kubernetes (a bare host): %+v", s)
+		}
 	}
 	var env []string
 	for _, s := range r.Settings {
@@ -116,7 +123,7 @@ func TestPlanDynamicAndMargin(t *testing.T) {
 func TestPlanGigantic(t *testing.T) {
 	in := seed001()
 	in.Host.HugePageSizes = []uint64{2 * MiB}
-	in.Options.PageSizeBytes = GiB
+	in.Options.PageSizeBytes, in.Options.Kubernetes = GiB, true
 	in.Instances[0].Need = HugePageNeed{PageSizeBytes: 2 * MiB, Pages: 547, SharedBytes: 1093 * MiB, Exact: true}
 	r := Plan(in)
 	var args []string
@@ -189,19 +196,36 @@ func TestPlanNUMAAndHostNow(t *testing.T) {
 	}
 }
 
+// TestPlanSysVEngine: the memlock limit and vm.hugetlb_shm_group are
+// planned only for engines that map huge pages with shmget(SHM_HUGETLB):
+// Oracle, MySQL before 8.0, MariaDB before 10.5.
 func TestPlanSysVEngine(t *testing.T) {
-	in := seed001()
-	in.Instances[0].Engine = Engine{Name: EngineMySQL, Major: 8}
-	in.Instances[0].GID = 27
-	r := Plan(in)
-	if s, _ := setting(r, TargetSysctl, "vm.hugetlb_shm_group"); s.Value != "27" {
-		t.Errorf("hugetlb_shm_group %+v", s)
-	}
-	if s, _ := setting(r, TargetSystemd, "LimitMEMLOCK"); s.Value != "infinity" {
-		t.Errorf("LimitMEMLOCK %+v", s)
-	}
-	if _, ok := setting(r, TargetPostgres, "huge_pages"); ok {
-		t.Error("PostgreSQL settings for MySQL")
+	for _, c := range []struct {
+		e    Engine
+		sysv bool
+	}{
+		{Engine{Name: EngineMySQL, Major: 5, Minor: 7}, true},
+		{Engine{Name: EngineMariaDB, Major: 10, Minor: 4}, true},
+		{Engine{Name: EngineOracle, Major: 19}, true},
+		{Engine{Name: EngineMySQL, Major: 8, Minor: 0}, false},
+		{Engine{Name: EngineMySQL, Major: 8, Minor: 4}, false},
+		{Engine{Name: EngineMariaDB, Major: 10, Minor: 11}, false},
+	} {
+		in := seed001()
+		in.Instances[0].Engine = c.e
+		in.Instances[0].GID = 27
+		r := Plan(in)
+		group, hasGroup := setting(r, TargetSysctl, "vm.hugetlb_shm_group")
+		memlock, hasMemlock := setting(r, TargetSystemd, "LimitMEMLOCK")
+		if hasGroup != c.sysv || hasMemlock != c.sysv {
+			t.Errorf("%s: hugetlb_shm_group %v, LimitMEMLOCK %v; want both %v", c.e, hasGroup, hasMemlock, c.sysv)
+		}
+		if c.sysv && (group.Value != "27" || memlock.Value != "infinity") {
+			t.Errorf("%s: hugetlb_shm_group %+v, LimitMEMLOCK %+v", c.e, group, memlock)
+		}
+		if _, ok := setting(r, TargetPostgres, "huge_pages"); ok {
+			t.Errorf("%s: PostgreSQL settings", c.e)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/postmortem"
@@ -24,6 +25,8 @@ type CaptureOptions struct {
 	FS linux.FS
 	// Live reads PostgreSQL settings over SQL; nil reads files only.
 	Live postgres.LiveSource
+	// MySQLLive reads MySQL/MariaDB settings over SQL; nil reads files only.
+	MySQLLive mysql.LiveSource
 	// Pss reads smaps_rollup for every database process, as report does.
 	Pss bool
 	// WithQueries keeps query texts in the database logs.
@@ -73,7 +76,12 @@ func collect(ctx context.Context, o CaptureOptions) (*collected, error) {
 	if o.Live != nil {
 		src = live
 	}
-	snap, err := snapshot.Take(ctx, snapshot.Options{FS: fs, Live: src, Pss: o.Pss, Now: o.Now})
+	mylive := &capture.MySQLLiveRecorder{Inner: o.MySQLLive}
+	var mysrc mysql.LiveSource
+	if o.MySQLLive != nil {
+		mysrc = mylive
+	}
+	snap, err := snapshot.Take(ctx, snapshot.Options{FS: fs, Live: src, MySQLLive: mysrc, Pss: o.Pss, Now: o.Now})
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +96,7 @@ func collect(ctx context.Context, o CaptureOptions) (*collected, error) {
 	logs := postmortem.Gather(ctx, postmortem.GatherOptions{FS: fs, Run: o.Run, KernelLogs: o.KernelLogs, DBLogs: o.DBLogs,
 		Postgres: snap.Postgres, MySQL: snap.MySQL, MaxBytes: o.MaxLogBytes, Zone: zone})
 	m := Manifest{Schema: Schema, DbmemVersion: o.Version, CapturedAt: snap.TakenAt, Host: snap.Host.Hostname,
-		Kernel: snap.Host.KernelRelease, Zone: zone, BootTime: boot, Pss: o.Pss, WithQueries: o.WithQueries, SQL: o.Live != nil,
+		Kernel: snap.Host.KernelRelease, Zone: zone, BootTime: boot, Pss: o.Pss, WithQueries: o.WithQueries, SQL: o.Live != nil || o.MySQLLive != nil,
 		Gaps: append(append([]linux.Gap(nil), snap.Gaps...), gaps...)}
 	for _, in := range snap.Postgres {
 		m.Instances = append(m.Instances, advise.PostgresSubject(in))
@@ -98,7 +106,28 @@ func collect(ctx context.Context, o CaptureOptions) (*collected, error) {
 	}
 	c := &collected{snap: snap, procs: procs}
 	c.contents, err = assemble(m, rec, o.FS, live, logs, o.WithQueries)
+	if err == nil {
+		err = c.contents.addMySQLLive(mylive)
+	}
 	return c, err
+}
+
+// addMySQLLive adds what the MySQL/MariaDB servers said, redacted.
+func (c *contents) addMySQLLive(r *capture.MySQLLiveRecorder) error {
+	files, changed, err := r.Files()
+	if err != nil {
+		return err
+	}
+	for p, b := range files {
+		c.files[p] = b
+	}
+	for p, n := range changed {
+		if c.manifest.Redaction.Files.Changed == nil {
+			c.manifest.Redaction.Files.Changed = map[string]int{}
+		}
+		c.manifest.Redaction.Files.Changed[p] = n
+	}
+	return nil
 }
 
 // assemble redacts what was recorded and lays out the bundle.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,9 +17,6 @@ import (
 	"github.com/dbmem/dbmem/internal/postmortem"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
-
-// bigSort needs about 1 GB of sort memory, far more than the cgroup allows.
-const bigSort = "SELECT sum(i) FROM (SELECT i FROM generate_series(1, 20000000) i ORDER BY i DESC) s"
 
 // TestRootLivePostmortem (root only) provokes a real OOM kill of a
 // PostgreSQL backend in a 128 MiB memory cgroup, then explains it from the
@@ -74,30 +70,11 @@ func TestRootLivePostmortem(t *testing.T) {
 	}
 }
 
-// killBackend moves a backend into the cgroup, runs the sort, and waits for
-// the kernel's report and the server's restart.
+// killBackend OOM-kills a backend in the cgroup and waits for the
+// server's restart.
 func killBackend(t *testing.T, g *memcgtest.Group, c *pgcluster.Cluster) int {
 	t.Helper()
-	ctx := context.Background()
-	conn := pgtest.Connect(t, c)
-	var pid int
-	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-		t.Fatal(err)
-	}
-	mark, err := memcgtest.Mark("postmortem")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Add(pid); err != nil {
-		t.Fatal(err)
-	}
-	conn.Exec(ctx, "SET work_mem = '2GB'")
-	if _, err := conn.Exec(ctx, bigSort); err == nil {
-		t.Fatal("the sort succeeded inside a 128 MiB cgroup")
-	}
-	if _, err := mark.WaitFor("Killed process "+strconv.Itoa(pid)+" ", 30*time.Second, 500*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
+	pid := pgtest.OOMKillBackend(t, g, c, "postmortem").PID
 	waitRestart(t, c)
 	return pid
 }

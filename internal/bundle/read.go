@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
@@ -84,6 +85,15 @@ func (b *Bundle) Live() postgres.LiveSource {
 		return nil
 	}
 	return capture.TreeLive{Dir: b.Dir}
+}
+
+// MySQLLive answers with what the MySQL/MariaDB servers said at capture
+// time; nil when the capture did not ask them.
+func (b *Bundle) MySQLLive() mysql.LiveSource {
+	if !b.Manifest.SQL {
+		return nil
+	}
+	return capture.TreeMySQLLive{Dir: b.Dir}
 }
 
 // extract writes the regular files and directories of the tar.gz in r

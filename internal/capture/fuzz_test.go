@@ -51,12 +51,15 @@ var wordRe = regexp.MustCompile(`^[A-Za-z0-9]{6,40}$`)
 func FuzzRedactSecrets(f *testing.F) {
 	f.Add("host=h ", "hunter2", " port=5432")
 	f.Add("ALTER ROLE x ", "secret99", "")
+	f.Add("'", "secret98", "')")
 	f.Fuzz(func(t *testing.T, before, secret, after string) {
 		if !wordRe.MatchString(secret) || strings.Contains(before+after, secret) || strings.Contains(Redacted, secret) {
 			return
 		}
 		for _, s := range []string{before + "password=" + secret + " " + after, before + "PASSWORD '" + secret + "'" + after,
-			before + " postgres://u:" + secret + "@h/db " + after} {
+			before + " postgres://u:" + secret + "@h/db " + after, before + "SET PASSWORD = PASSWORD('" + secret + "')" + after,
+			before + " IDENTIFIED BY '" + secret + "'" + after, before + " IDENTIFIED WITH mysql_native_password BY \"" + secret + "\"" + after,
+			before + "\nSET PASSWORD FOR 'u'@'h' = '" + secret + "'" + after, before + "\nmysqldump -u root -p" + secret + " db" + after} {
 			if out, _ := RedactSecrets(s); strings.Contains(out, secret) {
 				t.Errorf("RedactSecrets(%q) = %q keeps the secret", s, out)
 			}

@@ -3,8 +3,10 @@ package capture
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,12 +77,7 @@ func (r *Recorder) Freeze() {
 func (r *Recorder) Changed() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]string, 0, len(r.changed))
-	for p := range r.changed {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(r.changed))
 }
 
 // Dir keeps the first listing of each directory (a directory is recreated
@@ -135,12 +132,7 @@ func (r *Recorder) Link(path, target string) {
 func (r *Recorder) Paths() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]string, 0, len(r.files))
-	for p := range r.files {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(r.files))
 }
 
 // WriteTree writes the recorded files under dst as proc/, sys/ and root/,

@@ -17,14 +17,51 @@ func TestRedactSecrets(t *testing.T) {
 		{"ALTER ROLE app PASSWORD 'it''s secret';", "ALTER ROLE app PASSWORD 'REDACTED';"},
 		{"CREATE USER x IDENTIFIED BY 'pw'", "CREATE USER x IDENTIFIED BY 'REDACTED'"},
 		{`{"statement":"password=abc\"x"}`, `{"statement":"password=REDACTED\"x"}`},
+		// MySQL/MariaDB account statements.
+		{"SET PASSWORD = PASSWORD('x1')", "SET PASSWORD = PASSWORD('REDACTED')"},
+		{"SET PASSWORD FOR 'app'@'%' = PASSWORD(\"x2\");", "SET PASSWORD FOR 'app'@'%' = PASSWORD(\"REDACTED\");"},
+		{"SET PASSWORD FOR app@localhost = OLD_PASSWORD('x3')", "SET PASSWORD FOR app@localhost = OLD_PASSWORD('REDACTED')"},
+		{"SET PASSWORD FOR 'app'@'localhost' = 'x4'", "SET PASSWORD FOR 'app'@'localhost' = 'REDACTED'"},
+		{"SET PASSWORD = 'x5'", "SET PASSWORD = REDACTED"},
+		{"ALTER USER 'app'@'%' IDENTIFIED BY 'x6' REPLACE 'old7'", "ALTER USER 'app'@'%' IDENTIFIED BY 'REDACTED' REPLACE 'REDACTED'"},
+		{"CREATE USER app IDENTIFIED BY \"x8\" PASSWORD EXPIRE", "CREATE USER app IDENTIFIED BY \"REDACTED\" PASSWORD EXPIRE"},
+		{"CREATE USER a IDENTIFIED WITH mysql_native_password BY 'x9'", "CREATE USER a IDENTIFIED WITH mysql_native_password BY 'REDACTED'"},
+		{"ALTER USER a IDENTIFIED WITH 'caching_sha2_password' AS '$A$005$hash'", "ALTER USER a IDENTIFIED WITH 'caching_sha2_password' AS 'REDACTED'"},
+		{"CREATE USER a IDENTIFIED VIA ed25519 USING PASSWORD('x10') OR unix_socket", "CREATE USER a IDENTIFIED VIA ed25519 USING PASSWORD('REDACTED') OR unix_socket"},
+		{"CREATE USER a IDENTIFIED VIA mysql_native_password USING '*ABCDEF'", "CREATE USER a IDENTIFIED VIA mysql_native_password USING 'REDACTED'"},
+		{"GRANT ALL ON *.* TO a IDENTIFIED BY PASSWORD '*ABCDEF'", "GRANT ALL ON *.* TO a IDENTIFIED BY PASSWORD 'REDACTED'"},
+		{"CHANGE MASTER TO MASTER_USER='rep', MASTER_PASSWORD='x11'", "CHANGE MASTER TO MASTER_USER='rep', MASTER_PASSWORD=REDACTED"},
+		{"Query: CREATE USER x IDENTIFIED BY 'cut short", "Query: CREATE USER x IDENTIFIED BY 'REDACTED'"},
+		// PostgreSQL role statements and conninfo.
+		{"ALTER ROLE app WITH ENCRYPTED PASSWORD 'x12' VALID UNTIL 'infinity'", "ALTER ROLE app WITH ENCRYPTED PASSWORD 'REDACTED' VALID UNTIL 'infinity'"},
+		{"alter role app password E'x13'", "alter role app password E'REDACTED'"},
+		{"CREATE USER MAPPING FOR app SERVER s OPTIONS (user 'u', password 'x14')", "CREATE USER MAPPING FOR app SERVER s OPTIONS (user 'u', password 'REDACTED')"},
+		{"CREATE SUBSCRIPTION s CONNECTION 'host=p password=x15 dbname=d'", "CREATE SUBSCRIPTION s CONNECTION 'host=p password=REDACTED dbname=d'"},
+		{"host=p port=5432 password = x16 user=rep", "host=p port=5432 password = REDACTED user=rep"},
+		// Command lines written out: a unit file, a cron line.
+		{"ExecStart=/usr/bin/mysqldump -uroot -px17 --all-databases", "ExecStart=/usr/bin/mysqldump -uroot -pREDACTED --all-databases"},
+		{"0 3 * * * mariadb-dump -u root -px18 db | gzip > /b.gz", "0 3 * * * mariadb-dump -u root -pREDACTED db | gzip > /b.gz"},
+		{"mysql --user=root --password=x19 -e 'select 1'", "mysql --user=root --password=REDACTED -e 'select 1'"},
+		{"mysql --pass=x20", "mysql --pass=REDACTED"},
 		// Not secrets: left alone.
+		{"psql -p5432 -c 'select 1'", "psql -p5432 -c 'select 1'"},
+		{"mysql -P3307 -h db", "mysql -P3307 -h db"},
+		{"IDENTIFIED BY RANDOM PASSWORD", "IDENTIFIED BY RANDOM PASSWORD"},
+		{"SELECT REPLACE(name, 'a', 'b') FROM t", "SELECT REPLACE(name, 'a', 'b') FROM t"},
 		{"password_encryption = scram-sha-256", "password_encryption = scram-sha-256"},
 		{"FATAL:  password authentication failed for user \"app\"", "FATAL:  password authentication failed for user \"app\""},
 		{"shared_buffers = 128MB", "shared_buffers = 128MB"},
 	}
 	for _, c := range cases {
-		if got, _ := RedactSecrets(c.in); got != c.want {
+		got, n := RedactSecrets(c.in)
+		if got != c.want {
 			t.Errorf("RedactSecrets(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+		if want := strings.Count(c.want, Redacted); n != want {
+			t.Errorf("RedactSecrets(%q) counts %d secrets, want %d", c.in, n, want)
+		}
+		if again, k := RedactSecrets(got); again != got || k != 0 {
+			t.Errorf("RedactSecrets is not idempotent on %q: %q, %d more", got, again, k)
 		}
 	}
 }
@@ -38,6 +75,9 @@ func TestRedactCmdline(t *testing.T) {
 		{"app\x00--db-password=pw\x00", "app\x00--db-password=REDACTED\x00"},
 		// -p is a port for PostgreSQL tools: kept.
 		{"psql\x00-p5432\x00", "psql\x00-p5432\x00"},
+		{"mariadb\x00--passw=pw\x00", "mariadb\x00--passw=REDACTED\x00"},
+		{"mysql\x00--pass\x00pw\x00", "mysql\x00--pass\x00REDACTED\x00"},
+		{"mysql\x00-e\x00SET PASSWORD = PASSWORD('pw')\x00", "mysql\x00-e\x00SET PASSWORD = PASSWORD('REDACTED')\x00"},
 		{"postgres: checkpointer \x00", "postgres: checkpointer \x00"},
 	}
 	for _, c := range cases {

@@ -113,11 +113,15 @@ func (f applyFlags) settings(ctx context.Context, e *env) ([]advise.Setting, []*
 		ins, _, err := postgres.Discover(ctx, e.fs(), postgres.Options{})
 		return s, ins, err
 	}
-	snap, err := snapshot.Take(ctx, snapshot.Options{FS: e.fs(), Live: e.live()})
+	snap, err := snapshot.Take(ctx, e.snapshotOptions())
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := plan.Run(ctx, plan.Request{Snapshot: snap, Port: e.conn.Port, Unit: f.unit,
+	port, err := e.pgPort()
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := plan.Run(ctx, plan.Request{Snapshot: snap, Port: port, Unit: f.unit,
 		NodesPerQuery: advise.DefaultNodesPerQuery})
 	if errors.Is(err, plan.ErrUsage) {
 		return nil, nil, usageError{err}
@@ -162,7 +166,11 @@ func (f applyFlags) options(e *env, settings []advise.Setting, ins []*postgres.I
 	if f.unit != "" {
 		o.Render.Units = []string{f.unit}
 	}
-	in, err := pickInstance(ins, e.conn.Port, needsInstance(settings))
+	port, err := e.pgPort()
+	if err != nil {
+		return o, err
+	}
+	in, err := pickInstance(ins, port, needsInstance(settings))
 	if err != nil || in == nil {
 		return o, err
 	}

@@ -70,7 +70,8 @@ Redacted before writing: passwords (command lines, configuration files, logs) al
 environments are never read, and query texts in the logs unless --with-queries.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.FS, o.Live, o.Pss, o.Version = e.fs(), e.live(), !fast, Version
+			e.captureOptions(&o)
+			o.Pss, o.Version = !fast, Version
 			if out == "" {
 				out = defaultBundleName(time.Now())
 			}

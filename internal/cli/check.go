@@ -48,7 +48,9 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 					return err
 				}
 			}
-			snap, err := snapshot.Take(cmd.Context(), snapshot.Options{FS: e.fs(), Live: e.live(), Pss: !fast})
+			so := e.snapshotOptions()
+			so.Pss = !fast
+			snap, err := snapshot.Take(cmd.Context(), so)
 			if err != nil {
 				return err
 			}

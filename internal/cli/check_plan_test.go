@@ -90,3 +90,22 @@ func TestPlanUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanKubernetesOnlyWhenAsked: the recorded host is a VM, not a pod:
+// its plan has no pod resources unless --format kubernetes asks for them.
+func TestPlanKubernetesOnlyWhenAsked(t *testing.T) {
+	fx := fixtureArgs("pg15-hugepages-off")
+	for _, args := range [][]string{{"plan"}, {"--json", "plan"}} {
+		code, out, stderr := run(t, append(fx, args...)...)
+		if code != ExitOK || !strings.Contains(out, "vm.nr_hugepages") {
+			t.Fatalf("dbmem %v: exit %d: %s\n%s", args, code, stderr, out)
+		}
+		if strings.Contains(out, "kubernetes") || strings.Contains(out, "hugepages-2Mi") {
+			t.Errorf("dbmem %v on a bare host shows Kubernetes settings:\n%s", args, out)
+		}
+	}
+	code, out, stderr := run(t, append(fx, "plan", "--format", "kubernetes")...)
+	if code != ExitOK || !strings.Contains(out, "hugepages-2Mi: ") || !strings.Contains(out, "kind: Pod") {
+		t.Errorf("--format kubernetes: exit %d %s\n%s", code, stderr, out)
+	}
+}

@@ -7,9 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/exporter"
-	"github.com/dbmem/dbmem/internal/watch"
 )
 
 func newExporterCmd(e *env) *cobra.Command {
@@ -32,7 +30,7 @@ TLS and basic authentication come from an exporter-toolkit web configuration fil
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := slog.New(slog.NewTextHandler(e.stderr, nil))
-			s := &watch.Sampler{FS: e.fs(), Live: e.live(), Check: watch.AdviseChecker(advise.Options{})}
+			s := e.sampler()
 			x := exporter.New(exporter.Options{Sampler: s, Top: top})
 			so.Version, so.Logger = Version, log
 			h, err := exporter.Handler(exporter.Registry(x), so)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/lab"
 	"github.com/dbmem/dbmem/internal/lab/htmlreport"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // labFlags are `dbmem lab`'s flags as typed.
@@ -46,11 +47,12 @@ or Ctrl-C. Each change is journaled first (` + lab.DefaultJournalPath + `): if t
 killed, the next 'dbmem lab' or 'dbmem lab --restore' undoes it. It refuses to start when
 the experiment would not fit in MemAvailable with a margin. Needs root for huge_pages=on.
 
-Defaults are sized to the host (shared_buffers = min(25% of MemAvailable, 4 GiB),
-100 connections) and take under 10 minutes on 2 cores; --quick takes about a minute.`,
+Defaults are sized to the host (shared_buffers = min(25% of MemAvailable, 1.5 GiB),
+100 connections) and take under 10 minutes on 2 cores; --quick under 2 minutes. Larger
+shared_buffers take longer: about 3 minutes more per GiB with 100 connections.`,
 		Example: `  dbmem lab --quick
   dbmem lab --html lab.html
-  dbmem lab --shared-buffers 8GB --connections 200 --json > lab.json
+  dbmem lab --shared-buffers 4GB --json > lab.json
   dbmem lab --from lab.json --html lab.html
   dbmem lab --restore`,
 		Args: noArgs,
@@ -64,14 +66,14 @@ func (lf *labFlags) define(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&lf.o.Bin, "pg-bin", "", "PostgreSQL binary directory (default: $DBMEM_PG_BIN, the newest /usr/lib/postgresql/*/bin)")
 	f.StringVar(&lf.o.BaseDir, "dir", "", "directory for the throwaway cluster (default: $TMPDIR or /tmp; not a tmpfs)")
-	f.StringVar(&lf.sharedBuffers, "shared-buffers", "", "shared_buffers (default: min(25% of MemAvailable, 4GB); 1GB with --quick)")
+	f.StringVar(&lf.sharedBuffers, "shared-buffers", "", "shared_buffers (default: min(25% of MemAvailable, 1.5GB); 1GB with --quick)")
 	f.IntVarP(&lf.o.Connections, "connections", "n", 0, "idle connections that each read the table (default 100; 25 with --quick)")
 	f.StringSliceVar(&lf.modes, "modes", []string{"off", "on"}, "huge_pages settings to compare")
 	f.IntVar(&lf.o.BenchRuns, "bench-runs", 0, "pgbench select-only runs per setting, alternating (default 2; 1 with --quick)")
 	f.BoolVar(&lf.o.NoBench, "no-bench", false, "skip the pgbench runs")
 	f.DurationVar(&lf.o.BenchDuration, "bench-time", 0, "length of each pgbench run (default 15s; 5s with --quick)")
 	f.IntVar(&lf.o.BenchClients, "bench-clients", 0, "pgbench clients (default 4)")
-	f.BoolVar(&lf.o.Quick, "quick", false, "small and fast (about a minute): for CI")
+	f.BoolVar(&lf.o.Quick, "quick", false, "small and fast (under 2 minutes): for CI")
 	f.StringVar(&lf.html, "html", "", "also write a self-contained HTML report with charts to this file")
 	f.StringVar(&lf.from, "from", "", "render a result saved with --json instead of running the lab")
 	f.BoolVar(&lf.restore, "restore", false, "only undo what a killed lab run left (journal "+lab.DefaultJournalPath+")")
@@ -112,7 +114,7 @@ func (lf *labFlags) result(cmd *cobra.Command, e *env) (*lab.Result, error) {
 		return readResult(lf.from)
 	}
 	if lf.sharedBuffers != "" {
-		b, err := lab.ParseSize(lf.sharedBuffers)
+		b, err := units.ParseSize(lf.sharedBuffers)
 		if err != nil {
 			return nil, usageError{err}
 		}

@@ -40,8 +40,10 @@ vm.overcommit_memory=2 and the vm.overcommit_ratio that keeps a page-cache reser
 vm.swappiness, THP, zone reclaim, huge_pages=on and the service's OOM protection; each
 value with its formula. It plans this host's running instances, a stopped one
 (--data-dir), or a host that is not this one (--ram ... : what-if). It changes nothing:
---format renders files (sysctl, systemd, postgresql, alter-system, tuned,
-kernel-cmdline, kubernetes) and 'dbmem apply' applies them.`,
+--format renders files (sysctl, systemd, postgresql, alter-system, mysql, tuned,
+kernel-cmdline, kubernetes) and 'dbmem apply' applies them. Kubernetes pod resources
+(hugepages-2Mi, memory) are planned when dbmem or a database runs in a container,
+or with --format kubernetes.`,
 		Example: `  dbmem plan
   dbmem plan --shared-buffers 16GiB --max-connections 500
   dbmem plan --ram 5GiB --swap 1GiB --shared-buffers 1GiB --max-connections 500
@@ -53,7 +55,7 @@ kernel-cmdline, kubernetes) and 'dbmem apply' applies them.`,
 				return err
 			}
 			if req.WhatIf.RAMBytes == 0 {
-				if req.Snapshot, err = snapshot.Take(cmd.Context(), snapshot.Options{FS: e.fs(), Live: e.live()}); err != nil {
+				if req.Snapshot, err = snapshot.Take(cmd.Context(), e.snapshotOptions()); err != nil {
 					return err
 				}
 			}
@@ -96,7 +98,7 @@ func (pf *planFlags) define(cmd *cobra.Command) {
 	f.StringVar(&pf.req.Unit, "unit", "", "systemd unit of the instance (default: guessed)")
 	f.StringVar(&pf.req.Bin, "pg-bin", "", "PostgreSQL binary directory to ask (default: found per major version)")
 	f.IntVar(&pf.req.NodesPerQuery, "nodes", advise.DefaultNodesPerQuery, "sort/hash nodes per query assumed in the worst case")
-	f.StringVar(&pf.format, "format", "", "render the settings as one kind of file: sysctl, systemd, postgresql, alter-system, tuned, kernel-cmdline, kubernetes")
+	f.StringVar(&pf.format, "format", "", "render the settings as one kind of file: "+strings.Join(render.Kinds, ", "))
 	f.StringVar(&pf.confDir, "conf-dir", "", "PostgreSQL include_dir for --format postgresql (default: from postgresql.conf)")
 }
 
@@ -133,6 +135,8 @@ func (pf *planFlags) request(cmd *cobra.Command) (plan.Request, error) {
 	if pf.format != "" && !slices.Contains(render.Kinds, pf.format) {
 		return r, usageError{fmt.Errorf("--format %q: want one of %s", pf.format, strings.Join(render.Kinds, ", "))}
 	}
+	// Kubernetes resources: asked for, or in a container (plan.Build).
+	r.Options.Kubernetes = pf.format == "kubernetes"
 	r.Changes, err = pf.changes()
 	return r, err
 }

@@ -59,9 +59,10 @@ Big logs are read from their end (--max-log-bytes each). Sources read, missing o
 }
 
 func runPostmortem(ctx context.Context, e *env, f postmortemFlags) (*postmortem.Report, error) {
-	fs := e.fs()
+	so := e.snapshotOptions()
+	fs := so.FS
 	in := postmortem.Input{Tolerance: f.tolerance, Last: f.last}
-	snap, err := snapshot.Take(ctx, snapshot.Options{FS: fs, Live: e.live()})
+	snap, err := snapshot.Take(ctx, so)
 	if err != nil {
 		in.Gaps = append(in.Gaps, linux.Gap{What: "snapshot of the host (roles of running processes, advice)", Why: err.Error()})
 	} else {

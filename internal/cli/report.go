@@ -39,7 +39,9 @@ It only reads. Run as root for the exact fast path.`,
 			if err != nil {
 				return err
 			}
-			snap, err := snapshot.Take(cmd.Context(), snapshot.Options{FS: e.fs(), Live: e.live(), Method: m})
+			so := e.snapshotOptions()
+			so.Method = m
+			snap, err := snapshot.Take(cmd.Context(), so)
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
@@ -33,8 +34,9 @@ type env struct {
 	root           string
 	json           bool
 	noColor        bool
-	conn           postgres.ConnOptions
-	from           fromBundle // --from: a bundle read instead of the host (capture.go)
+	conn           postgres.ConnOptions // --pg-*, --no-connect
+	my             mysql.ConnOptions    // --mysql-*
+	from           fromBundle           // --from: a bundle read instead of the host (capture.go)
 }
 
 // usageError marks errors that should exit with ExitUsage.
@@ -95,11 +97,7 @@ func newRoot(e *env) *cobra.Command {
 	pf.StringVar(&e.root, "root", "/", "root for other host files (data directories, config files)")
 	pf.BoolVar(&e.json, "json", false, "write JSON (versioned schema) instead of text")
 	pf.BoolVar(&e.noColor, "no-color", false, "no colour even on a terminal (NO_COLOR is honoured too)")
-	pf.StringVar(&e.conn.User, "pg-user", "", "PostgreSQL user (default: PGUSER, the OS user, then postgres)")
-	pf.StringVar(&e.conn.Database, "pg-database", "", "PostgreSQL database to connect to (default: PGDATABASE or postgres)")
-	pf.StringVar(&e.conn.Host, "pg-host", "", "PostgreSQL host or socket directory (default: from postmaster.pid)")
-	pf.IntVar(&e.conn.Port, "pg-port", 0, "only connect to the instance on this port")
-	pf.BoolVar(&e.conn.Disabled, "no-connect", false, "never connect to databases; read configuration files only")
+	e.defineConnFlags(pf)
 	pf.StringVar(&e.from.path, "from", "", "read a bundle written by 'dbmem capture' instead of this host")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return e.openFrom(cmd) }
 	for _, c := range []*cobra.Command{newReportCmd(e), newCheckCmd(e), newPlanCmd(e), newApplyCmd(e), newRollbackCmd(e), newLabCmd(e), newWatchCmd(e), newHistoryCmd(e), newExporterCmd(e), newPostmortemCmd(e), newCaptureCmd(e)} {
@@ -122,18 +120,6 @@ func (e *env) fs() linux.FS {
 		return e.from.b.FS()
 	}
 	return linux.FS{Proc: e.proc, Sys: e.sys, Root: e.root}
-}
-
-// live returns the settings source: a real connection on a live host, none
-// when reading a captured tree.
-func (e *env) live() postgres.LiveSource {
-	if e.from.b != nil {
-		return e.from.b.Live() // what the servers said at capture time
-	}
-	if !e.fs().IsLive() || e.conn.Disabled {
-		return nil
-	}
-	return postgres.Connector{Options: e.conn}
 }
 
 // color reports whether to colour output: a terminal, no NO_COLOR, no --no-color.

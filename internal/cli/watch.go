@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/history"
 	"github.com/dbmem/dbmem/internal/watch"
 )
@@ -37,7 +36,7 @@ tick in an SQLite file for 'dbmem history'.`,
 			if o.Interval <= 0 || o.SmapsEvery < 0 || o.Count < 0 {
 				return usageError{fmt.Errorf("--interval must be positive, --smaps-interval and --count not negative")}
 			}
-			s := &watch.Sampler{FS: e.fs(), Live: e.live(), Check: watch.AdviseChecker(advise.Options{})}
+			s := e.sampler()
 			o.Out, o.JSON = e.stdout, e.json
 			o.Render = watch.RenderOptions{Color: e.color(), Checking: true}
 			if f, ok := e.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !e.json {

@@ -3,7 +3,6 @@ package dblog
 import (
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/pgcluster"
+	"github.com/dbmem/dbmem/internal/throwaway"
 )
 
 // TestRootLiveMariaDBKilledAndRestarted (root only) starts a throwaway
@@ -53,22 +52,15 @@ func mariadbDir(t *testing.T) string {
 	if os.Geteuid() != 0 {
 		t.Skip("starting mariadbd as the mysql user needs root")
 	}
-	u, err := user.Lookup("mysql")
+	owner, err := throwaway.Credential("mysql")
 	if _, lerr := exec.LookPath("mariadbd"); err != nil || lerr != nil {
 		t.Skip("mariadbd or the mysql user is missing")
 	}
-	// Not t.TempDir: its parent is private to root and mysql must reach in.
-	dir, err := os.MkdirTemp("", "dbmem-mariadb-")
+	dir, err := throwaway.Dir("", "dbmem-mariadb-", owner)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	os.Chmod(dir, 0o755)
-	if err := os.Chown(dir, uid, gid); err != nil {
-		t.Fatal(err)
-	}
 	out, err := exec.Command("mariadb-install-db", "--no-defaults", "--datadir="+filepath.Join(dir, "data"),
 		"--user=mysql", "--skip-test-db", "--auth-root-authentication-method=normal").CombinedOutput()
 	if err != nil {
@@ -80,7 +72,7 @@ func mariadbDir(t *testing.T) string {
 // startMariaDB starts mariadbd and waits for its n-th "ready for connections".
 func startMariaDB(t *testing.T, dir, errLog string, n int) *exec.Cmd {
 	t.Helper()
-	port, err := pgcluster.FreePort()
+	port, err := throwaway.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

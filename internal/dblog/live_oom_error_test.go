@@ -26,19 +26,13 @@ func TestRootLivePostgresOutOfMemoryError(t *testing.T) {
 		"logging_collector": "on", "log_destination": "stderr,csvlog,jsonlog",
 		"log_directory": "log", "log_filename": "postgresql.log",
 	})
-	conn := pgtest.Connect(t, c)
-	ctx := context.Background()
-	var pid int
-	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-		t.Fatal(err)
-	}
+	conn, pid := pgtest.Backend(t, c)
 	limitAddressSpace(t, pid, 256<<20)
-	conn.Exec(ctx, "SET work_mem = '2GB'")
-	_, err := conn.Exec(ctx, bigSort)
+	err := pgtest.RunBigSort(conn)
 	if err == nil || !strings.Contains(err.Error(), "out of memory") {
 		t.Fatalf("want ERROR out of memory, got %v", err)
 	}
-	conn.Exec(ctx, "SELECT pg_sleep(0.5)") // the session survives; let the collector write
+	conn.Exec(context.Background(), "SELECT pg_sleep(0.5)") // the session survives; let the collector write
 	dir := filepath.Join(c.DataDir, "log")
 	for _, f := range []string{"postgresql.log", "postgresql.csv", "postgresql.json"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))

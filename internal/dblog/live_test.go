@@ -1,7 +1,6 @@
 package dblog
 
 import (
-	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -19,40 +18,17 @@ import (
 // record rewrites fixtures from live captures (go test -run Live -record, as root).
 var record = flag.Bool("record", false, "record live logs into testdata")
 
-// bigSort needs far more than the cgroup allows (about 1 GB of sort memory).
-const bigSort = "SELECT sum(i) FROM (SELECT i FROM generate_series(1, 20000000) i ORDER BY i DESC) s"
-
 // TestRootLivePostgresBackendOOMKill (root only) moves one backend into a
 // 128 MiB memory cgroup, runs a sort with work_mem 2GB in it, and checks
 // that the kernel's kill and PostgreSQL's crash restart pair up by PID.
 func TestRootLivePostgresBackendOOMKill(t *testing.T) {
 	g := memcgtest.New(t, 128<<20) // created first: removed after the server stops
 	c := pgtest.Start(t, nil)
-	conn := pgtest.Connect(t, c)
-	ctx := context.Background()
-	var pid int
-	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-		t.Fatal(err)
-	}
-	mark, err := memcgtest.Mark("pg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Add(pid); err != nil {
-		t.Fatal(err)
-	}
-	conn.Exec(ctx, "SET work_mem = '2GB'")
-	if _, err := conn.Exec(ctx, bigSort); err == nil {
-		t.Fatal("the sort succeeded inside a 128 MiB cgroup")
-	}
-	kernelText, err := mark.WaitFor("Killed process "+strconv.Itoa(pid)+" ", 30*time.Second, 500*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
+	kill := pgtest.OOMKillBackend(t, g, c, "pg")
 	pgText := waitLog(t, c, "database system is ready to accept connections", 2)
-	checkLivePair(t, kernelText, pgText, pid)
+	checkLivePair(t, kill.Kernel, pgText, kill.PID)
 	if *record {
-		recordPG(t, mark, pgText)
+		recordPG(t, kill.Mark, pgText)
 	}
 }
 

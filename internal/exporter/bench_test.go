@@ -4,26 +4,17 @@ import (
 	"context"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	"golang.org/x/sys/unix"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/cputime"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/watch"
 )
-
-// processCPU is this process's CPU time so far (user + system, every
-// thread: collectors, GC, the kernel's work for our reads).
-func processCPU() time.Duration {
-	var ru unix.Rusage
-	unix.Getrusage(unix.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkScrape500 measures a scrape with 500 client backends, each of
 // which read a 200 MiB table through shared_buffers (4 KiB pages): the
@@ -49,7 +40,7 @@ func BenchmarkScrape500(b *testing.B) {
 	b.Logf("host: %d processes; first (discovery) sample %v CPU, %v wall", len(first.Processes), first.Cost.CPU, first.Cost.Wall)
 	checkConnections(b, reg, c.Port, 500)
 	b.Run("status", func(b *testing.B) {
-		cpu0 := processCPU()
+		cpu0 := cputime.Process()
 		var read float64
 		for b.Loop() {
 			mfs, err := reg.Gather()
@@ -58,17 +49,17 @@ func BenchmarkScrape500(b *testing.B) {
 			}
 			read += sampleCPU(mfs)
 		}
-		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+		b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		b.ReportMetric(read/float64(b.N)*1e3, "read-cpu-ms/op")
 	})
 	b.Run("smaps", func(b *testing.B) {
-		cpu0 := processCPU()
+		cpu0 := cputime.Process()
 		for b.Loop() {
 			if err := e.RefreshSmaps(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+		b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 	})
 }
 

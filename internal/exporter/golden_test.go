@@ -40,16 +40,10 @@ func fixtureExporter(t testing.TB, name string, check watch.Checker) *Exporter {
 // left out.
 func stableNames(t *testing.T, c prometheus.Collector) []string {
 	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(c)
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var names []string
-	for _, mf := range mfs {
-		if !volatile[mf.GetName()] {
-			names = append(names, mf.GetName())
+	for name := range gather(t, c) {
+		if !volatile[name] {
+			names = append(names, name)
 		}
 	}
 	return names

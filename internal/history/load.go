@@ -93,38 +93,28 @@ func (h *History) loadSamples(ctx context.Context, db *sql.DB, lo, hi int64) err
 	if first.Valid {
 		h.From, h.To = time.UnixMilli(first.Int64).UTC(), time.UnixMilli(last.Int64).UTC()
 	}
-	rows, err := db.QueryContext(ctx, `SELECT mode, count(*), avg(cpu_ns), max(cpu_ns), avg(wall_ns)
-		FROM samples WHERE at_ms BETWEEN ? AND ? GROUP BY mode ORDER BY mode DESC`, lo, hi)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	return eachRow(ctx, db, `SELECT mode, count(*), avg(cpu_ns), max(cpu_ns), avg(wall_ns)
+		FROM samples WHERE at_ms BETWEEN ? AND ? GROUP BY mode ORDER BY mode DESC`, []any{lo, hi}, func(scan scanFunc) error {
 		var c TickCost
 		var avg, avgWall float64
 		var maxCPU int64
-		if err := rows.Scan(&c.Mode, &c.Ticks, &avg, &maxCPU, &avgWall); err != nil {
+		if err := scan(&c.Mode, &c.Ticks, &avg, &maxCPU, &avgWall); err != nil {
 			return err
 		}
 		c.AvgCPU, c.MaxCPU, c.AvgWall = time.Duration(avg), time.Duration(maxCPU), time.Duration(avgWall)
 		h.Costs = append(h.Costs, c)
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
 func (h *History) loadSeries(ctx context.Context, db *sql.DB, lo, hi int64) error {
-	rows, err := db.QueryContext(ctx, `SELECT r.name, r.labels, r.unit, s.at_ms, p.value
+	err := eachRow(ctx, db, `SELECT r.name, r.labels, r.unit, s.at_ms, p.value
 		FROM points p JOIN samples s ON s.id = p.sample_id JOIN series r ON r.id = p.series_id
-		WHERE s.at_ms BETWEEN ? AND ? ORDER BY r.id, s.at_ms`, lo, hi)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+		WHERE s.at_ms BETWEEN ? AND ? ORDER BY r.id, s.at_ms`, []any{lo, hi}, func(scan scanFunc) error {
 		var name, labels, unit string
 		var at int64
 		var v float64
-		if err := rows.Scan(&name, &labels, &unit, &at, &v); err != nil {
+		if err := scan(&name, &labels, &unit, &at, &v); err != nil {
 			return err
 		}
 		n := len(h.Series)
@@ -133,26 +123,40 @@ func (h *History) loadSeries(ctx context.Context, db *sql.DB, lo, hi int64) erro
 			n++
 		}
 		h.Series[n-1].Points = append(h.Series[n-1].Points, TimePoint{time.UnixMilli(at).UTC(), v})
-	}
+		return nil
+	})
 	sort.SliceStable(h.Series, func(i, j int) bool { return seriesOrder(h.Series[i]) < seriesOrder(h.Series[j]) })
-	return rows.Err()
+	return err
 }
 
 func (h *History) loadFindings(ctx context.Context, db *sql.DB, lo, hi int64) error {
-	rows, err := db.QueryContext(ctx, `SELECT id, subject, severity, title, first_ms, last_ms, ticks
-		FROM findings WHERE last_ms >= ? AND first_ms <= ? ORDER BY first_ms, id`, lo, hi)
+	return eachRow(ctx, db, `SELECT id, subject, severity, title, first_ms, last_ms, ticks
+		FROM findings WHERE last_ms >= ? AND first_ms <= ? ORDER BY first_ms, id`, []any{lo, hi}, func(scan scanFunc) error {
+		var f FindingSpan
+		var first, last int64
+		if err := scan(&f.ID, &f.Subject, &f.Severity, &f.Title, &first, &last, &f.Ticks); err != nil {
+			return err
+		}
+		f.First, f.Last = time.UnixMilli(first).UTC(), time.UnixMilli(last).UTC()
+		h.Findings = append(h.Findings, f)
+		return nil
+	})
+}
+
+// scanFunc is sql.Rows.Scan of the current row.
+type scanFunc func(dest ...any) error
+
+// eachRow runs query and calls fn for each row, stopping at its first error.
+func eachRow(ctx context.Context, db *sql.DB, query string, args []any, fn func(scan scanFunc) error) error {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var f FindingSpan
-		var first, last int64
-		if err := rows.Scan(&f.ID, &f.Subject, &f.Severity, &f.Title, &first, &last, &f.Ticks); err != nil {
+		if err := fn(rows.Scan); err != nil {
 			return err
 		}
-		f.First, f.Last = time.UnixMilli(first).UTC(), time.UnixMilli(last).UTC()
-		h.Findings = append(h.Findings, f)
 	}
 	return rows.Err()
 }

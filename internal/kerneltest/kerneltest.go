@@ -1,23 +1,23 @@
 package kerneltest
 
 import (
-	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/kernelset"
 )
 
 // Paths of the lock and the journal; variables so a test of this package can
 // move them.
 var (
-	LockPath    = "/run/lock/dbmem-kerneltest.lock"
-	JournalPath = "/run/lock/dbmem-kerneltest.journal"
+	LockPath    = kernelset.DefaultLockPath
+	JournalPath = kernelset.DefaultJournalPath
 )
 
 // Lock takes the machine-wide kernel-settings lock for the rest of the test.
@@ -42,29 +42,36 @@ func Lock(t testing.TB) {
 // page pool that could only partly be allocated).
 func Set(t testing.TB, path, value string) string {
 	t.Helper()
+	record(t, path)
+	got, err := kernelset.Write(path, value)
+	if err != nil {
+		t.Fatalf("write %q to %s: %v", value, path, err)
+	}
+	return got
+}
+
+// record takes the lock, journals path's value and restores it when the
+// test ends.
+func record(t testing.TB, path string) {
+	t.Helper()
 	Lock(t)
-	old, err := readValue(path)
+	old, err := kernelset.Read(path)
 	if err != nil {
 		t.Fatalf("read %s before changing it: %v", path, err)
 	}
-	if err := appendJournal(path, old); err != nil {
+	journal := kernelset.Journal(JournalPath)
+	if err := journal.Record(path, old); err != nil {
 		t.Fatalf("journal %s: %v", path, err)
 	}
 	t.Cleanup(func() {
-		if err := restore(path, old); err != nil {
+		if err := kernelset.Restore(path, old); err != nil {
 			t.Errorf("restore %s to %q: %v", path, old, err)
 			return
 		}
-		dropJournal(path)
+		if err := journal.Drop(path); err != nil {
+			t.Errorf("drop %s from the journal %s: %v", path, JournalPath, err)
+		}
 	})
-	if err := os.WriteFile(path, []byte(value+"\n"), 0o644); err != nil {
-		t.Fatalf("write %q to %s: %v", value, path, err)
-	}
-	got, err := readValue(path)
-	if err != nil {
-		t.Fatalf("read back %s: %v", path, err)
-	}
-	return got
 }
 
 // Sysctl is Set for a sysctl name such as "vm.swappiness".
@@ -87,118 +94,20 @@ func AddHugePages(t testing.TB, n int) int {
 	t.Helper()
 	Lock(t)
 	path := SysctlPath("vm.nr_hugepages")
-	cur, err := readInt(path)
+	cur, err := kernelset.ReadInt(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := cur + n
-	got := Set(t, path, strconv.Itoa(want))
-	if g, _ := strconv.Atoi(got); g < want {
-		os.WriteFile("/proc/sys/vm/compact_memory", []byte("1\n"), 0o200)
-		os.WriteFile(path, []byte(strconv.Itoa(want)+"\n"), 0o644)
-		if g, _ = readInt(path); g < want {
-			t.Fatalf("asked the kernel for %d huge pages, got %d: memory is too fragmented or too small", want, g)
-		}
+	record(t, path)
+	got, err := kernelset.GrowPool(path, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got < want {
+		t.Fatalf("asked the kernel for %d huge pages, got %d: memory is too fragmented or too small", want, got)
 	}
 	return want
-}
-
-func readValue(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(b)), nil
-}
-
-func readInt(path string) (int, error) {
-	s, err := readValue(path)
-	if err != nil {
-		return 0, err
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("%s holds %q, not a number", path, s)
-	}
-	return v, nil
-}
-
-func restore(path, old string) error {
-	if err := os.WriteFile(path, []byte(old+"\n"), 0o644); err != nil {
-		return err
-	}
-	got, err := readValue(path)
-	if err != nil {
-		return err
-	}
-	if got != old {
-		return fmt.Errorf("kernel reads back %q", got)
-	}
-	return nil
-}
-
-// The journal holds "path<TAB>old value" lines, oldest first.
-
-func appendJournal(path, old string) error {
-	f, err := os.OpenFile(JournalPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(f, "%s\t%s\n", path, old)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// dropJournal removes the newest entry for path.
-func dropJournal(path string) {
-	lines := readJournal()
-	for i := len(lines) - 1; i >= 0; i-- {
-		if lines[i][0] == path {
-			lines = append(lines[:i], lines[i+1:]...)
-			break
-		}
-	}
-	writeJournal(lines)
-}
-
-func readJournal() [][2]string {
-	f, err := os.Open(JournalPath)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var out [][2]string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if p, v, ok := strings.Cut(sc.Text(), "\t"); ok {
-			out = append(out, [2]string{p, v})
-		}
-	}
-	return out
-}
-
-func writeJournal(lines [][2]string) {
-	var b strings.Builder
-	for _, l := range lines {
-		fmt.Fprintf(&b, "%s\t%s\n", l[0], l[1])
-	}
-	os.WriteFile(JournalPath, []byte(b.String()), 0o644)
-}
-
-// replayJournal restores, newest first, the values an interrupted test left.
-func replayJournal() error {
-	lines := readJournal()
-	for i := len(lines) - 1; i >= 0; i-- {
-		if err := restore(lines[i][0], lines[i][1]); err != nil {
-			return fmt.Errorf("%s: %w", lines[i][0], err)
-		}
-	}
-	if err := os.Remove(JournalPath); err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	return nil
 }
 
 // procLock is the process's share of the machine-wide flock.
@@ -207,7 +116,7 @@ var procLock = &flockRef{}
 type flockRef struct {
 	mu   sync.Mutex
 	refs int
-	f    *os.File
+	lock *kernelset.Lock
 }
 
 func (l *flockRef) acquire(t testing.TB) error {
@@ -217,20 +126,16 @@ func (l *flockRef) acquire(t testing.TB) error {
 		l.refs++
 		return nil
 	}
-	f, err := os.OpenFile(LockPath, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return fmt.Errorf("open kernel test lock: %w", err)
-	}
 	start := time.Now()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return fmt.Errorf("lock %s: %w", LockPath, err)
+	lock, err := kernelset.TakeLock(context.Background(), LockPath)
+	if err != nil {
+		return err
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Logf("waited %s for the kernel test lock", d.Round(time.Millisecond))
 	}
-	l.f, l.refs = f, 1
-	if err := replayJournal(); err != nil {
+	l.lock, l.refs = lock, 1
+	if err := kernelset.Journal(JournalPath).Replay(); err != nil {
 		return fmt.Errorf("restore values left by an interrupted test: %w", err)
 	}
 	return nil
@@ -240,8 +145,7 @@ func (l *flockRef) release() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.refs--; l.refs == 0 {
-		syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
-		l.f.Close()
-		l.f = nil
+		l.lock.Release()
+		l.lock = nil
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/dbmem/dbmem/internal/kernelset"
 )
 
 func swappiness(t *testing.T) int {
 	t.Helper()
-	v, err := readInt(SysctlPath("vm.swappiness"))
+	v, err := kernelset.ReadInt(SysctlPath("vm.swappiness"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,11 +42,11 @@ func TestReplayJournalRestoresInterruptedRun(t *testing.T) {
 	t.Cleanup(func() { JournalPath = saved })
 
 	// A run that was killed after journaling and changing the value.
-	if err := appendJournal(path, strconv.Itoa(orig)); err != nil {
+	if err := kernelset.Journal(JournalPath).Record(path, strconv.Itoa(orig)); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(path, []byte(strconv.Itoa((orig+3)%100)), 0o644)
-	if err := replayJournal(); err != nil {
+	if err := kernelset.Journal(JournalPath).Replay(); err != nil {
 		t.Fatal(err)
 	}
 	if got := swappiness(t); got != orig {
@@ -58,4 +60,22 @@ func TestReplayJournalRestoresInterruptedRun(t *testing.T) {
 func TestNestedLockDoesNotDeadlock(t *testing.T) {
 	Lock(t)
 	t.Run("inner", func(t *testing.T) { Lock(t) })
+}
+
+func TestAddHugePagesRestoresThePool(t *testing.T) {
+	Lock(t)
+	path := SysctlPath("vm.nr_hugepages")
+	before, err := kernelset.ReadInt(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("grow", func(t *testing.T) {
+		want := AddHugePages(t, 2)
+		if got, _ := kernelset.ReadInt(path); want != before+2 || got != want {
+			t.Errorf("AddHugePages(2) from %d: asked %d, pool %d", before, want, got)
+		}
+	})
+	if after, _ := kernelset.ReadInt(path); after != before {
+		t.Errorf("vm.nr_hugepages = %d after the subtest, want %d restored", after, before)
+	}
 }

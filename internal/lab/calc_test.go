@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 func TestResolveDefaults(t *testing.T) {
@@ -23,14 +24,14 @@ func TestResolveDefaults(t *testing.T) {
 		benchSecs     float64
 		errorContains string
 	}{
-		{"24 GiB host: capped at 4 GiB", Options{}, 22 * GiB, 4 * GiB, 100, 25, 2, 15, ""},
-		{"8 GiB host: a quarter, rounded down to 128 MiB", Options{}, 7*GiB + 300<<20, 1792 << 20, 100, 11, 2, 15, ""},
-		{"quick", Options{Quick: true}, 22 * GiB, GiB, 25, 6, 1, 5, ""},
-		{"explicit", Options{SharedBuffersBytes: 2 * GiB, Connections: 7, NoBench: true}, 22 * GiB, 2 * GiB, 7, 13, 0, 15, ""},
+		{"24 GiB host: capped at 1.5 GiB", Options{}, 22 * units.GiB, 1536 << 20, 100, 9, 2, 15, ""},
+		{"4 GiB host: a quarter, rounded down to 128 MiB", Options{}, 3*units.GiB + 300<<20, 768 << 20, 100, 5, 2, 15, ""},
+		{"quick", Options{Quick: true}, 22 * units.GiB, units.GiB, 25, 6, 1, 5, ""},
+		{"explicit", Options{SharedBuffersBytes: 2 * units.GiB, Connections: 7, NoBench: true}, 22 * units.GiB, 2 * units.GiB, 7, 13, 0, 15, ""},
 		{"tiny host", Options{}, 400 << 20, 0, 0, 0, 0, 0, "too small"},
-		{"bad mode", Options{Modes: []Mode{"try"}}, 22 * GiB, 0, 0, 0, 0, 0, "use off and/or on"},
+		{"bad mode", Options{Modes: []Mode{"try"}}, 22 * units.GiB, 0, 0, 0, 0, 0, "use off and/or on"},
 	} {
-		c, err := Resolve(tc.o, linux.Meminfo{MemAvailableBytes: tc.avail, MemTotalBytes: 24 * GiB})
+		c, err := Resolve(tc.o, linux.Meminfo{MemAvailableBytes: tc.avail, MemTotalBytes: 24 * units.GiB})
 		if tc.errorContains != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.errorContains) {
 				t.Errorf("%s: err %v, want %q", tc.name, err, tc.errorContains)
@@ -51,17 +52,17 @@ func TestResolveDefaults(t *testing.T) {
 }
 
 func TestCheckFits(t *testing.T) {
-	c, err := Resolve(Options{}, linux.Meminfo{MemAvailableBytes: 22 * GiB})
+	c, err := Resolve(Options{}, linux.Meminfo{MemAvailableBytes: 22 * units.GiB})
 	if err != nil {
 		t.Fatal(err)
 	}
 	segment := uint64(2109) << 21 // measured: -C printed 2109 for 4 GiB
-	// 4.1 GiB segment + 104 x (6.7 + 4) MiB + 2.4 GiB margin = 7.6 GiB.
-	host := linux.Meminfo{MemTotalBytes: 24 * GiB, MemAvailableBytes: 22 * GiB}
+	// 4.1 GiB segment + 104 x (2.3 + 4) MiB + 2.4 GiB margin = 7.1 GiB.
+	host := linux.Meminfo{MemTotalBytes: 24 * units.GiB, MemAvailableBytes: 22 * units.GiB}
 	if err := checkFits(c, segment, host); err != nil {
 		t.Errorf("the default experiment does not fit a 24 GiB host: %v", err)
 	}
-	host.MemAvailableBytes = 7 * GiB
+	host.MemAvailableBytes = 7 * units.GiB
 	err = checkFits(c, segment, host)
 	if err == nil || !strings.Contains(err.Error(), "lower --shared-buffers or --connections") {
 		t.Errorf("7 GiB available: %v, want a refusal that says what to lower", err)
@@ -73,17 +74,19 @@ func TestCheckFits(t *testing.T) {
 }
 
 func TestComputeCost(t *testing.T) {
-	before := Reading{MemAvailableBytes: 20 * GiB, UsedBytes: 2 * GiB, PageTablesBytes: 10 << 20, ClientBytes: 4 << 20,
+	before := Reading{MemAvailableBytes: 20 * units.GiB, UsedBytes: 2 * units.GiB, PageTablesBytes: 10 << 20, ClientBytes: 4 << 20,
 		Settle: Settle{SpreadBytes: 1 << 20}}
-	open := Reading{MemAvailableBytes: 20*GiB - 802<<20, UsedBytes: 2*GiB + 802<<20, PageTablesBytes: 610 << 20, ClientBytes: 6 << 20,
+	// 30 MiB that the backends freed wait on the per-CPU lists: out of
+	// MemAvailable, yet free.
+	open := Reading{MemAvailableBytes: 20*units.GiB - 832<<20, PCPFreeBytes: 30 << 20, UsedBytes: 2*units.GiB + 802<<20, PageTablesBytes: 610 << 20, ClientBytes: 6 << 20,
 		Settle: Settle{SpreadBytes: 2 << 20}}
-	closed := Reading{MemAvailableBytes: 20*GiB - 2<<20, ClientBytes: 5 << 20}
+	closed := Reading{MemAvailableBytes: 20*units.GiB - 2<<20, ClientBytes: 5 << 20}
 	var rs []Backend
 	for i := 0; i < 100; i++ {
 		rs = append(rs, Backend{HasPss: true, PssAnonBytes: 1 << 20, RssAnonBytes: 3 << 20, VmPTEBytes: 7 << 20,
-			RSSBytes: 3 * GiB, PssBytes: 40 << 20, ScanPTEBytes: 6 << 20, ScanMinFlt: 50000, OOMScore: 700 + i%3})
+			RSSBytes: 3 * units.GiB, PssBytes: 40 << 20, ScanPTEBytes: 6 << 20, ScanMinFlt: 50000, OOMScore: 700 + i%3})
 	}
-	c := computeCost(before, open, closed, rs, 3*GiB)
+	c := computeCost(before, open, closed, rs, 3*units.GiB)
 	if c.TruthBytes != 800<<20 || c.UsedRiseBytes != 800<<20 || c.CloseRiseBytes != 799<<20 {
 		t.Errorf("truth %d, used %d, close %d; want 800 MiB, 800 MiB and 799 MiB (client growth subtracted)", c.TruthBytes>>20, c.UsedRiseBytes>>20, c.CloseRiseBytes>>20)
 	}
@@ -99,7 +102,7 @@ func TestComputeCost(t *testing.T) {
 	if c.NoiseBytes != 2<<20 || c.MaxReaderOOMScore != 702 { // spread 2 MiB > 1 MiB disagreement
 		t.Errorf("noise %d, max oom %d", c.NoiseBytes, c.MaxReaderOOMScore)
 	}
-	if z := computeCost(open, before, closed, rs, 3*GiB); z.PredictedErr != nil {
+	if z := computeCost(open, before, closed, rs, 3*units.GiB); z.PredictedErr != nil {
 		t.Error("an error relative to a negative truth was computed")
 	}
 }

@@ -1,15 +1,15 @@
 package lab
 
-// GiB is 1<<30 bytes.
-const GiB = 1 << 30
+import "github.com/dbmem/dbmem/internal/units"
 
 // Cost compares what N idle connections cost the host (the ground truth)
 // with what each way of counting predicts.
 type Cost struct {
 	Connections  int    `json:"connections"`
 	TouchedBytes uint64 `json:"touched_bytes"`
-	// TruthBytes is the fall of MemAvailable while the connections opened,
-	// minus the growth of the lab process (the client ends).
+	// TruthBytes is the fall of MemAvailable (with the free pages on the
+	// per-CPU lists) while the connections opened, minus the growth of the
+	// lab process (the client ends).
 	TruthBytes int64 `json:"truth_bytes"`
 	// UsedRiseBytes is the rise of used memory over the same time, minus
 	// the lab process's growth.
@@ -67,9 +67,9 @@ func (c Cost) PerConn(total float64) float64 {
 func computeCost(before, open, closed Reading, readers []Backend, touched uint64) Cost {
 	c := Cost{Connections: len(readers), TouchedBytes: touched}
 	growth := diff(open.ClientBytes, before.ClientBytes)
-	c.TruthBytes = diff(before.MemAvailableBytes, open.MemAvailableBytes) - growth
+	c.TruthBytes = diff(before.available(), open.available()) - growth
 	c.UsedRiseBytes = diff(open.UsedBytes, before.UsedBytes) - growth
-	c.CloseRiseBytes = diff(closed.MemAvailableBytes, open.MemAvailableBytes) - diff(open.ClientBytes, closed.ClientBytes)
+	c.CloseRiseBytes = diff(closed.available(), open.available()) - diff(open.ClientBytes, closed.ClientBytes)
 	c.NoiseBytes = max(before.Settle.SpreadBytes, open.Settle.SpreadBytes, closed.Settle.SpreadBytes,
 		uint64(abs(c.TruthBytes-c.CloseRiseBytes)))
 	for _, r := range readers {
@@ -88,7 +88,7 @@ func computeCost(before, open, closed Reading, readers []Backend, touched uint64
 	c.UsedErr = relErr(float64(c.UsedRiseBytes), c.TruthBytes)
 	c.CloseErr = relErr(float64(c.CloseRiseBytes), c.TruthBytes)
 	c.PageTablesRiseBytes = diff(open.PageTablesBytes, before.PageTablesBytes)
-	if gib := float64(touched) / GiB; gib > 0 && c.Connections > 0 {
+	if gib := float64(touched) / float64(units.GiB); gib > 0 && c.Connections > 0 {
 		c.PageTablesPerConnGiB = c.PerConn(float64(c.PageTablesRiseBytes)) / gib
 		c.ScanPTEPerGiB = c.PerConn(float64(c.ScanPTEBytes)) / gib
 	}
@@ -97,6 +97,9 @@ func computeCost(before, open, closed Reading, readers []Backend, touched uint64
 	c.KernelRiseBytes = diff(open.KernelStackBytes+open.SUnreclaimBytes, before.KernelStackBytes+before.SUnreclaimBytes)
 	return c
 }
+
+// available is MemAvailable with the free pages on the per-CPU lists.
+func (r Reading) available() uint64 { return r.MemAvailableBytes + r.PCPFreeBytes }
 
 // PrivateBytes is dbmem's private cost of the process: Pss_Anon + VmPTE +
 // VmSwap (RssAnon instead of Pss_Anon when smaps_rollup was not read).

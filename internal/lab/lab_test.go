@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/kerneltest"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // hostState is what the lab may touch; it must be the same after a run.
@@ -38,22 +39,11 @@ func readHostState(t *testing.T, base, journal string) hostState {
 	return s
 }
 
-// postmastersUnder lists running processes whose command line names base.
+// postmastersUnder lists the running postmasters whose command line names
+// base.
 func postmastersUnder(t *testing.T, base string) []int {
 	t.Helper()
-	fs := linux.DefaultFS()
-	pids, err := linux.ListPIDs(fs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []int
-	for _, pid := range pids {
-		args, err := linux.ReadCmdline(fs, pid)
-		if err == nil && strings.Contains(strings.Join(args, " "), base) {
-			out = append(out, pid)
-		}
-	}
-	return out
+	return processesOf(linux.DefaultFS(), base, "postgres")
 }
 
 // labDirs makes a base directory the postgres OS user can enter and a
@@ -102,6 +92,22 @@ func TestQuickLab(t *testing.T) {
 	checkPrediction(t, off)
 	checkPrediction(t, on)
 	checkOutputs(t, res)
+	if path := os.Getenv("DBMEM_LAB_RECORD"); path != "" {
+		record(t, res, path)
+	}
+}
+
+// record saves the result as `dbmem lab --json` writes it: the fixture of
+// the htmlreport and cli tests is recorded so.
+func record(t *testing.T, r *Result, path string) {
+	t.Helper()
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err == nil {
+		err = os.WriteFile(path, append(b, '\n'), 0o644)
+	}
+	if err != nil {
+		t.Error(err)
+	}
 }
 
 func modeOf(t *testing.T, r *Result, m Mode) *ModeResult {
@@ -139,7 +145,7 @@ func checkRestored(t *testing.T, r *Result, base string) {
 // is host-wide and checked loosely.
 func checkPhysics(t *testing.T, r *Result, off, on *ModeResult) {
 	t.Helper()
-	gib := float64(r.TableBytes) / GiB
+	gib := float64(r.TableBytes) / float64(units.GiB)
 	scanOff := off.Cost.ScanPTEPerGiB / (1 << 20)
 	ownOff := off.Cost.PerConn(float64(off.Cost.ReadersPTEBytes)) / gib / (1 << 20)
 	t.Logf("page tables per GiB read per connection: off %.3f MiB by reading (%.3f MiB VmPTE, host PageTables %.3f MiB), on %.4f MiB (host %.4f MiB)",
@@ -165,24 +171,27 @@ func checkPhysics(t *testing.T, r *Result, off, on *ModeResult) {
 }
 
 // checkPrediction: dbmem's cost (Pss_Anon + VmPTE) is within 10% of the
-// fall of MemAvailable, widened by the host's own measured movement.
+// fall of MemAvailable (with the per-CPU free pages). The ground truth
+// counts only when the host stayed quiet: the spread of the readings and
+// the disagreement with the memory regained on close stay under 10% of it.
 func checkPrediction(t *testing.T, m *ModeResult) {
 	t.Helper()
 	c := m.Cost
 	if c.TruthBytes <= 0 || c.PredictedErr == nil {
-		t.Errorf("huge_pages=%s: MemAvailable fell %d B while %d connections opened (noise %d B)", m.HugePages, c.TruthBytes, c.Connections, c.NoiseBytes)
+		t.Errorf("huge_pages=%s: MemAvailable fell %d B while %d connections opened (noise %d B): no ground truth (other programs freeing memory?)",
+			m.HugePages, c.TruthBytes, c.Connections, c.NoiseBytes)
 		return
 	}
 	noise := float64(c.NoiseBytes) / float64(c.TruthBytes)
 	t.Logf("huge_pages=%s: truth %.1f MiB, predicted %.1f MiB (%+.1f%%), Pss %+.0f%%, RSS %+.0f%%, close %+.1f%%, noise %.1f%%",
 		m.HugePages, float64(c.TruthBytes)/(1<<20), float64(c.PredictedBytes)/(1<<20), *c.PredictedErr*100, *c.PssErr*100, *c.RSSErr*100, *c.CloseErr*100, noise*100)
-	if noise > 0.25 {
+	if noise > 0.10 {
 		t.Errorf("huge_pages=%s: the host moved %.0f%% of the cost on its own while measuring: no ground truth (other programs allocating?)", m.HugePages, noise*100)
 		return
 	}
-	if math.Abs(*c.PredictedErr) > 0.10+noise {
-		t.Errorf("huge_pages=%s: dbmem predicted %d B, MemAvailable fell %d B: error %+.1f%%, want within 10%% (+%.1f%% host noise)",
-			m.HugePages, c.PredictedBytes, c.TruthBytes, *c.PredictedErr*100, noise*100)
+	if math.Abs(*c.PredictedErr) > 0.10 {
+		t.Errorf("huge_pages=%s: dbmem predicted %d B, MemAvailable fell %d B: error %+.1f%%, want within 10%%",
+			m.HugePages, c.PredictedBytes, c.TruthBytes, *c.PredictedErr*100)
 	}
 }
 

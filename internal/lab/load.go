@@ -3,6 +3,8 @@ package lab
 import (
 	"context"
 	"fmt"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // settings are the cluster's: autovacuum off and jit off so nothing but the
@@ -22,7 +24,7 @@ func (r *run) settings() map[string]string {
 // load starts the cluster with huge_pages=off, fills pgbench_accounts to
 // about 80% of shared_buffers and stops it.
 func (r *run) load(ctx context.Context) error {
-	r.begin(fmt.Sprintf("load pgbench scale %d (%s)", r.cfg.Scale, FormatBytes(r.cfg.TableBytes())), 0)
+	r.begin(fmt.Sprintf("load pgbench scale %d (%s)", r.cfg.Scale, units.Bytes(r.cfg.TableBytes())), 0)
 	if err := r.c.Start(ctx); err != nil {
 		return err
 	}

@@ -41,16 +41,35 @@ func (s SettleOptions) withDefaults() SettleOptions {
 	return s
 }
 
-// settle reads meminfo until MemAvailable stayed within the threshold over
-// the window, or Max passed. It returns the reading whose MemAvailable is
-// the median of the last window.
-func settle(ctx context.Context, fs linux.FS, o SettleOptions) (linux.Meminfo, Settle, error) {
+// hostMem is one read of meminfo with the free pages on the per-CPU lists.
+type hostMem struct {
+	linux.Meminfo
+	PCPBytes uint64
+}
+
+// free is MemAvailable with the per-CPU free pages: what the ground truth
+// is taken from.
+func (h hostMem) free() uint64 { return h.MemAvailableBytes + h.PCPBytes }
+
+func readHostMem(fs linux.FS) (hostMem, error) {
+	m, err := linux.ReadMeminfo(fs)
+	if err != nil {
+		return hostMem{}, err
+	}
+	pcp, err := readPCPBytes(fs)
+	return hostMem{Meminfo: m, PCPBytes: pcp}, err
+}
+
+// settle reads meminfo until MemAvailable (with the per-CPU free pages)
+// stayed within the threshold over the window, or Max passed. It returns
+// the read whose value is the median of the last window.
+func settle(ctx context.Context, fs linux.FS, o SettleOptions) (hostMem, Settle, error) {
 	o = o.withDefaults()
 	n := int(o.Window/o.Interval) + 1
 	start := time.Now()
-	var win []linux.Meminfo
+	var win []hostMem
 	for {
-		m, err := linux.ReadMeminfo(fs)
+		m, err := readHostMem(fs)
 		if err != nil {
 			return m, Settle{}, err
 		}
@@ -70,34 +89,35 @@ func settle(ctx context.Context, fs linux.FS, o SettleOptions) (linux.Meminfo, S
 	}
 }
 
-func spreadOf(win []linux.Meminfo) uint64 {
-	lo, hi := win[0].MemAvailableBytes, win[0].MemAvailableBytes
+func spreadOf(win []hostMem) uint64 {
+	lo, hi := win[0].free(), win[0].free()
 	for _, m := range win {
-		lo, hi = min(lo, m.MemAvailableBytes), max(hi, m.MemAvailableBytes)
+		lo, hi = min(lo, m.free()), max(hi, m.free())
 	}
 	return hi - lo
 }
 
-func median(win []linux.Meminfo) linux.Meminfo {
-	s := append([]linux.Meminfo(nil), win...)
-	sort.Slice(s, func(i, j int) bool { return s[i].MemAvailableBytes < s[j].MemAvailableBytes })
+func median(win []hostMem) hostMem {
+	s := append([]hostMem(nil), win...)
+	sort.Slice(s, func(i, j int) bool { return s[i].free() < s[j].free() })
 	return s[len(s)/2]
 }
 
-// usedBytes is used memory as free(1) computes it.
-func usedBytes(m linux.Meminfo) uint64 {
-	cache := m.MemFreeBytes + m.BuffersBytes + m.CachedBytes + m.SReclaimableBytes
-	if cache > m.MemTotalBytes {
+// usedBytes is used memory as free(1) computes it, less the free pages on
+// the per-CPU lists.
+func usedBytes(m hostMem) uint64 {
+	notUsed := m.MemFreeBytes + m.BuffersBytes + m.CachedBytes + m.SReclaimableBytes + m.PCPBytes
+	if notUsed > m.MemTotalBytes {
 		return 0
 	}
-	return m.MemTotalBytes - cache
+	return m.MemTotalBytes - notUsed
 }
 
 // readingOf turns meminfo into a Reading.
-func readingOf(stage string, conns int, m linux.Meminfo) Reading {
+func readingOf(stage string, conns int, m hostMem) Reading {
 	r := Reading{
 		Stage: stage, At: time.Now().UTC(), Connections: conns,
-		MemAvailableBytes: m.MemAvailableBytes, UsedBytes: usedBytes(m),
+		MemAvailableBytes: m.MemAvailableBytes, PCPFreeBytes: m.PCPBytes, UsedBytes: usedBytes(m),
 		PageTablesBytes: m.PageTablesBytes, CommittedASBytes: m.CommittedASBytes,
 		ShmemBytes: m.ShmemBytes, KernelStackBytes: m.KernelStackBytes,
 		HugePagesTotal: m.HugePagesTotal, HugePagesFree: m.HugePagesFree,

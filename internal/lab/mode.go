@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // runMode measures the N connections with one huge_pages setting: start,
@@ -44,7 +44,7 @@ func (r *run) runMode(ctx context.Context, m Mode) (mr *ModeResult, err error) {
 // connections opens the readers in steps, measures them, closes them.
 func (r *run) connections(ctx context.Context, mr *ModeResult, ctlPID int) error {
 	n := r.cfg.Connections
-	r.begin(fmt.Sprintf("huge_pages=%s: open %d connections, each reads %s", mr.HugePages, n, FormatBytes(r.res.TableBytes)), n)
+	r.begin(fmt.Sprintf("huge_pages=%s: open %d connections, each reads %s", mr.HugePages, n, units.Bytes(r.res.TableBytes)), n)
 	var rs []*reader
 	defer func() { closeReaders(r.fs, rs) }()
 	steps := min(n, 10)
@@ -108,7 +108,7 @@ func (r *run) stage(ctx context.Context, mr *ModeResult, name string, conns, ctl
 	r.begin(fmt.Sprintf("huge_pages=%s: wait for meminfo to settle (%s)", mr.HugePages, name), 0)
 	so := r.opt.Settle.withDefaults()
 	if !groundTruthStage[name] {
-		so.Max = min(so.Max, 4*time.Second) // for the record only: do not wait long
+		so.Max = min(so.Max, so.Window+so.Window/4) // for the record only: do not wait long
 	}
 	rd, err := r.read(ctx, name, conns, so)
 	if err != nil {
@@ -141,6 +141,9 @@ func (r *run) startMode(ctx context.Context, m Mode) error {
 		if err := r.growPool(); err != nil {
 			return err
 		}
+		if err := r.checkPoolFree(); err != nil {
+			return err
+		}
 	}
 	if err := r.c.Set(map[string]string{"huge_pages": string(m)}); err != nil {
 		return err
@@ -168,7 +171,7 @@ func (r *run) stopServer(ctx context.Context, mr *ModeResult) error {
 func (r *run) prewarm(ctx context.Context, ctl *pgx.Conn, m Mode) error {
 	blocks := int64(r.res.TableBytes / 8192)
 	const chunks = 20
-	r.begin(fmt.Sprintf("huge_pages=%s: prewarm %s into shared_buffers", m, FormatBytes(r.res.TableBytes)), chunks)
+	r.begin(fmt.Sprintf("huge_pages=%s: prewarm %s into shared_buffers", m, units.Bytes(r.res.TableBytes)), chunks)
 	for i := int64(0); i < chunks; i++ {
 		first, last := i*blocks/chunks, (i+1)*blocks/chunks-1
 		if last < first {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // Mode is a huge_pages setting the experiment runs with.
@@ -25,7 +26,7 @@ type Options struct {
 	// BaseDir holds the throwaway cluster (default os.TempDir()).
 	BaseDir string
 	// SharedBuffersBytes is shared_buffers; 0: min(25% of MemAvailable,
-	// 4 GiB), 1 GiB with Quick.
+	// DefaultSharedBuffersCap), 1 GiB with Quick.
 	SharedBuffersBytes uint64
 	// Connections is N, the idle connections that each read the table;
 	// 0: 100, 25 with Quick.
@@ -84,14 +85,22 @@ const Fillfactor = 10
 // (measured: scale 25 = 3,413,336,064 bytes, PostgreSQL 15).
 const BytesPerScale = 136533442
 
+// DefaultSharedBuffersCap bounds the default shared_buffers. The lab's time
+// goes into the huge_pages=off readers: each maps the whole table through
+// 4 KiB pages, about 1.8 s per GiB and reader with two readers at a time
+// (measured on 2 cores, kernel 6.18), so 100 readers cost about 3 minutes
+// per GiB of table. 1.5 GiB (a 1.14 GiB table) keeps the default run under
+// 10 minutes on a 2-core host that is busy with other work too.
+const DefaultSharedBuffersCap = 1536 << 20
+
 // Resolve fills the defaults from the host's meminfo.
 func Resolve(o Options, m linux.Meminfo) (Config, error) {
 	c := Config{Quick: o.Quick, SharedBuffersBytes: o.SharedBuffersBytes, Connections: o.Connections,
 		Modes: o.Modes, Fillfactor: Fillfactor, BenchRuns: o.BenchRuns, BenchClients: o.BenchClients}
-	capB, quarter := uint64(4*GiB), m.MemAvailableBytes/4
+	capB, quarter := uint64(DefaultSharedBuffersCap), m.MemAvailableBytes/4
 	conns, runs, secs := 100, 2, 15.0
 	if o.Quick {
-		capB, conns, runs, secs = GiB, 25, 1, 5
+		capB, conns, runs, secs = units.GiB, 25, 1, 5
 	}
 	if c.SharedBuffersBytes == 0 {
 		c.SharedBuffersBytes = min(capB, quarter) / (128 << 20) * (128 << 20)
@@ -123,7 +132,7 @@ func Resolve(o Options, m linux.Meminfo) (Config, error) {
 func (c Config) validate() error {
 	switch {
 	case c.SharedBuffersBytes < 128<<20:
-		return fmt.Errorf("shared_buffers %s is too small for the experiment: at least 128 MiB (is MemAvailable that low?)", FormatBytes(c.SharedBuffersBytes))
+		return fmt.Errorf("shared_buffers %s is too small for the experiment: at least 128 MiB (is MemAvailable that low?)", units.Bytes(c.SharedBuffersBytes))
 	case c.Connections < 1 || c.Connections > 5000:
 		return fmt.Errorf("connections %d: choose 1 to 5000", c.Connections)
 	case c.BenchClients < 1 || c.BenchRuns < 0 || c.BenchSeconds < 1:

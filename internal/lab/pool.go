@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
+
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
 // growPool adds the cluster's huge page need to the default-size pool: the
@@ -51,6 +54,53 @@ func (r *run) giveBack(path string, before int) error {
 	}
 	r.jr.Changes, r.grown, r.res.Pool = r.jr.Changes[:len(r.jr.Changes)-1], false, nil
 	return writeJournal(r.opt.JournalPath, r.jr)
+}
+
+// checkPoolFree makes sure, before a huge_pages=on start, that the pool
+// still has the cluster's pages: a server started elsewhere with
+// huge_pages=try (PostgreSQL's default) takes free huge pages without
+// asking anyone.
+func (r *run) checkPoolFree() error {
+	m, err := linux.ReadMeminfo(r.fs)
+	if err != nil {
+		return err
+	}
+	free := int(m.HugePagesFree) - int(m.HugePagesRsvd)
+	if free >= r.pages {
+		return nil
+	}
+	return fmt.Errorf("the huge page pool has %d pages free, the cluster needs %d: another program took pages the lab added (%s); "+
+		"run the lab when no other server starts with huge pages", free, r.pages, hugetlbUsers(r.fs))
+}
+
+// hugetlbUsers names the processes that map huge pages (faulted in, or a
+// PostgreSQL-style anonymous huge page mapping).
+func hugetlbUsers(fs linux.FS) string {
+	pids, _ := linux.ListPIDs(fs)
+	var out []string
+	for _, pid := range pids {
+		st, err := linux.ReadStatus(fs, pid)
+		if err != nil {
+			continue
+		}
+		if st.HugetlbPageBytes > 0 || mapsHugePages(fs, pid) {
+			out = append(out, fmt.Sprintf("PID %d %s", pid, st.Name))
+		}
+	}
+	if len(out) == 0 {
+		return "no process shows a huge page mapping now"
+	}
+	return "mapped by " + strings.Join(out, ", ")
+}
+
+func mapsHugePages(fs linux.FS, pid int) bool {
+	ms, err := linux.ReadMaps(fs, pid)
+	for _, m := range ms {
+		if err == nil && strings.Contains(m.Path, "anon_hugepage") {
+			return true
+		}
+	}
+	return false
 }
 
 func readInt(path string) (int, error) {

@@ -73,8 +73,11 @@ type Reading struct {
 	At                time.Time `json:"at"`
 	Connections       int       `json:"connections"`
 	MemAvailableBytes uint64    `json:"mem_available_bytes"`
-	// UsedBytes is used memory as free(1) shows it: MemTotal - MemFree -
-	// Buffers - Cached - SReclaimable.
+	// PCPFreeBytes are the free pages cached on the per-CPU lists
+	// (/proc/zoneinfo pagesets): free, but not in MemFree or MemAvailable.
+	PCPFreeBytes uint64 `json:"pcp_free_bytes"`
+	// UsedBytes is used memory as free(1) shows it, MemTotal - MemFree -
+	// Buffers - Cached - SReclaimable, less PCPFreeBytes.
 	UsedBytes        uint64 `json:"used_bytes"`
 	PageTablesBytes  uint64 `json:"page_tables_bytes"`
 	CommittedASBytes uint64 `json:"committed_as_bytes"`
@@ -97,8 +100,8 @@ type Reading struct {
 type Settle struct {
 	Waited  time.Duration `json:"waited_ns"`
 	Settled bool          `json:"settled"`
-	// SpreadBytes is max - min of MemAvailable over the last window: the
-	// noise of this reading.
+	// SpreadBytes is max - min of MemAvailable + PCPFreeBytes over the
+	// last window: the noise of this reading.
 	SpreadBytes uint64 `json:"spread_bytes"`
 }
 

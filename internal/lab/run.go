@@ -71,7 +71,7 @@ func newRun(o Options) *run {
 		o.JournalPath = DefaultJournalPath
 	}
 	if o.Quick && o.Settle.Max == 0 {
-		o.Settle.Max = 8 * time.Second
+		o.Settle.Max = 6 * time.Second
 	}
 	r := &run{opt: o, fs: o.FS, prog: o.Progress}
 	if r.prog == nil {

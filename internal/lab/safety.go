@@ -6,6 +6,7 @@ import (
 	"syscall"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // Need is the memory the experiment takes at its peak, estimated before it
@@ -33,7 +34,7 @@ func estimateNeed(c Config, segment uint64, m linux.Meminfo) Need {
 		n.PerConnBytes += c.TableBytes() / 512
 	}
 	n.ConnectionsBytes = uint64(c.Connections+c.BenchClients) * n.PerConnBytes
-	n.MarginBytes = max(GiB, m.MemTotalBytes/10)
+	n.MarginBytes = max(units.GiB, m.MemTotalBytes/10)
 	n.TotalBytes = n.SegmentBytes + n.ConnectionsBytes + n.MarginBytes
 	return n
 }
@@ -46,8 +47,8 @@ func checkFits(c Config, segment uint64, m linux.Meminfo) error {
 	}
 	return fmt.Errorf("the experiment would not fit in memory: it needs about %s (shared memory %s + %d connections x %s) plus a margin of %s, "+
 		"and MemAvailable is %s; lower --shared-buffers or --connections",
-		FormatBytes(n.SegmentBytes+n.ConnectionsBytes), FormatBytes(n.SegmentBytes), c.Connections+c.BenchClients,
-		FormatBytes(n.PerConnBytes), FormatBytes(n.MarginBytes), FormatBytes(m.MemAvailableBytes))
+		units.Bytes(n.SegmentBytes+n.ConnectionsBytes), units.Bytes(n.SegmentBytes), c.Connections+c.BenchClients,
+		units.Bytes(n.PerConnBytes), units.Bytes(n.MarginBytes), units.Bytes(m.MemAvailableBytes))
 }
 
 // checkDisk refuses a base directory without room for the table, its index
@@ -63,7 +64,7 @@ func checkDisk(dir string, c Config) error {
 	free := st.Bavail * uint64(st.Bsize)
 	need := c.TableBytes() + c.TableBytes()/10 + 512<<20
 	if free < need {
-		return fmt.Errorf("%s has %s free; the lab's cluster needs about %s: choose another directory with --dir", dir, FormatBytes(free), FormatBytes(need))
+		return fmt.Errorf("%s has %s free; the lab's cluster needs about %s: choose another directory with --dir", dir, units.Bytes(free), units.Bytes(need))
 	}
 	if st.Type == 0x01021994 { // TMPFS_MAGIC
 		return fmt.Errorf("%s is a tmpfs: the table would sit in RAM as shared memory and distort every reading; choose a disk directory with --dir", dir)

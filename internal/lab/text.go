@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // FieldReports are the figures the lab is compared with (seeds 000, 002).
@@ -30,12 +32,12 @@ func Text(w io.Writer, r *Result) error {
 func writeHeader(b *strings.Builder, r *Result) {
 	h, c := r.Host, r.Config
 	fmt.Fprintf(b, "dbmem lab: PostgreSQL %s, kernel %s, %d CPUs, %s RAM, THP %s\n",
-		h.PGVersion, h.KernelRelease, h.CPUs, FormatBytes(h.MemTotalBytes), h.THP)
+		h.PGVersion, h.KernelRelease, h.CPUs, units.Bytes(h.MemTotalBytes), h.THP)
 	fmt.Fprintf(b, "shared_buffers %s; %d idle connections, each read pgbench_accounts (%s, scale %d, fillfactor %d) through shared_buffers\n",
-		FormatBytes(c.SharedBuffersBytes), c.Connections, FormatBytes(r.TableBytes), c.Scale, c.Fillfactor)
+		units.Bytes(c.SharedBuffersBytes), c.Connections, units.Bytes(r.TableBytes), c.Scale, c.Fillfactor)
 	if p := r.Pool; p != nil {
 		fmt.Fprintf(b, "huge page pool: %d pages of %s (%s), vm.nr_hugepages %d -> %d -> %d\n",
-			p.Needed, FormatBytes(h.HugePageBytes), p.Source, p.Before, p.Set, p.After)
+			p.Needed, units.Bytes(h.HugePageBytes), p.Source, p.Before, p.Set, p.After)
 	}
 	b.WriteString("\n")
 }
@@ -84,27 +86,27 @@ func CostRows(r *Result) [][]string {
 	w := &grid{}
 	ms := r.Modes
 	row(w, fmt.Sprintf("What %d idle connections cost", r.Config.Connections), ms, func(m *ModeResult) string { return "huge_pages=" + string(m.HugePages) })
-	row(w, "MemAvailable fall (ground truth)", ms, func(m *ModeResult) string { return sbytes(m.Cost.TruthBytes) })
+	row(w, "MemAvailable fall (ground truth)", ms, func(m *ModeResult) string { return SignedBytes(m.Cost.TruthBytes) })
 	row(w, "  per connection", ms, func(m *ModeResult) string { return perConn(m.Cost, m.Cost.TruthBytes) })
-	row(w, "used memory rise", ms, func(m *ModeResult) string { return withErr(sbytes(m.Cost.UsedRiseBytes), m.Cost.UsedErr) })
-	row(w, "MemAvailable regained on close", ms, func(m *ModeResult) string { return withErr(sbytes(m.Cost.CloseRiseBytes), m.Cost.CloseErr) })
-	row(w, "host noise (spread, open vs close)", ms, func(m *ModeResult) string { return FormatBytes(m.Cost.NoiseBytes) })
-	row(w, "dbmem: sum of Pss_Anon + VmPTE", ms, func(m *ModeResult) string { return withErr(FormatBytes(m.Cost.PredictedBytes), m.Cost.PredictedErr) })
+	row(w, "used memory rise", ms, func(m *ModeResult) string { return withErr(SignedBytes(m.Cost.UsedRiseBytes), m.Cost.UsedErr) })
+	row(w, "MemAvailable regained on close", ms, func(m *ModeResult) string { return withErr(SignedBytes(m.Cost.CloseRiseBytes), m.Cost.CloseErr) })
+	row(w, "host noise (spread, open vs close)", ms, func(m *ModeResult) string { return units.Bytes(m.Cost.NoiseBytes) })
+	row(w, "dbmem: sum of Pss_Anon + VmPTE", ms, func(m *ModeResult) string { return withErr(units.Bytes(m.Cost.PredictedBytes), m.Cost.PredictedErr) })
 	row(w, "  per connection", ms, func(m *ModeResult) string { return perConn(m.Cost, int64(m.Cost.PredictedBytes)) })
-	row(w, "sum of Pss", ms, func(m *ModeResult) string { return withErr(FormatBytes(m.Cost.PssBytes), m.Cost.PssErr) })
-	row(w, "sum of RSS (ps, top)", ms, func(m *ModeResult) string { return withErr(FormatBytes(m.Cost.RSSBytes), m.Cost.RSSErr) })
+	row(w, "sum of Pss", ms, func(m *ModeResult) string { return withErr(units.Bytes(m.Cost.PssBytes), m.Cost.PssErr) })
+	row(w, "sum of RSS (ps, top)", ms, func(m *ModeResult) string { return withErr(units.Bytes(m.Cost.RSSBytes), m.Cost.RSSErr) })
 	row(w, "A typical connection (the median reader)", nil, nil)
 	for _, f := range typicalFields {
 		f := f
-		row(w, f.label, ms, func(m *ModeResult) string { return FormatBytes(f.get(m.Typical())) })
+		row(w, f.label, ms, func(m *ModeResult) string { return units.Bytes(f.get(m.Typical())) })
 	}
 	row(w, "Page tables", nil, nil)
-	row(w, "VmPTE of the connections (sum)", ms, func(m *ModeResult) string { return FormatBytes(m.Cost.ReadersPTEBytes) })
-	row(w, "PageTables rise (meminfo)", ms, func(m *ModeResult) string { return sbytes(m.Cost.PageTablesRiseBytes) })
-	row(w, "  per connection per GiB read", ms, func(m *ModeResult) string { return FormatBytes(uint64(max(0, m.Cost.PageTablesPerConnGiB))) })
-	row(w, "  VmPTE added by reading, per GiB", ms, func(m *ModeResult) string { return FormatBytes(uint64(m.Cost.ScanPTEPerGiB)) })
+	row(w, "VmPTE of the connections (sum)", ms, func(m *ModeResult) string { return units.Bytes(m.Cost.ReadersPTEBytes) })
+	row(w, "PageTables rise (meminfo)", ms, func(m *ModeResult) string { return SignedBytes(m.Cost.PageTablesRiseBytes) })
+	row(w, "  per connection per GiB read", ms, func(m *ModeResult) string { return units.Bytes(uint64(max(0, m.Cost.PageTablesPerConnGiB))) })
+	row(w, "  VmPTE added by reading, per GiB", ms, func(m *ModeResult) string { return units.Bytes(uint64(m.Cost.ScanPTEPerGiB)) })
 	row(w, "page faults to read it, per connection", ms, func(m *ModeResult) string { return fmt.Sprintf("%.0f", m.Cost.ScanFaultsPerCn) })
-	row(w, "Committed_AS rise", ms, func(m *ModeResult) string { return sbytes(m.Cost.CommittedASRiseBytes) })
+	row(w, "Committed_AS rise", ms, func(m *ModeResult) string { return SignedBytes(m.Cost.CommittedASRiseBytes) })
 	row(w, "OOM killer's view (oom_score: 666 means no memory at all)", nil, nil)
 	row(w, "highest oom_score of a reader", ms, func(m *ModeResult) string { return fmt.Sprint(m.Cost.MaxReaderOOMScore) })
 	row(w, "checkpointer RSS / oom_score", ms, func(m *ModeResult) string { return procCell(m.Stage("open").Procs, true) })
@@ -145,17 +147,18 @@ func procCell(p *ProcSample, checkpointer bool) string {
 	if checkpointer {
 		b = p.Checkpointer
 	}
-	return fmt.Sprintf("%s / %d", FormatBytes(b.RSSBytes), b.OOMScore)
+	return fmt.Sprintf("%s / %d", units.Bytes(b.RSSBytes), b.OOMScore)
 }
 
-func sbytes(v int64) string {
+// SignedBytes renders a difference of sizes: "-12.0 MiB" for a fall.
+func SignedBytes(v int64) string {
 	if v < 0 {
-		return "-" + FormatBytes(uint64(-v))
+		return "-" + units.Bytes(uint64(-v))
 	}
-	return FormatBytes(uint64(v))
+	return units.Bytes(uint64(v))
 }
 
-func perConn(c Cost, total int64) string { return sbytes(int64(c.PerConn(float64(total)))) }
+func perConn(c Cost, total int64) string { return SignedBytes(int64(c.PerConn(float64(total)))) }
 
 // withErr appends the error relative to the ground truth: "805 MiB (-0.9%)".
 func withErr(s string, e *float64) string {
@@ -183,7 +186,7 @@ func writeWarnings(b *strings.Builder, r *Result) {
 			continue
 		}
 		fmt.Fprintf(b, "warning: huge_pages=%s: the host's memory moved by %s on its own while measuring (other programs?); "+
-			"the ground truth is uncertain by about that much: run the lab on a quiet host\n", m.HugePages, FormatBytes(c.NoiseBytes))
+			"the ground truth is uncertain by about that much: run the lab on a quiet host\n", m.HugePages, units.Bytes(c.NoiseBytes))
 	}
 }
 

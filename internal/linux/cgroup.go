@@ -69,13 +69,13 @@ func ReadCgroupMemory(fs FS, pid int) (CgroupMemory, bool, error) {
 	lines := parseProcCgroup(bytes.NewReader(b))
 	for _, l := range lines {
 		if contains(l.Controllers, "memory") {
-			return readCgroupV1(fs, l.Path), true, nil
+			return readCgroup(fs, cgroupV1Root, l.Path, cgroupV1Files), true, nil
 		}
 	}
 	for _, l := range lines {
 		if l.ID == 0 && len(l.Controllers) == 0 {
 			if root, ok := cgroupV2Root(fs); ok {
-				return readCgroupV2(fs, root, l.Path), true, nil
+				return readCgroup(fs, root, l.Path, cgroupV2Files), true, nil
 			}
 		}
 	}
@@ -94,34 +94,37 @@ func cgroupV2Root(fs FS) (string, bool) {
 	return "", false
 }
 
-func readCgroupV2(fs FS, root, cg string) CgroupMemory {
-	m := CgroupMemory{Version: 2, Path: cg}
+// cgroupFiles names where each version of the memory controller keeps what
+// CgroupMemory holds.
+type cgroupFiles struct {
+	version              int
+	usage, events, limit string // files in the cgroup's directory
+	anon, file           string // keys of memory.stat
+}
+
+var (
+	cgroupV2Files = cgroupFiles{version: 2, usage: "memory.current", events: "memory.events",
+		limit: "memory.max", anon: "anon", file: "file"}
+	cgroupV1Files = cgroupFiles{version: 1, usage: "memory.usage_in_bytes", events: "memory.oom_control",
+		limit: "memory.limit_in_bytes", anon: "rss", file: "cache"}
+)
+
+// cgroupV1Root is where the v1 memory hierarchy is mounted, under /sys.
+const cgroupV1Root = "fs/cgroup/memory"
+
+// readCgroup reads cgroup cg of the hierarchy mounted at root (under /sys).
+func readCgroup(fs FS, root, cg string, f cgroupFiles) CgroupMemory {
+	m := CgroupMemory{Version: f.version, Path: cg}
 	dir := fs.SysPath(root, cg)
-	m.UsageBytes, _ = readUintFile(fs, dir+"/memory.current")
+	m.UsageBytes, _ = readUintFile(fs, dir+"/"+f.usage)
 	stat := readKVSpace(fs, dir+"/memory.stat")
-	m.AnonBytes, m.FileBytes, m.ShmemBytes = stat["anon"], stat["file"], stat["shmem"]
-	if ev := readKVSpace(fs, dir+"/memory.events"); ev != nil {
+	m.AnonBytes, m.FileBytes, m.ShmemBytes = stat[f.anon], stat[f.file], stat["shmem"]
+	if ev := readKVSpace(fs, dir+"/"+f.events); ev != nil {
 		if v, ok := ev["oom_kill"]; ok {
 			m.OOMKills = &v
 		}
 	}
-	m.LimitBytes, m.LimitPath = lowestLimit(fs, root, cg, "memory.max")
-	return m
-}
-
-func readCgroupV1(fs FS, cg string) CgroupMemory {
-	m := CgroupMemory{Version: 1, Path: cg}
-	root := "fs/cgroup/memory"
-	dir := fs.SysPath(root, cg)
-	m.UsageBytes, _ = readUintFile(fs, dir+"/memory.usage_in_bytes")
-	stat := readKVSpace(fs, dir+"/memory.stat")
-	m.AnonBytes, m.FileBytes, m.ShmemBytes = stat["rss"], stat["cache"], stat["shmem"]
-	if oc := readKVSpace(fs, dir+"/memory.oom_control"); oc != nil {
-		if v, ok := oc["oom_kill"]; ok {
-			m.OOMKills = &v
-		}
-	}
-	m.LimitBytes, m.LimitPath = lowestLimit(fs, root, cg, "memory.limit_in_bytes")
+	m.LimitBytes, m.LimitPath = lowestLimit(fs, root, cg, f.limit)
 	return m
 }
 

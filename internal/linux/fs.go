@@ -1,8 +1,10 @@
 package linux
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -120,4 +122,19 @@ func IsGone(err error) bool {
 // hidepid, or a ptrace check on another user's process).
 func IsDenied(err error) bool {
 	return errors.Is(err, fs.ErrPermission)
+}
+
+// readParsed reads the file at path and parses it; a parse error names
+// the file.
+func readParsed[T any](fs FS, path string, parse func(io.Reader) (T, error)) (T, error) {
+	b, err := fs.ReadFile(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := parse(bytes.NewReader(b))
+	if err != nil {
+		return v, fmt.Errorf("parse %s: %w", path, err)
+	}
+	return v, nil
 }

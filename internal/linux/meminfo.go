@@ -1,10 +1,6 @@
 package linux
 
-import (
-	"bytes"
-	"fmt"
-	"io"
-)
+import "io"
 
 // Meminfo is /proc/meminfo with sizes in bytes and huge page counts in pages.
 type Meminfo struct {
@@ -57,16 +53,7 @@ func (m Meminfo) SwapUsedBytes() uint64 {
 
 // ReadMeminfo reads /proc/meminfo under fs.
 func ReadMeminfo(fs FS) (Meminfo, error) {
-	path := fs.ProcPath("meminfo")
-	b, err := fs.ReadFile(path)
-	if err != nil {
-		return Meminfo{}, err
-	}
-	m, err := parseMeminfo(bytes.NewReader(b))
-	if err != nil {
-		return m, fmt.Errorf("parse %s: %w", path, err)
-	}
-	return m, nil
+	return readParsed(fs, fs.ProcPath("meminfo"), parseMeminfo)
 }
 
 func parseMeminfo(r io.Reader) (Meminfo, error) {

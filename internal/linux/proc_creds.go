@@ -2,7 +2,6 @@ package linux
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -35,15 +34,7 @@ func (c Creds) CapIPCLock() bool { return c.CapEff&(1<<capIPCLock) != 0 }
 
 // ReadCreds reads the credentials in /proc/PID/status.
 func ReadCreds(fs FS, pid int) (Creds, error) {
-	b, err := readProcFile(fs, pid, "status")
-	if err != nil {
-		return Creds{}, err
-	}
-	c, err := ParseCreds(bytes.NewReader(b))
-	if err != nil {
-		return c, fmt.Errorf("parse %s: %w", fs.ProcPath(strconv.Itoa(pid), "status"), err)
-	}
-	return c, nil
+	return readParsed(fs, fs.ProcPath(strconv.Itoa(pid), "status"), ParseCreds)
 }
 
 // ParseCreds takes Name, Uid, Gid, Groups and CapEff from the text of

@@ -2,7 +2,6 @@ package linux
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -49,15 +48,7 @@ func (l Limits) Memlock() (Limit, bool) { return l.Find(LimitMemlock) }
 // ReadLimits reads /proc/PID/limits. It needs no privilege for one's own
 // processes; other users' processes may be readable only by root (EACCES).
 func ReadLimits(fs FS, pid int) (Limits, error) {
-	b, err := readProcFile(fs, pid, "limits")
-	if err != nil {
-		return nil, err
-	}
-	l, err := ParseLimits(bytes.NewReader(b))
-	if err != nil {
-		return l, fmt.Errorf("parse %s: %w", fs.ProcPath(strconv.Itoa(pid), "limits"), err)
-	}
-	return l, nil
+	return readParsed(fs, fs.ProcPath(strconv.Itoa(pid), "limits"), ParseLimits)
 }
 
 // ParseLimits parses the text of /proc/PID/limits. Names contain spaces and

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/dbmem/dbmem/internal/treetest"
 )
 
 var fixture = filepath.Join("..", "..", "testdata", "fixtures", "pg15-hugepages-on")
@@ -94,18 +96,15 @@ func TestReadProcessDegrades(t *testing.T) {
 
 func TestCgroupV2WithLimitOnParent(t *testing.T) {
 	dir := t.TempDir()
-	write := func(rel, s string) {
-		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(s), 0o644)
-	}
-	write("proc/9/cgroup", "0::/kubepods/pod1/ctr\n")
-	write("sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory hugetlb pids\n")
-	write("sys/fs/cgroup/kubepods/pod1/memory.max", "1073741824\n")
-	write("sys/fs/cgroup/kubepods/pod1/ctr/memory.max", "max\n")
-	write("sys/fs/cgroup/kubepods/pod1/ctr/memory.current", "536870912\n")
-	write("sys/fs/cgroup/kubepods/pod1/ctr/memory.stat", "anon 100\nfile 200\nshmem 300\n")
-	write("sys/fs/cgroup/kubepods/pod1/ctr/memory.events", "low 0\nhigh 0\nmax 4\noom 2\noom_kill 1\n")
+	treetest.Write(t, dir, map[string]string{
+		"proc/9/cgroup":                                  "0::/kubepods/pod1/ctr\n",
+		"sys/fs/cgroup/cgroup.controllers":               "cpuset cpu io memory hugetlb pids\n",
+		"sys/fs/cgroup/kubepods/pod1/memory.max":         "1073741824\n",
+		"sys/fs/cgroup/kubepods/pod1/ctr/memory.max":     "max\n",
+		"sys/fs/cgroup/kubepods/pod1/ctr/memory.current": "536870912\n",
+		"sys/fs/cgroup/kubepods/pod1/ctr/memory.stat":    "anon 100\nfile 200\nshmem 300\n",
+		"sys/fs/cgroup/kubepods/pod1/ctr/memory.events":  "low 0\nhigh 0\nmax 4\noom 2\noom_kill 1\n",
+	})
 	cg, ok, err := ReadCgroupMemory(FS{Proc: filepath.Join(dir, "proc"), Sys: filepath.Join(dir, "sys")}, 9)
 	if err != nil || !ok {
 		t.Fatal(ok, err)

@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,21 +35,33 @@ type LiveSource interface {
 }
 
 // ConnOptions say how to connect. Empty fields follow the MySQL client's
-// conventions: MYSQL_USER... is not one, so the user is --mysql-user, then
-// the [client] user of ~/.my.cnf, the OS user, then root; the password is
-// MYSQL_PWD or the [client] password of ~/.my.cnf. It is never printed.
+// conventions: the user is User, then MYSQL_USER, the [client] user of
+// ~/.my.cnf, the OS user, then root; the password is Password, then
+// MYSQL_PWD, then the [client] password of ~/.my.cnf. dbmem has no password
+// flag (a flag shows in ps), and the password is never printed.
 type ConnOptions struct {
 	User     string
 	Password string
 	// Socket forces the socket path; otherwise it is found from the server.
-	Socket   string
+	Socket string
+	// Host connects over TCP to Host and the server's port (Port when
+	// set, else the port it is configured with, else 3306) instead of a
+	// unix socket: for a server whose socket cannot be reached.
+	Host string
+	// Port, when set, keeps only the server configured with this port:
+	// the others are not connected to (as --pg-port for PostgreSQL).
+	Port     int
 	Timeout  time.Duration
 	Disabled bool
 	// HomeDir holds .my.cnf (default: the current user's home).
 	HomeDir string
 }
 
-// Connector reads Live over a real connection through the server's unix socket.
+// DefaultPort is the port a server listens on without a port setting.
+const DefaultPort = 3306
+
+// Connector reads Live over a real connection: the server's unix socket,
+// or TCP when Options.Host is set.
 type Connector struct {
 	FS      linux.FS
 	Options ConnOptions
@@ -62,6 +76,9 @@ func (c Connector) Live(ctx context.Context, in *Instance) (Live, error) {
 	if !c.FS.IsLive() {
 		return Live{}, errors.New("not connecting: reading a capture, not this host")
 	}
+	if p := c.Options.Port; p != 0 && p != in.port() {
+		return Live{}, fmt.Errorf("not connecting: --mysql-port %d selects another server (this one is on %d)", p, in.port())
+	}
 	db, as, err := c.connect(ctx, in)
 	if err != nil {
 		return Live{}, err
@@ -71,6 +88,9 @@ func (c Connector) Live(ctx context.Context, in *Instance) (Live, error) {
 	l.As = as
 	return l, err
 }
+
+// defaultSockets are where servers usually listen when nothing else says.
+var defaultSockets = []string{"/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock"}
 
 // sockets lists where the server may listen: the configured socket, the
 // sockets the process listens on, then the usual defaults. Each is tried
@@ -86,7 +106,7 @@ func (c Connector) sockets(in *Instance) []string {
 	if l, err := linux.ListeningUnixSockets(c.FS, in.PID); err == nil {
 		cands = append(cands, l...)
 	}
-	cands = append(cands, "/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock")
+	cands = append(cands, defaultSockets...)
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range cands {
@@ -100,30 +120,70 @@ func (c Connector) sockets(in *Instance) []string {
 	return out
 }
 
+// endpoint is where to connect: a unix socket or a TCP address.
+type endpoint struct{ net, addr string }
+
+func (p endpoint) String() string {
+	if p.net == "tcp" {
+		return "tcp " + p.addr
+	}
+	return p.addr
+}
+
+// endpoints lists where to try: TCP when Host is set, else the sockets.
+func (c Connector) endpoints(in *Instance) ([]endpoint, error) {
+	if h := c.Options.Host; h != "" {
+		return []endpoint{{"tcp", net.JoinHostPort(h, strconv.Itoa(in.port()))}}, nil
+	}
+	var out []endpoint
+	for _, s := range c.sockets(in) {
+		out = append(out, endpoint{"unix", s})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no unix socket of pid %d found (set --mysql-socket, or --mysql-host for TCP)", in.PID)
+	}
+	return out, nil
+}
+
 func (c Connector) connect(ctx context.Context, in *Instance) (*sql.DB, string, error) {
-	socks := c.sockets(in)
-	if len(socks) == 0 {
-		return nil, "", fmt.Errorf("no unix socket of pid %d found (set --mysql-socket)", in.PID)
+	eps, err := c.endpoints(in)
+	if err != nil {
+		return nil, "", err
 	}
 	client := readClientConf(c.FS, c.Options.HomeDir)
 	var errs []string
-	for _, sock := range socks {
+	for _, ep := range eps {
 		for _, u := range c.users(client) {
-			db, err := c.open(ctx, sock, u, c.password(client))
+			db, err := c.open(ctx, ep, u, c.password(client))
 			if err != nil {
-				errs = append(errs, fmt.Sprintf("as %s via %s: %s", u, sock, shortError(err)))
+				errs = append(errs, fmt.Sprintf("as %s via %s: %s", u, ep, shortError(err)))
 				continue
 			}
 			ok, why := c.sameServer(ctx, db, in)
 			if ok {
-				return db, fmt.Sprintf("connected as %s via %s", u, sock), nil
+				return db, fmt.Sprintf("connected as %s via %s", u, ep), nil
 			}
 			db.Close()
 			errs = append(errs, why)
 			break
 		}
 	}
-	return nil, "", errors.New(strings.Join(errs, "; "))
+	return nil, "", errors.New(joinUnique(errs))
+}
+
+// joinUnique joins reasons with "; ", each once, in order: several names
+// of one socket (a symlinked /var/run, /proc/PID/root/...) lead to the same
+// server and give the same reason.
+func joinUnique(reasons []string) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range reasons {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // sameServer checks that the socket leads to this process: the server's
@@ -170,9 +230,9 @@ func (c Connector) password(client map[string]string) string {
 	return client["password"]
 }
 
-func (c Connector) open(ctx context.Context, sock, usr, pwd string) (*sql.DB, error) {
+func (c Connector) open(ctx context.Context, ep endpoint, usr, pwd string) (*sql.DB, error) {
 	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = usr, pwd, "unix", sock
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = usr, pwd, ep.net, ep.addr
 	cfg.Timeout = c.Options.Timeout
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 5 * time.Second

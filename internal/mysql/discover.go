@@ -62,8 +62,9 @@ func discoverOne(ctx context.Context, fs linux.FS, pid int, comm string, opt Opt
 	cmd := parseCommandLine(args)
 	in.guessFlavor(fs, comm, cmd)
 	in.readFiles(fs, cmd)
+	in.applyLocations() // the socket and port to connect to
 	in.readLive(ctx, opt.Live)
-	in.applyLocations()
+	in.applyLocations() // as the server says
 	if err := in.readProcess(fs, opt); err != nil {
 		return nil, err
 	}

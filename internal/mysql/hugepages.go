@@ -20,8 +20,7 @@ const (
 )
 
 // APIOf tells how the server maps large pages: measured from its huge
-// mappings when it has some, else from the version (MariaDB 10.5+ and
-// MySQL 8.0 use mmap; older servers SysV segments).
+// mappings when it has some, else from its flavor and version (VersionAPI).
 func APIOf(in *Instance) (HugeAPI, string) {
 	if ms := in.Memory.HugeMappings; len(ms) > 0 {
 		if ms[0].SysV() {
@@ -29,13 +28,22 @@ func APIOf(in *Instance) (HugeAPI, string) {
 		}
 		return HugeMmap, "measured: the server maps " + ms[0].Path + " in huge pages"
 	}
+	return VersionAPI(in.Flavor, in.Major, in.Minor)
+}
+
+// VersionAPI tells how a server of this flavor and version allocates large
+// pages: MySQL 8.0+ (InnoDB's large page allocator) and MariaDB 10.5+
+// (my_large_malloc) with mmap(MAP_HUGETLB); MySQL 5.7 and older and
+// MariaDB 10.4 and older with shmget(SHM_HUGETLB). An unknown version
+// (major 0) is assumed current: mmap.
+func VersionAPI(f Flavor, major, minor int) (HugeAPI, string) {
 	switch {
-	case in.Major == 0:
-		return HugeMmap, "version unknown: assumed mmap (MariaDB 10.5+, MySQL 8.0)"
-	case in.Flavor == MariaDB && !in.AtLeast(10, 5, 0), in.Flavor == MySQL && in.Major < 8:
-		return HugeSysV, fmt.Sprintf("%s %d.%d allocates large pages with shmget", in.Flavor, in.Major, in.Minor)
+	case major == 0:
+		return HugeMmap, "version unknown: assumed mmap (MariaDB 10.5+, MySQL 8.0+)"
+	case f == MariaDB && (major < 10 || major == 10 && minor < 5), f != MariaDB && major < 8:
+		return HugeSysV, fmt.Sprintf("%s %d.%d allocates large pages with shmget", f, major, minor)
 	}
-	return HugeMmap, fmt.Sprintf("%s %d.%d allocates large pages with mmap", in.Flavor, in.Major, in.Minor)
+	return HugeMmap, fmt.Sprintf("%s %d.%d allocates large pages with mmap", f, major, minor)
 }
 
 // HugePagePlan is what large_pages=ON needs from the host.
@@ -47,6 +55,11 @@ type HugePagePlan struct {
 	Lines []Line `json:"lines"`
 	Pages uint64 `json:"pages"`
 	Bytes uint64 `json:"bytes"` // Pages x PageSizeBytes
+	// MarginPages are the pages of the margin line, part of Pages.
+	MarginPages uint64 `json:"margin_pages"`
+	// AllocBytes is the sum of the allocations counted, before rounding:
+	// what moves out of 4 KiB pages (and out of Committed_AS).
+	AllocBytes uint64 `json:"alloc_bytes"`
 	// SysV only (API HugeSysV): what the kernel and the limits must allow.
 	ShmGroup     *uint32 `json:"shm_group,omitempty"` // the server's gid, for vm.hugetlb_shm_group
 	MemlockBytes uint64  `json:"memlock_bytes,omitempty"`
@@ -54,10 +67,25 @@ type HugePagePlan struct {
 	ShmAllPages  uint64  `json:"shmall_pages,omitempty"` // in base pages
 }
 
+// LargePageVariables name the buffers a server of this flavor allocates
+// with its large-page allocator when large_pages=ON, besides the buffer
+// pool: InnoDB's log buffer, the MyISAM key cache (my_large_malloc) and, in
+// MariaDB, the Aria page cache. MariaDB 10.11.19 put its key cache and Aria
+// page cache in huge pages before the buffer pool (measured: 124 MiB and
+// 106 MiB of mappings for 128 MiB each).
+func LargePageVariables(f Flavor) []Line {
+	out := []Line{{Name: "log buffer", Formula: "innodb_log_buffer_size"}, {Name: "key buffer", Formula: "key_buffer_size"}}
+	if f == MariaDB {
+		out = append(out, Line{Name: "Aria page cache", Formula: "aria_pagecache_buffer_size"})
+	}
+	return out
+}
+
 // PlanHugePages sizes the huge page pool for the instance in pages of
 // pageSize: the buffer pool (its measured mapping, or the setting) and the
-// log buffer, or, when the server already maps huge pages, those mappings
-// plus a buffer pool left in 4 KiB pages.
+// other large-page buffers (LargePageVariables), or, when the server
+// already maps huge pages, those mappings plus a buffer pool left in 4 KiB
+// pages.
 func PlanHugePages(in *Instance, pageSize, basePage uint64) HugePagePlan {
 	p := HugePagePlan{PageSizeBytes: pageSize}
 	p.API, p.APIFrom = APIOf(in)
@@ -69,6 +97,7 @@ func PlanHugePages(in *Instance, pageSize, basePage uint64) HugePagePlan {
 		p.Lines = append(p.Lines, Line{Name: name, Bytes: pages * pageSize,
 			Formula: fmt.Sprintf("ceil(%s / %s) = %d pages (%s)", units.Bytes(b), units.Bytes(pageSize), pages, formula)})
 		p.Pages += pages
+		p.AllocBytes += b
 		p.ShmMaxBytes = max(p.ShmMaxBytes, b)
 		p.ShmAllPages += ceilDiv(b, basePage)
 	}
@@ -77,8 +106,11 @@ func PlanHugePages(in *Instance, pageSize, basePage uint64) HugePagePlan {
 		add("buffer pool", "innodb_buffer_pool_size or its measured mapping", bufferPoolLine(in).Bytes)
 	}
 	if len(in.Memory.HugeMappings) == 0 {
-		lb, _ := in.Settings.Bytes("innodb_log_buffer_size")
-		add("log buffer", "innodb_log_buffer_size", lb)
+		for _, l := range LargePageVariables(in.Flavor) {
+			if b, _ := in.Settings.Bytes(l.Formula); b > 0 {
+				add(l.Name, l.Formula, b)
+			}
+		}
 	}
 	for _, m := range in.Memory.HugeMappings {
 		add("huge mapping", fmt.Sprintf("measured %s at %#x", m.Path, m.Start), m.SizeBytes)
@@ -110,6 +142,7 @@ const (
 
 func (p *HugePagePlan) addMargin() {
 	m := max(p.Pages*MarginPercent/100, MarginMinPages)
+	p.MarginPages = m
 	p.Lines = append(p.Lines, Line{Name: "margin", Bytes: m * p.PageSizeBytes,
 		Formula: fmt.Sprintf("max(%d%% of %d, %d) = %d pages: allocations at start vary, and one that does not fit falls back silently",
 			MarginPercent, p.Pages, MarginMinPages, m)})

@@ -67,6 +67,14 @@ func (in *Instance) Name() string {
 	return s + fmt.Sprintf(" pid %d", in.PID)
 }
 
+// port is the port the server listens on: its setting, else DefaultPort.
+func (in *Instance) port() int {
+	if in.Port > 0 {
+		return in.Port
+	}
+	return DefaultPort
+}
+
 // LargePages reports whether the configuration asks for huge pages.
 func (in *Instance) LargePages() bool {
 	v, _ := in.Settings.Bool("large_pages")
@@ -83,8 +91,15 @@ func (in *Instance) StatusBytes(name string) (uint64, bool) {
 	return n, err == nil
 }
 
+// gap records what could not be read, once.
 func (in *Instance) gap(what, why string) {
-	in.Gaps = append(in.Gaps, linux.Gap{What: what, Why: why})
+	g := linux.Gap{What: what, Why: why}
+	for _, x := range in.Gaps {
+		if x == g {
+			return
+		}
+	}
+	in.Gaps = append(in.Gaps, g)
 }
 
 // setVersion parses "10.11.19-MariaDB-0+deb12u1" or "8.0.36".

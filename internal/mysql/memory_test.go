@@ -120,7 +120,12 @@ func TestAPIOfVersion(t *testing.T) {
 		flavor Flavor
 		v      string
 		want   HugeAPI
-	}{{MariaDB, "10.4.32-MariaDB", HugeSysV}, {MariaDB, "10.11.19-MariaDB", HugeMmap}, {MySQL, "5.7.44", HugeSysV}, {MySQL, "8.0.36", HugeMmap}} {
+	}{
+		{MariaDB, "5.5.68-MariaDB", HugeSysV}, {MariaDB, "10.4.32-MariaDB", HugeSysV}, {MariaDB, "10.5.0-MariaDB", HugeMmap},
+		{MariaDB, "10.11.19-MariaDB", HugeMmap}, {MariaDB, "11.4.5-MariaDB", HugeMmap},
+		{MySQL, "5.6.51", HugeSysV}, {MySQL, "5.7.44", HugeSysV}, {MySQL, "8.0.36", HugeMmap}, {MySQL, "8.4.3", HugeMmap},
+		{MySQL, "9.1.0", HugeMmap}, {MySQL, "", HugeMmap},
+	} {
 		in := &Instance{Flavor: c.flavor}
 		in.setVersion(c.v)
 		if got, _ := APIOf(in); got != c.want {

@@ -25,10 +25,7 @@ var (
 
 // parseSelect reads an old kernel's "Kill process N (x) score S" line.
 func parseSelect(body string) (*Selected, bool) {
-	if !strings.Contains(body, "ill process ") {
-		return nil, false
-	}
-	m := selectRe.FindStringSubmatch(body)
+	m := match(body, "ill process ", selectRe)
 	if m == nil || strings.Contains(body, "sharing same memory") {
 		return nil, false
 	}
@@ -115,10 +112,7 @@ func applyKillFields(v *Victim, s string) bool {
 
 // parseReaped reads the oom_reaper line.
 func parseReaped(body string) (*Reaped, bool) {
-	if !strings.Contains(body, "oom_reaper: ") {
-		return nil, false
-	}
-	m := reapedRe.FindStringSubmatch(body)
+	m := match(body, "oom_reaper: ", reapedRe)
 	if m == nil {
 		return nil, false
 	}
@@ -133,10 +127,7 @@ func parseReaped(body string) (*Reaped, bool) {
 // parseExiting reads "OOM victim N (x) is already exiting": the kernel
 // chose a process that was dying anyway and killed nothing.
 func parseExiting(body string) (*Victim, bool) {
-	if !strings.Contains(body, "is already exiting") {
-		return nil, false
-	}
-	m := exitingRe.FindStringSubmatch(body)
+	m := match(body, "is already exiting", exitingRe)
 	if m == nil {
 		return nil, false
 	}

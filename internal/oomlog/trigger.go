@@ -21,12 +21,18 @@ var (
 	taskInRe = regexp.MustCompile(`^Task in (\S*) killed as a result of limit of (\S*)`)
 )
 
+// match runs re on body when body contains marker: a cheap test that
+// spares the regexp most lines of the kernel log.
+func match(body, marker string, re *regexp.Regexp) []string {
+	if !strings.Contains(body, marker) {
+		return nil
+	}
+	return re.FindStringSubmatch(body)
+}
+
 // parseTrigger reads the "invoked oom-killer" line.
 func parseTrigger(body string) (*Trigger, bool) {
-	if !strings.Contains(body, " invoked oom-killer: ") {
-		return nil, false
-	}
-	m := triggerRe.FindStringSubmatch(body)
+	m := match(body, " invoked oom-killer: ", triggerRe)
 	if m == nil {
 		return nil, false
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/cputime"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 )
@@ -88,14 +89,14 @@ func sizeBytes(s string) int64 {
 func benchMethod(b *testing.B, m Method, parallel int) {
 	pids := benchBackends(b)
 	fs := linux.DefaultFS()
-	c0 := cpuTime()
+	c0 := cputime.Process()
 	for b.Loop() {
 		costs, skipped, err := Measure(fs, pids, Options{Method: m, Parallel: parallel})
 		if err != nil || len(skipped) > 0 || len(costs) != len(pids) {
 			b.Fatalf("%d costs, skipped %v, err %v", len(costs), skipped, err)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/float64(len(pids)), "cpu-ns/backend")
+	b.ReportMetric(float64(cputime.Process()-c0)/float64(b.N)/float64(len(pids)), "cpu-ns/backend")
 	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(len(pids)), "ns/backend")
 }
 

@@ -4,16 +4,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/throwaway"
 )
 
 // Options describe a throwaway cluster.
@@ -78,31 +78,20 @@ func credential(name string) (*syscall.Credential, error) {
 	if name == "" {
 		name = "postgres"
 	}
-	u, err := user.Lookup(name)
+	cred, err := throwaway.Credential(name)
 	if err != nil {
-		return nil, fmt.Errorf("PostgreSQL refuses to run as root and OS user %q does not exist: %w", name, err)
+		return nil, fmt.Errorf("PostgreSQL refuses to run as root: %w", err)
 	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+	return cred, nil
 }
 
 func (c *Cluster) makeDir(base string) error {
-	if base == "" {
-		base = os.TempDir()
-	}
-	dir, err := os.MkdirTemp(base, "dbmem-pg-")
+	dir, err := throwaway.Dir(base, "dbmem-pg-", c.cred)
 	if err != nil {
 		return fmt.Errorf("create cluster directory: %w", err)
 	}
 	c.Dir, c.DataDir, c.SocketDir = dir, filepath.Join(dir, "data"), dir
 	c.LogFile = filepath.Join(dir, "server.log")
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return err
-	}
-	if c.cred != nil {
-		return os.Chown(dir, int(c.cred.Uid), int(c.cred.Gid))
-	}
 	return nil
 }
 
@@ -264,11 +253,4 @@ func Alive(pid int) bool {
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+func FreePort() (int, error) { return throwaway.FreePort() }

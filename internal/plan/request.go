@@ -58,7 +58,33 @@ func Build(ctx context.Context, r Request) (advise.PlanInput, error) {
 		in, err = running(ctx, a, r)
 	}
 	in.Options = r.Options
+	if InContainer(r.Snapshot) {
+		in.Options.Kubernetes = true
+	}
 	return in, err
+}
+
+// InContainer reports whether dbmem or one of the databases it read runs
+// in a container (a pod): only then are Kubernetes resources part of the
+// plan by default. A what-if host (no snapshot) is not one.
+func InContainer(s *snapshot.Snapshot) bool {
+	if s == nil {
+		return false
+	}
+	if s.Environment.InContainer {
+		return true
+	}
+	for _, c := range s.Cgroups {
+		if c.Container != nil {
+			return true
+		}
+	}
+	for _, in := range s.MySQL {
+		if in.Cgroup != nil && in.Cgroup.Container != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Run builds the input and computes the plan.

@@ -41,6 +41,12 @@ func TestDiscoverFixtureWithoutConnection(t *testing.T) {
 	if len(in.ByRole(postgres.RoleCheckpointer)) != 1 || len(in.ByRole(postgres.RolePostmaster)) != 1 {
 		t.Error("aux roles from titles")
 	}
+	if p, ok := in.Process(in.PostmasterPID); !ok || p.Role != postgres.RolePostmaster {
+		t.Errorf("Process(postmaster %d) = %+v, %v", in.PostmasterPID, p.Title, ok)
+	}
+	if _, ok := in.Process(-1); ok {
+		t.Error("Process(-1) found a process")
+	}
 }
 
 func TestDiscoverFixtureWithRecordedSettings(t *testing.T) {

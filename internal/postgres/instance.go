@@ -55,6 +55,16 @@ func (in *Instance) Postmaster() (Proc, bool) {
 	return Proc{}, false
 }
 
+// Process returns the process entry of pid.
+func (in *Instance) Process(pid int) (Proc, bool) {
+	for _, p := range in.Processes {
+		if p.PID == pid {
+			return p, true
+		}
+	}
+	return Proc{}, false
+}
+
 // ByRole returns the processes with the given role.
 func (in *Instance) ByRole(r Role) []Proc {
 	var out []Proc

@@ -1,12 +1,11 @@
 package postgres
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/treetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -108,16 +107,13 @@ log_line_prefix = '%m [%p] it''s \'quoted\' '
 
 func TestReadConfFileIncludes(t *testing.T) {
 	root := t.TempDir()
-	write := func(rel, s string) {
-		p := filepath.Join(root, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(s), 0o644)
-	}
-	write("etc/pg/postgresql.conf", "shared_buffers = 1GB\ninclude_dir = 'conf.d'\ninclude_if_exists 'missing.conf'\nwork_mem = 8MB\n")
-	write("etc/pg/conf.d/10-a.conf", "shared_buffers = 2GB\n")
-	write("etc/pg/conf.d/20-b.conf", "huge_pages = on\ninclude '../extra.conf'\n")
-	write("etc/pg/conf.d/.hidden.conf", "huge_pages = off\n")
-	write("etc/pg/extra.conf", "max_connections = 300\n")
+	treetest.Write(t, root, map[string]string{
+		"etc/pg/postgresql.conf":     "shared_buffers = 1GB\ninclude_dir = 'conf.d'\ninclude_if_exists 'missing.conf'\nwork_mem = 8MB\n",
+		"etc/pg/conf.d/10-a.conf":    "shared_buffers = 2GB\n",
+		"etc/pg/conf.d/20-b.conf":    "huge_pages = on\ninclude '../extra.conf'\n",
+		"etc/pg/conf.d/.hidden.conf": "huge_pages = off\n",
+		"etc/pg/extra.conf":          "max_connections = 300\n",
+	})
 	fs := linux.FS{Root: root}
 	s := Settings{}
 	if err := ReadConfFile(fs, "/etc/pg/postgresql.conf", FromConfigFile, s); err != nil {
@@ -129,7 +125,7 @@ func TestReadConfFileIncludes(t *testing.T) {
 	if n, _ := s.Int("max_connections"); n != 300 || s["max_connections"].File != "/etc/pg/extra.conf:1" {
 		t.Errorf("nested include: %+v", s["max_connections"])
 	}
-	write("etc/pg/loop.conf", "include 'loop.conf'\n")
+	treetest.Write(t, root, map[string]string{"etc/pg/loop.conf": "include 'loop.conf'\n"})
 	if err := ReadConfFile(fs, "/etc/pg/loop.conf", FromConfigFile, Settings{}); err == nil || !strings.Contains(err.Error(), "nested") {
 		t.Errorf("include loop: %v", err)
 	}

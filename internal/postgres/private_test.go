@@ -29,9 +29,24 @@ func TestDiscoverPrivateAuto(t *testing.T) {
 	for _, p := range smaps.Processes {
 		want[p.PID], _ = p.PrivateCost()
 	}
+	idle := map[int]bool{}
+	for _, pid := range r.PIDs {
+		idle[pid] = true
+	}
 	for _, p := range auto.Processes {
 		cost, exact := p.PrivateCost()
-		if w, ok := want[p.PID]; ok && (!exact || cost>>10 != w>>10) {
+		w, ok := want[p.PID]
+		if !ok {
+			continue
+		}
+		// The idle readers do not move between the two readings: equal to
+		// the kB. Background processes (bgwriter, walwriter, autovacuum)
+		// keep allocating: within 2% (and 64 kB).
+		tol := uint64(0)
+		if !idle[p.PID] {
+			tol = max(w/50, 64<<10)
+		}
+		if !exact || absDiff(cost>>10, w>>10) > tol>>10 {
 			t.Errorf("PID %d (%s): private %d kB exact %v, smaps_rollup gives %d kB", p.PID, p.Role, cost>>10, exact, w>>10)
 		}
 	}
@@ -63,13 +78,11 @@ func discover(t *testing.T, pm int, opt postgres.Options) *postgres.Instance {
 
 func procOf(t *testing.T, in *postgres.Instance, pid int) postgres.Proc {
 	t.Helper()
-	for _, p := range in.Processes {
-		if p.PID == pid {
-			return p
-		}
+	p, ok := in.Process(pid)
+	if !ok {
+		t.Fatalf("process %d not found", pid)
 	}
-	t.Fatalf("process %d not found", pid)
-	return postgres.Proc{}
+	return p
 }
 
 func hasGap(in *postgres.Instance, prefix string) bool {
@@ -79,4 +92,11 @@ func hasGap(in *postgres.Instance, prefix string) bool {
 		}
 	}
 	return false
+}
+
+func absDiff(a, b uint64) uint64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
 }

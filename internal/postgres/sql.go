@@ -15,12 +15,13 @@ import (
 )
 
 // ConnOptions say how to connect. Empty fields follow libpq's conventions:
-// PGUSER, PGDATABASE, PGPASSWORD, ~/.pgpass, and the OS user name.
+// PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD, ~/.pgpass, and the OS
+// user name.
 type ConnOptions struct {
 	User     string
 	Database string
-	// Host and Port, when set, restrict the connection to the instance
-	// listening there and replace the socket found in postmaster.pid.
+	// Host and Port, when set (or PGHOST and PGPORT), replace the socket
+	// directory found in postmaster.pid and keep only the instance on Port.
 	Host    string
 	Port    int
 	Timeout time.Duration
@@ -53,18 +54,47 @@ type LiveSource interface {
 	Live(ctx context.Context, in *Instance) (Live, error)
 }
 
+// WithEnv fills Host and Port, where they are not set, from PGHOST and
+// PGPORT as libpq would: PGHOST is a host name or a socket directory (a
+// path), PGPORT keeps only the instance on that port, as --pg-port does.
+// It also says where the port came from ("--pg-port", "PGPORT", or "").
+// A PGPORT that is not a port is an error: libpq would refuse it too.
+func (o ConnOptions) WithEnv(getenv func(string) string) (ConnOptions, string, error) {
+	if o.Host == "" {
+		o.Host = getenv("PGHOST")
+	}
+	if o.Port != 0 {
+		return o, "--pg-port", nil
+	}
+	v := strings.TrimSpace(getenv("PGPORT"))
+	if v == "" {
+		return o, "", nil
+	}
+	p, err := strconv.Atoi(v)
+	if err != nil || p <= 0 || p > 65535 {
+		return o, "", fmt.Errorf("PGPORT=%q is not a port", v)
+	}
+	o.Port = p
+	return o, "PGPORT", nil
+}
+
 // Connector reads Live over a real connection.
 type Connector struct{ Options ConnOptions }
 
 // Live connects to the instance and reads version, settings and activity.
+// PGHOST and PGPORT apply where the options do not say (WithEnv).
 func (c Connector) Live(ctx context.Context, in *Instance) (Live, error) {
 	if c.Options.Disabled {
 		return Live{}, errors.New("not connecting (--no-connect)")
 	}
-	if c.Options.Port != 0 && c.Options.Port != in.Port {
-		return Live{}, fmt.Errorf("not connecting: --pg-port %d selects another instance", c.Options.Port)
+	o, from, err := c.Options.WithEnv(os.Getenv)
+	if err != nil {
+		return Live{}, fmt.Errorf("not connecting: %w", err)
 	}
-	conn, as, err := connect(ctx, in, c.Options)
+	if o.Port != 0 && o.Port != in.Port {
+		return Live{}, fmt.Errorf("not connecting: %s %d selects another instance", from, o.Port)
+	}
+	conn, as, err := connect(ctx, in, o)
 	if err != nil {
 		return Live{}, err
 	}

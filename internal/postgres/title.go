@@ -23,6 +23,7 @@ const (
 	RoleStartup      Role = "startup"
 	RoleArchiver     Role = "archiver"
 	RoleStats        Role = "stats collector"
+	RoleLogger       Role = "logger" // logging_collector; only its title names it, not pg_stat_activity
 	RoleLRLauncher   Role = "logical replication launcher"
 	RoleLRWorker     Role = "logical replication worker"
 	RoleParallel     Role = "parallel worker"
@@ -57,6 +58,7 @@ var titlePrefixes = []struct {
 	{"startup", RoleStartup},
 	{"archiver", RoleArchiver},
 	{"stats collector", RoleStats},
+	{"logger", RoleLogger}, // 9.x-10: "logger process"
 	{"io worker", RoleIOWorker},
 	{"slotsync worker", RoleSlotSync},
 	{"bgworker:", RoleBgWorker},
@@ -101,8 +103,9 @@ func ParseTitle(title, clusterName string) Title {
 func parseTitleBody(s string) (Title, bool) {
 	s = strings.TrimSpace(s)
 	for _, p := range titlePrefixes {
-		if strings.HasPrefix(s, p.prefix) {
-			return Title{Role: p.role, Detail: strings.TrimSpace(strings.TrimPrefix(s, p.prefix))}, true
+		// Whole words only: "loggerapp shop [local] idle" is a client.
+		if rest, ok := strings.CutPrefix(s, p.prefix); ok && (rest == "" || rest[0] == ' ') {
+			return Title{Role: p.role, Detail: strings.TrimSpace(rest)}, true
 		}
 	}
 	f := strings.Fields(s)

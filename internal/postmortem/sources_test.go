@@ -16,6 +16,7 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/treetest"
 )
 
 func TestStrftimeRegexp(t *testing.T) {
@@ -141,15 +142,11 @@ func TestReadTail(t *testing.T) {
 func TestGatherUnderRoot(t *testing.T) {
 	root := t.TempDir()
 	kern := fileText(t, checkpointer)
-	mk := func(p string, b []byte) {
-		os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755)
-		if err := os.WriteFile(filepath.Join(root, p), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mk("var/log/kern.log.1", kern)
-	mk("var/log/kern.log", []byte("2026-11-23T00:00:00.000000+01:00 db12 kernel: nothing\n"))
-	mk("var/log/postgresql/postgresql-15-main.log", fileText(t, pgServerLog))
+	treetest.Write(t, root, map[string]string{
+		"var/log/kern.log.1":                        string(kern),
+		"var/log/kern.log":                          "2026-11-23T00:00:00.000000+01:00 db12 kernel: nothing\n",
+		"var/log/postgresql/postgresql-15-main.log": string(fileText(t, pgServerLog)),
+	})
 	fs := linux.FS{Proc: filepath.Join(root, "proc"), Sys: filepath.Join(root, "sys"), Root: root}
 	ran := false
 	logs := Gather(context.Background(), GatherOptions{FS: fs, Zone: "UTC", Postgres: []*postgres.Instance{pgInstance("/var/lib/postgresql/15/main", nil)},

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/texttable"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -56,16 +57,16 @@ func writePools(b *strings.Builder, h linux.Host) {
 		fmt.Fprintf(b, "  Huge pages   no hugetlbfs pools on this kernel\n")
 		return
 	}
-	t := newTable("POOL", ">PAGE", ">TOTAL", ">FREE", ">RSVD", ">SURP", ">OVERCOMMIT", ">IN USE", ">MEMORY")
+	t := texttable.New("POOL", ">PAGE", ">TOTAL", ">FREE", ">RSVD", ">SURP", ">OVERCOMMIT", ">IN USE", ">MEMORY")
 	for _, p := range h.HugePools {
 		where, rsvd, over, inUse := "host", fmt.Sprint(p.Reserved), fmt.Sprint(p.Overcommit), fmt.Sprint(p.InUse())
 		if p.Node >= 0 {
 			where, rsvd, over, inUse = fmt.Sprintf("node%d", p.Node), "", "", ""
 		}
-		t.add(where, units.Bytes(p.PageSizeBytes), fmt.Sprint(p.Total), fmt.Sprint(p.Free), rsvd,
+		t.Add(where, units.Bytes(p.PageSizeBytes), fmt.Sprint(p.Total), fmt.Sprint(p.Free), rsvd,
 			fmt.Sprint(p.Surplus), over, inUse, units.Bytes(p.Bytes()))
 	}
-	out := t.render("               ")
+	out := t.Render("               ")
 	b.WriteString("  Huge pages" + strings.TrimPrefix(out, "            "))
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/texttable"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -117,7 +118,7 @@ func writeMemory(b *strings.Builder, in *postgres.Instance, host linux.Host) {
 
 func writeProcesses(b *strings.Builder, in *postgres.Instance, o Options) {
 	procs, hidden := shownProcesses(in.Processes, o.All, o.TopClients)
-	t := newTable(">PID", "ROLE", ">RSS", ">ANON", ">SHMEM", ">HUGETLB", ">VMPTE", ">SWAP",
+	t := texttable.New(">PID", "ROLE", ">RSS", ">ANON", ">SHMEM", ">HUGETLB", ">VMPTE", ">SWAP",
 		">PSS", ">PSS_ANON", ">PSS_SHMEM", ">PRIVATE", ">OOM", ">ADJ")
 	for _, p := range procs {
 		s := p.Status
@@ -127,11 +128,11 @@ func writeProcesses(b *strings.Builder, in *postgres.Instance, o Options) {
 			pssAnon, pssShmem = optShort(r.PssAnonBytes), optShort(r.PssShmemBytes)
 		}
 		cost, _ := p.PrivateCost()
-		t.add(fmt.Sprint(p.PID), roleLabel(p), units.Short(s.VmRSSBytes), units.Short(s.RssAnonBytes), units.Short(s.RssShmemBytes),
+		t.Add(fmt.Sprint(p.PID), roleLabel(p), units.Short(s.VmRSSBytes), units.Short(s.RssAnonBytes), units.Short(s.RssShmemBytes),
 			units.Short(p.HugetlbBytes()), units.Short(s.VmPTEBytes), units.Short(s.VmSwapBytes), pss, pssAnon, pssShmem,
 			units.Short(cost), fmt.Sprint(p.OOMScore), fmt.Sprint(p.OOMScoreAdj))
 	}
-	b.WriteString("\n" + t.render("  "))
+	b.WriteString("\n" + t.Render("  "))
 	if hidden > 0 {
 		fmt.Fprintf(b, "  ... %d more client backends with a smaller private cost (--all shows every process)\n", hidden)
 	}

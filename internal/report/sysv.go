@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/sysv"
+	"github.com/dbmem/dbmem/internal/texttable"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -25,12 +26,12 @@ func writeSysV(b *strings.Builder, s *sysv.Snapshot, st style) {
 	if len(s.Segments) == 0 {
 		return
 	}
-	t := newTable(">SHMID", "KEY", ">UID", ">SIZE", ">NATTCH", "PAGES", ">RESIDENT", "ATTACHED BY")
+	t := texttable.New(">SHMID", "KEY", ">UID", ">SIZE", ">NATTCH", "PAGES", ">RESIDENT", "ATTACHED BY")
 	for _, seg := range s.Segments {
-		t.add(fmt.Sprint(seg.ID), "0x"+seg.KeyHex(), fmt.Sprint(seg.UID), units.Short(seg.SizeBytes), fmt.Sprint(seg.Attached),
+		t.Add(fmt.Sprint(seg.ID), "0x"+seg.KeyHex(), fmt.Sprint(seg.UID), units.Short(seg.SizeBytes), fmt.Sprint(seg.Attached),
 			segPages(seg), segResident(seg, k.PageSizeBytes), pidList(seg.PIDs(), 6))
 	}
-	b.WriteString(t.render("  "))
+	b.WriteString(t.Render("  "))
 	writeSysVPool(b, s)
 	writeSysVProblems(b, s, st)
 }

@@ -139,13 +139,11 @@ func checkPssAnon(t *testing.T, p postgres.Proc) {
 
 func procOf(t *testing.T, in *postgres.Instance, pid int) postgres.Proc {
 	t.Helper()
-	for _, p := range in.Processes {
-		if p.PID == pid {
-			return p
-		}
+	p, ok := in.Process(pid)
+	if !ok {
+		t.Fatalf("process %d not in the report", pid)
 	}
-	t.Fatalf("process %d not in the report", pid)
-	return postgres.Proc{}
+	return p
 }
 
 // procField reads "Key: N kB" from /proc/PID/file independently of dbmem.

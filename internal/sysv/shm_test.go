@@ -36,15 +36,7 @@ func TestParseShmRecorded(t *testing.T) {
 // without the rss and swap columns, with a negative key (Oracle's keys are
 // often above 2^31) and a segment marked for removal (perms 1660).
 func TestParseShmOldKernel(t *testing.T) {
-	f, err := os.Open("testdata/shm-old-no-rss.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	segs, err := parseShm(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	segs := parseShmFixture(t, "shm-old-no-rss.txt")
 	if len(segs) != 3 {
 		t.Fatalf("got %d segments, want 3", len(segs))
 	}

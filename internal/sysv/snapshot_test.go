@@ -3,6 +3,7 @@ package sysv
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -44,12 +45,7 @@ func TestReadRecordedTree(t *testing.T) {
 }
 
 func TestParseSmapsSysV(t *testing.T) {
-	f, err := os.Open("testdata/proc-6.18/2233/smaps")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m := parseSmapsSysV(t, f)
+	m := parseSmapsSysV(t, fixture(t, "proc-6.18/2233/smaps"))
 	want := map[int]pageInfo{4: {KernelPageSizeBytes: 4096}}
 	if !reflect.DeepEqual(m, want) {
 		t.Errorf("got %+v, want %+v (the /dev/zero mapping is not SysV)", m, want)
@@ -71,6 +67,27 @@ func TestSysvShmID(t *testing.T) {
 	}
 }
 
+// fixture opens testdata/name, closed when the test ends.
+func fixture(t *testing.T, name string) io.Reader {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// parseShmFixture parses a recorded /proc/sysvipc/shm.
+func parseShmFixture(t *testing.T, name string) []Segment {
+	t.Helper()
+	segs, err := parseShm(fixture(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return segs
+}
+
 // parseSmapsSysV parses recorded smaps text the way Read does.
 func parseSmapsSysV(t *testing.T, r io.Reader) map[int]pageInfo {
 	t.Helper()
@@ -82,12 +99,7 @@ func parseSmapsSysV(t *testing.T, r io.Reader) map[int]pageInfo {
 }
 
 func TestParseSmapsSysVHugetlb(t *testing.T) {
-	f, err := os.Open("testdata/smaps-6.18-shmtool.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	m := parseSmapsSysV(t, f)
+	m := parseSmapsSysV(t, fixture(t, "smaps-6.18-shmtool.txt"))
 	want := map[int]pageInfo{
 		32782: {KernelPageSizeBytes: 2 << 20, Hugetlb: true},
 		32783: {KernelPageSizeBytes: 4096},
@@ -100,15 +112,7 @@ func TestParseSmapsSysVHugetlb(t *testing.T) {
 // testdata/shm-6.18-test.txt: the segments of TestRealHugetlbSegments.
 // The rss column of the SHM_HUGETLB ones is 512 times what they hold.
 func TestParseShmHugetlbRecorded(t *testing.T) {
-	f, err := os.Open("testdata/shm-6.18-test.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	segs, err := parseShm(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	segs := parseShmFixture(t, "shm-6.18-test.txt")
 	if len(segs) != 5 || segs[1].SizeBytes != 8<<20 || *segs[1].RSSBytes != 4<<30 || segs[3].KeyHex() != "64635c48" {
 		t.Fatalf("parsed %+v", segs)
 	}

@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/dbmem/dbmem/internal/cputime"
 )
 
 // measure runs f on one locked OS thread and returns that thread's CPU time
@@ -13,16 +13,8 @@ import (
 func measure(f func()) Cost {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cpu0 := threadCPU()
+	cpu0 := cputime.Thread()
 	t0 := time.Now()
 	f()
-	return Cost{CPU: threadCPU() - cpu0, Wall: time.Since(t0)}
-}
-
-func threadCPU() time.Duration {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return Cost{CPU: cputime.Thread() - cpu0, Wall: time.Since(t0)}
 }

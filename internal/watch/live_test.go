@@ -30,15 +30,6 @@ func instanceOf(t *testing.T, s *Sample, c *pgcluster.Cluster) *postgres.Instanc
 	return nil
 }
 
-func roleOf(in *postgres.Instance, pid int) (postgres.Proc, bool) {
-	for _, p := range in.Processes {
-		if p.PID == pid {
-			return p, true
-		}
-	}
-	return postgres.Proc{}, false
-}
-
 // statusField reads one "Key: N kB" line of /proc/PID/status in bytes.
 func statusField(t *testing.T, pid int, key string) uint64 {
 	t.Helper()
@@ -84,11 +75,11 @@ func TestLiveStatusSeesNewConnection(t *testing.T) {
 	}
 	second := &Sample{Mode: Status, Snapshot: snap, Processes: procs, Cost: first.Cost}
 	in := instanceOf(t, second, c)
-	if p, ok := roleOf(in, pid); !ok || p.Role != postgres.RoleClient {
+	if p, ok := in.Process(pid); !ok || p.Role != postgres.RoleClient {
 		t.Fatalf("rebuilt from a status read: new backend %d found %v as %q, want a client backend", pid, ok, p.Role)
 	}
 	for _, rp := range r.PIDs {
-		p, ok := roleOf(in, rp)
+		p, ok := in.Process(rp)
 		want := statusField(t, rp, "VmPTE")
 		if !ok || p.Role != postgres.RoleClient || p.Status.VmPTEBytes == 0 || p.Status.VmPTEBytes > want*2 || want > p.Status.VmPTEBytes*2 {
 			t.Errorf("reader %d: found %v role %q VmPTE %d, /proc now says %d", rp, ok, p.Role, p.Status.VmPTEBytes, want)
@@ -101,7 +92,7 @@ func TestLiveStatusSeesNewConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, _ := roleOf(instanceOf(t, third, c), r.PIDs[0]); !third.Snapshot.Pss || p.Rollup == nil || p.Rollup.PssAnonBytes == nil {
+	if p, _ := instanceOf(t, third, c).Process(r.PIDs[0]); !third.Snapshot.Pss || p.Rollup == nil || p.Rollup.PssAnonBytes == nil {
 		t.Errorf("smaps sample: Pss %v, reader rollup %v", third.Snapshot.Pss, p.Rollup)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/texttable"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -20,18 +21,18 @@ func instanceLines(f Frame) []line {
 	if len(f.Instances) == 0 {
 		return []line{{"POSTGRESQL  no running instance found", sgrBold}}
 	}
-	t := newTable(">PORT", "DATA DIR", ">PROCS", ">CONNS", ">MAX", ">PRIVATE", ">PSS PRIVATE", ">AGE", ">VMPTE", ">SHARED", "PAGE")
+	t := texttable.New(">PORT", "DATA DIR", ">PROCS", ">CONNS", ">MAX", ">PRIVATE", ">PSS PRIVATE", ">AGE", ">VMPTE", ">SHARED", "PAGE")
 	for _, in := range f.Instances {
 		pss, ago := "-", "-"
 		if in.PssAt != nil {
 			pss, ago = units.Short(in.PssPrivateBytes), age(f.At, *in.PssAt)
 		}
-		t.add(strconv.Itoa(in.Port), in.DataDir, strconv.Itoa(in.Processes), strconv.Itoa(in.Connections),
+		t.Add(strconv.Itoa(in.Port), in.DataDir, strconv.Itoa(in.Processes), strconv.Itoa(in.Connections),
 			strconv.FormatInt(in.MaxConnections, 10), approx(in.PrivateBytes, in.PrivateExact), pss, ago,
 			units.Short(in.VmPTEBytes), units.Short(in.SharedBytes), units.Short(in.SharedPageBytes))
 	}
 	return append([]line{{"POSTGRESQL  private = Pss_Anon + VmPTE + VmSwap (~: RssAnon instead of Pss_Anon, an over-estimate)", sgrBold}},
-		plain(t.lines("  "))...)
+		plain(t.Lines("  "))...)
 }
 
 // approx marks estimates with "~".
@@ -44,19 +45,19 @@ func approx(b uint64, exact bool) string {
 
 func topLines(f Frame) []line {
 	out := []line{{"TOP BY PRIVATE COST", sgrBold}}
-	out = append(out, plain(procTable(f.TopPrivate).lines("  "))...)
+	out = append(out, plain(procTable(f.TopPrivate).Lines("  "))...)
 	out = append(out, line{"TOP BY OOM SCORE  (the OOM killer picks the highest)", sgrBold})
-	return append(out, plain(procTable(f.TopOOM).lines("  "))...)
+	return append(out, plain(procTable(f.TopOOM).Lines("  "))...)
 }
 
-func procTable(ps []Proc) *table {
-	t := newTable(">PID", "COMM", "ROLE", ">PRIVATE", ">OOM", ">ADJ")
+func procTable(ps []Proc) *texttable.Table {
+	t := texttable.New(">PID", "COMM", "ROLE", ">PRIVATE", ">OOM", ">ADJ")
 	for _, p := range ps {
 		role := "-"
 		if p.Role != "" {
 			role = fmt.Sprintf("%s :%d", p.Role, p.Port)
 		}
-		t.add(strconv.Itoa(p.PID), p.Comm, role, approx(p.PrivateBytes, p.Exact),
+		t.Add(strconv.Itoa(p.PID), p.Comm, role, approx(p.PrivateBytes, p.Exact),
 			strconv.Itoa(p.OOMScore), strconv.Itoa(p.OOMScoreAdj))
 	}
 	return t

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
@@ -61,10 +62,12 @@ type Sample struct {
 // shared segment) so that a Status sample does not search and connect
 // again. Safe for concurrent use.
 type Sampler struct {
-	FS    linux.FS
-	Live  postgres.LiveSource // nil: settings from configuration files
-	Check Checker             // nil: no findings
-	Now   func() time.Time    // nil: time.Now
+	FS   linux.FS
+	Live postgres.LiveSource // nil: settings from configuration files
+	// MySQLLive reads MySQL/MariaDB settings over SQL; nil: option files.
+	MySQLLive mysql.LiveSource
+	Check     Checker          // nil: no findings
+	Now       func() time.Time // nil: time.Now
 
 	mu    sync.Mutex
 	base  *snapshot.Snapshot
@@ -113,7 +116,7 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 }
 
 func (s *Sampler) discover(ctx context.Context, pss bool) (*snapshot.Snapshot, error) {
-	snap, err := snapshot.Take(ctx, snapshot.Options{FS: s.FS, Live: s.Live, Pss: pss, Now: s.Now})
+	snap, err := snapshot.Take(ctx, snapshot.Options{FS: s.FS, Live: s.Live, MySQLLive: s.MySQLLive, Pss: pss, Now: s.Now})
 	if err != nil {
 		return nil, err
 	}

@@ -58,28 +58,18 @@ func perConnChart(r *lab.Result) string {
 	limit := 0.0
 	for _, m := range r.Modes {
 		c := m.Cost
-		mode := "off"
-		if m.HugePages == lab.ModeOn {
-			mode = "on"
-		}
+		mode := string(m.HugePages)
 		for _, x := range []struct {
 			what string
 			v    float64
 		}{{"ground truth (MemAvailable)", float64(c.TruthBytes)}, {"dbmem: Pss_Anon + VmPTE", float64(c.PredictedBytes)},
 			{"Pss", float64(c.PssBytes)}, {"RSS", float64(c.RSSBytes)}} {
 			v := c.PerConn(x.v) / mib
-			bars = append(bars, bar{label: x.what + ", " + mode, color: colorOf(m.HugePages), v: math.Max(v, 0), value: perConnLabel(c.PerConn(x.v))})
+			bars = append(bars, bar{label: x.what + ", " + mode, color: colorOf(m.HugePages), v: math.Max(v, 0), value: lab.SignedBytes(int64(c.PerConn(x.v)))})
 		}
 		limit = math.Max(limit, 2*c.PerConn(math.Max(float64(c.TruthBytes), float64(c.PredictedBytes)))/mib)
 	}
 	return hbarChart("Per-connection cost, huge_pages off and on", "MiB", bars, limit)
-}
-
-func perConnLabel(v float64) string {
-	if v < 0 {
-		return "-" + lab.FormatBytes(uint64(-v))
-	}
-	return lab.FormatBytes(uint64(v))
 }
 
 func tpsChart(b *lab.Bench) string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/lab"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // page is what the template shows.
@@ -41,10 +42,10 @@ func Write(w io.Writer, r *lab.Result) error {
 func facts(r *lab.Result) [][2]string {
 	h, c := r.Host, r.Config
 	f := [][2]string{
-		{"Host", fmt.Sprintf("%s, kernel %s, %d CPUs, %s RAM, THP %s", h.Hostname, h.KernelRelease, h.CPUs, lab.FormatBytes(h.MemTotalBytes), h.THP)},
+		{"Host", fmt.Sprintf("%s, kernel %s, %d CPUs, %s RAM, THP %s", h.Hostname, h.KernelRelease, h.CPUs, units.Bytes(h.MemTotalBytes), h.THP)},
 		{"PostgreSQL", h.PGVersion},
-		{"shared_buffers", lab.FormatBytes(c.SharedBuffersBytes)},
-		{"Connections", fmt.Sprintf("%d idle, each read pgbench_accounts (%s, scale %d, fillfactor %d) through shared_buffers", c.Connections, lab.FormatBytes(r.TableBytes), c.Scale, c.Fillfactor)},
+		{"shared_buffers", units.Bytes(c.SharedBuffersBytes)},
+		{"Connections", fmt.Sprintf("%d idle, each read pgbench_accounts (%s, scale %d, fillfactor %d) through shared_buffers", c.Connections, units.Bytes(r.TableBytes), c.Scale, c.Fillfactor)},
 		{"Run", fmt.Sprintf("%s, took %s", r.StartedAt.Format(time.RFC3339), r.Elapsed.Round(time.Second))},
 	}
 	if p := r.Pool; p != nil {
@@ -63,20 +64,13 @@ func fieldRows(r *lab.Result) [][]string {
 		pt, pc := "-", "-"
 		for _, m := range r.Modes {
 			if m.HugePages == want {
-				pt = signed(m.Cost.PageTablesRiseBytes) + " page tables"
-				pc = fmt.Sprintf("%s (%s)", signed(int64(m.Cost.PerConn(float64(m.Cost.TruthBytes)))), signed(int64(m.Cost.PerConn(float64(m.Cost.PredictedBytes)))))
+				pt = lab.SignedBytes(m.Cost.PageTablesRiseBytes) + " page tables"
+				pc = fmt.Sprintf("%s (%s)", lab.SignedBytes(int64(m.Cost.PerConn(float64(m.Cost.TruthBytes)))), lab.SignedBytes(int64(m.Cost.PerConn(float64(m.Cost.PredictedBytes)))))
 			}
 		}
 		this, per = append(this, pt), append(per, pc)
 	}
 	return append(rows, this, per)
-}
-
-func signed(v int64) string {
-	if v < 0 {
-		return "-" + lab.FormatBytes(uint64(-v))
-	}
-	return lab.FormatBytes(uint64(v))
 }
 
 func stages(r *lab.Result) []stageTable {
@@ -88,10 +82,10 @@ func stages(r *lab.Result) []stageTable {
 			if !rd.Settle.Settled {
 				settled = "no"
 			}
-			st.Rows = append(st.Rows, []string{rd.Stage, fmt.Sprint(rd.Connections), lab.FormatBytes(rd.MemAvailableBytes), lab.FormatBytes(rd.UsedBytes),
-				lab.FormatBytes(rd.PageTablesBytes), lab.FormatBytes(rd.CommittedASBytes), lab.FormatBytes(rd.ShmemBytes),
+			st.Rows = append(st.Rows, []string{rd.Stage, fmt.Sprint(rd.Connections), units.Bytes(rd.MemAvailableBytes), units.Bytes(rd.UsedBytes),
+				units.Bytes(rd.PageTablesBytes), units.Bytes(rd.CommittedASBytes), units.Bytes(rd.ShmemBytes),
 				fmt.Sprintf("%d/%d/%d", rd.HugePagesTotal, rd.HugePagesFree, rd.HugePagesRsvd),
-				procs(rd.Procs), fmt.Sprintf("%s, ±%s", settled, lab.FormatBytes(rd.Settle.SpreadBytes))})
+				procs(rd.Procs), fmt.Sprintf("%s, ±%s", settled, units.Bytes(rd.Settle.SpreadBytes))})
 		}
 		out = append(out, st)
 	}
@@ -104,7 +98,7 @@ func procs(p *lab.ProcSample) string {
 	}
 	c := p.Checkpointer
 	return fmt.Sprintf("checkpointer RSS %s Pss %s oom %d; postmaster oom %d; %d clients RSS %s",
-		lab.FormatBytes(c.RSSBytes), lab.FormatBytes(c.PssBytes), c.OOMScore, p.Postmaster.OOMScore, p.Clients.Count, lab.FormatBytes(p.Clients.RSSBytes))
+		units.Bytes(c.RSSBytes), units.Bytes(c.PssBytes), c.OOMScore, p.Postmaster.OOMScore, p.Clients.Count, units.Bytes(p.Clients.RSSBytes))
 }
 
 var tmpl = template.Must(template.New("lab").Parse(pageHTML))

@@ -10,18 +10,16 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/throwaway"
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -74,20 +72,21 @@ func Start(t testing.TB, settings map[string]string) *Server {
 }
 
 func create(t testing.TB, settings map[string]string) (*Server, error) {
-	dir, err := os.MkdirTemp("", "dbmem-mariadb-")
+	owner, err := throwaway.Credential("mysql")
+	if err != nil {
+		return nil, err
+	}
+	dir, err := throwaway.Dir("", "dbmem-mariadb-", owner)
 	if err != nil {
 		return nil, err
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	port, err := freePort()
+	port, err := throwaway.FreePort()
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{Dir: dir, DataDir: filepath.Join(dir, "data"), Socket: filepath.Join(dir, "mysqld.sock"),
 		ConfigFile: filepath.Join(dir, "my.cnf"), LogFile: filepath.Join(dir, "error.log"), Port: port}
-	if err := chownMySQL(dir); err != nil {
-		return nil, err
-	}
 	// The bootstrap server gets the paths only: with the test's settings
 	// (large_pages) it would take huge pages that its io_uring workers may
 	// still hold when the real server starts.
@@ -209,23 +208,4 @@ func (s *Server) LogLines(substr string) []string {
 		}
 	}
 	return out
-}
-
-func chownMySQL(dir string) error {
-	u, err := user.Lookup("mysql")
-	if err != nil {
-		return fmt.Errorf("user mysql: %w", err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return os.Chown(dir, uid, gid)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -1,0 +1,127 @@
+package capture
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/dbmem/dbmem/internal/mysql"
+)
+
+// MySQLLiveRecorder wraps a mysql.LiveSource and keeps what it returned, by
+// server PID, redacted: a captured tree also holds what each MySQL/MariaDB
+// server said over SQL.
+type MySQLLiveRecorder struct {
+	Inner  mysql.LiveSource
+	mu     sync.Mutex
+	seen   map[int]mysql.Live
+	failed map[int]string
+}
+
+// Live asks the inner source and records its answer, or its failure.
+func (r *MySQLLiveRecorder) Live(ctx context.Context, in *mysql.Instance) (mysql.Live, error) {
+	l, err := r.Inner.Live(ctx, in)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen == nil {
+		r.seen, r.failed = map[int]mysql.Live{}, map[int]string{}
+	}
+	if err != nil {
+		r.failed[in.PID] = err.Error()
+		return l, err
+	}
+	r.seen[in.PID] = l
+	return l, nil
+}
+
+// Files returns the recorded answers and failures keyed by their path in a
+// tree (MySQLLivePath, MySQLLiveErrorPath), each answer redacted, and the
+// count of secrets replaced in each file that had some.
+func (r *MySQLLiveRecorder) Files() (files map[string][]byte, changed map[string]int, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	files, changed = map[string][]byte{}, map[string]int{}
+	for pid, l := range r.seen {
+		red, n := RedactMySQLLive(l)
+		b, err := json.MarshalIndent(red, "", "  ")
+		if err != nil {
+			return nil, nil, fmt.Errorf("encode the settings of mysqld %d: %w", pid, err)
+		}
+		files[MySQLLivePath(pid)] = b
+		if n > 0 {
+			changed[MySQLLivePath(pid)] = n
+		}
+	}
+	for pid, why := range r.failed {
+		files[MySQLLiveErrorPath(pid)] = []byte(why)
+	}
+	return files, changed, nil
+}
+
+// RedactMySQLLive replaces what may be a secret in a server's answer: the
+// value of every variable whose name speaks of a password, a key or an
+// authentication (wsrep_sst_auth, ...), and passwords inside other values
+// (init_connect). It returns a copy and the count replaced.
+func RedactMySQLLive(l mysql.Live) (mysql.Live, int) {
+	vars := make(map[string]string, len(l.Variables))
+	n := 0
+	for k, v := range l.Variables {
+		switch {
+		case v != "" && secretVariable(k):
+			vars[k] = Redacted
+			n++
+		default:
+			var c int
+			vars[k], c = RedactSecrets(v)
+			n += c
+		}
+	}
+	l.Variables = vars
+	return l, n
+}
+
+// secretVariable: server variables that hold a credential rather than a
+// setting (wsrep_sst_auth, file_key_management_filekey, ...).
+func secretVariable(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"password", "passwd", "secret", "filekey"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(n, "_auth")
+}
+
+// MySQLLivePath is where the answer of a MySQL/MariaDB server lives in a
+// tree: "live/mysql/<pid>.json".
+func MySQLLivePath(pid int) string { return "live/mysql/" + strconv.Itoa(pid) + ".json" }
+
+// MySQLLiveErrorPath is where the failure to ask it is kept.
+func MySQLLiveErrorPath(pid int) string { return "live/mysql/" + strconv.Itoa(pid) + ".error" }
+
+// TreeMySQLLive answers from a tree's live/mysql/ directory: offline, what
+// the server said when the tree was captured.
+type TreeMySQLLive struct{ Dir string }
+
+// Live returns the recorded answer for the server's PID.
+func (t TreeMySQLLive) Live(_ context.Context, in *mysql.Instance) (mysql.Live, error) {
+	var l mysql.Live
+	p := filepath.Join(t.Dir, filepath.FromSlash(MySQLLivePath(in.PID)))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		if why, err := os.ReadFile(filepath.Join(t.Dir, filepath.FromSlash(MySQLLiveErrorPath(in.PID)))); err == nil {
+			return l, errors.New(string(why))
+		}
+		return l, fmt.Errorf("no settings were captured for this server (%s)", filepath.Base(p))
+	}
+	if err := json.Unmarshal(b, &l); err != nil {
+		return l, fmt.Errorf("read %s: %w", p, err)
+	}
+	return l, nil
+}

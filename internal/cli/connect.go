@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/bundle"
+	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/watch"
+)
+
+// defineConnFlags adds the flags that say how to reach the databases. No
+// flag takes a password: a flag shows in ps. PostgreSQL's comes from
+// PGPASSWORD or ~/.pgpass, MySQL's from MYSQL_PWD or ~/.my.cnf.
+func (e *env) defineConnFlags(pf *pflag.FlagSet) {
+	pf.StringVar(&e.conn.User, "pg-user", "", "PostgreSQL user (default: PGUSER, the OS user, then postgres)")
+	pf.StringVar(&e.conn.Database, "pg-database", "", "PostgreSQL database to connect to (default: PGDATABASE or postgres)")
+	pf.StringVar(&e.conn.Host, "pg-host", "", "PostgreSQL host or socket directory (default: from postmaster.pid)")
+	pf.IntVar(&e.conn.Port, "pg-port", 0, "only connect to the instance on this port")
+	pf.StringVar(&e.my.User, "mysql-user", "", "MySQL/MariaDB user (default: MYSQL_USER, [client] user of ~/.my.cnf, the OS user, then root); password from MYSQL_PWD or ~/.my.cnf")
+	pf.StringVar(&e.my.Socket, "mysql-socket", "", "MySQL/MariaDB unix socket (default: the server's socket setting, the sockets it listens on, /run/mysqld/mysqld.sock)")
+	pf.StringVar(&e.my.Host, "mysql-host", "", "connect to MySQL/MariaDB over TCP to this host instead of the unix socket")
+	pf.IntVar(&e.my.Port, "mysql-port", 0, "only connect to the MySQL/MariaDB server on this port (the TCP port with --mysql-host)")
+	pf.BoolVar(&e.conn.Disabled, "no-connect", false, "never connect to databases; read configuration files only")
+}
+
+// pgPort is the PostgreSQL instance chosen with --pg-port, else with
+// PGPORT (on this host; not for a bundle read with --from); 0 keeps every
+// instance.
+func (e *env) pgPort() (int, error) {
+	if e.conn.Port != 0 || e.from.b != nil {
+		return e.conn.Port, nil
+	}
+	o, _, err := e.conn.WithEnv(os.Getenv)
+	if err != nil {
+		return 0, usageError{err}
+	}
+	return o.Port, nil
+}
+
+// snapshotOptions are the options of every snapshot a command takes: the
+// roots to read and how to ask each engine for its settings. Every
+// snapshot.Take of the CLI (directly, or through a watch.Sampler or a
+// capture) starts from them, so the connection flags apply everywhere.
+func (e *env) snapshotOptions() snapshot.Options {
+	return snapshot.Options{FS: e.fs(), Live: e.live(), MySQLLive: e.mysqlLive()}
+}
+
+// live returns the PostgreSQL settings source: what a bundle recorded, a
+// real connection on a live host, none when reading a captured tree or
+// with --no-connect.
+func (e *env) live() postgres.LiveSource {
+	if e.from.b != nil {
+		return e.from.b.Live() // what the servers said at capture time
+	}
+	if !e.fs().IsLive() || e.conn.Disabled {
+		return nil
+	}
+	return postgres.Connector{Options: e.conn}
+}
+
+// mysqlLive is live for MySQL/MariaDB servers.
+func (e *env) mysqlLive() mysql.LiveSource {
+	if e.from.b != nil {
+		return e.from.b.MySQLLive()
+	}
+	if !e.fs().IsLive() || e.conn.Disabled {
+		return nil
+	}
+	return mysql.Connector{FS: e.fs(), Options: e.my}
+}
+
+// sampler is the watch.Sampler of watch and exporter.
+func (e *env) sampler() *watch.Sampler {
+	o := e.snapshotOptions()
+	return &watch.Sampler{FS: o.FS, Live: o.Live, MySQLLive: o.MySQLLive, Check: watch.AdviseChecker(advise.Options{})}
+}
+
+// captureOptions fills the reading part of a capture's options.
+func (e *env) captureOptions(o *bundle.CaptureOptions) {
+	so := e.snapshotOptions()
+	o.FS, o.Live, o.MySQLLive = so.FS, so.Live, so.MySQLLive
+}

@@ -1,0 +1,3 @@
+// Package treetest writes small file trees for tests: a fake /proc, /sys
+// or /etc under a temporary root, read back through a linux.FS.
+package treetest
