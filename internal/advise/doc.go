@@ -11,8 +11,11 @@
 //     of RAM. Thresholds are in thresholds.go and docs/check-plan.md.
 //   - Plan(PlanInput) PlanResult: the joint settings (huge page pool with a
 //     stated margin, strict overcommit sized around it, swappiness, THP,
-//     huge_pages=on, OOM protection, Kubernetes resources), every value with
-//     its formula. internal/plan builds the PlanInput.
+//     huge_pages=on, OOM protection, Kubernetes resources; for MySQL/MariaDB
+//     servers, PlanMySQL, large_pages=ON and the SysV group, memlock and
+//     shm limits), every value with its formula, and each instance's worst
+//     case under the plan and as it runs now. internal/plan builds the
+//     PlanInput.
 //
 // Engines differ where it matters (THP advice, mmap or SysV huge pages):
 // Engine holds that knowledge; checks common to all engines read an

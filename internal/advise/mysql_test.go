@@ -46,8 +46,9 @@ func TestMySQLLargePagesOff(t *testing.T) {
 	s := hostSnap(24 * GiB)
 	s.MySQL = []*mysql.Instance{mariadb("OFF")}
 	f := mustFind(t, Check(s, Options{}), "mysql.large_pages_off")
-	// 512 pool + 8 log buffer = 520, margin 52.
-	if f.Severity != Notice || len(f.Settings) != 2 || f.Settings[0].Value != "572" || f.Settings[1].Name != "large_pages" {
+	// 512 pool + 8 log buffer + 64 key buffer + 64 Aria page cache = 648,
+	// margin 64: 712, above the 627-643 MariaDB 10.11.19 took (measured).
+	if f.Severity != Notice || len(f.Settings) != 2 || f.Settings[0].Value != "712" || f.Settings[1].Name != "large_pages" {
 		t.Errorf("finding = %+v", f)
 	}
 }

@@ -74,9 +74,24 @@ type PlannedInstance struct {
 	HeldPages       uint64   `json:"held_pages"`
 	SharedIn4KBytes uint64   `json:"shared_in_4k_bytes"`
 	Work            Workload `json:"workload"`
+	// CurrentWork is a running PostgreSQL instance as it runs now (its
+	// settings, its shared memory's page size): what dbmem check's
+	// memory.worst_case computes from. Nil for a what-if or stopped server.
+	CurrentWork *Workload `json:"current_workload,omitempty"`
 	// GID is the group of the engine's OS user, for vm.hugetlb_shm_group
 	// (SysV engines); -1 when unknown.
 	GID int `json:"gid"`
+	// MySQL is set for a MySQL/MariaDB server (PlanMySQL); Work is then unused.
+	MySQL *MySQLPlanned `json:"mysql,omitempty"`
+}
+
+// hugeAPI is how the instance maps huge pages: as measured or from its
+// version for a MySQL/MariaDB server, else from its engine.
+func (pi PlannedInstance) hugeAPI() HugePageAPI {
+	if pi.MySQL != nil {
+		return pi.MySQL.HugePages.API
+	}
+	return pi.Engine.HugePageAPI()
 }
 
 // HugePageNeed is the pool an instance needs.
@@ -89,6 +104,10 @@ type HugePageNeed struct {
 	// "estimate"); Exact is false for an estimate.
 	Source string `json:"source"`
 	Exact  bool   `json:"exact"`
+	// OwnMarginPages are pages of a margin the engine's need already holds
+	// (MySQL/MariaDB: mysql.MarginPercent); the plan adds no margin of its
+	// own on such a need.
+	OwnMarginPages uint64 `json:"own_margin_pages,omitempty"`
 }
 
 // PlanOptions choose between the alternatives.
@@ -128,10 +147,20 @@ type PlanResult struct {
 	Notes        []string            `json:"notes,omitempty"`
 }
 
-// InstanceWorstCase is an instance's worst case once the plan is applied.
+// InstanceWorstCase is an instance's worst case once the plan is applied:
+// with the planned huge pages, page tables are those of the planned page
+// size.
 type InstanceWorstCase struct {
 	Subject string `json:"subject"`
 	WorstCase
+	// SharedName says what SharedBytes is: "shared" (PostgreSQL's main
+	// segment) or "in huge pages" (MySQL's large-page buffers).
+	SharedName string `json:"shared_name"`
+	// Now is the worst case as the instance runs now (current settings and
+	// page size: what dbmem check's memory.worst_case shows) when it
+	// differs; NowBasis says how it differs.
+	Now      *WorstCase `json:"now,omitempty"`
+	NowBasis string     `json:"now_basis,omitempty"`
 }
 
 // Plan computes the settings. It is pure.
@@ -150,7 +179,7 @@ func Plan(in PlanInput) PlanResult {
 	r.Settings = append(r.Settings, overcommitSettings(in, poolBytes, &r)...)
 	r.Settings = append(r.Settings, kernelSettings(in)...)
 	for _, pi := range in.Instances {
-		r.Settings = append(r.Settings, instanceSettings(in, pi, r.HugePages)...)
+		r.Settings = append(r.Settings, instanceSettings(in, pi, r.HugePages, &r)...)
 		r.WorstCases = append(r.WorstCases, plannedWorstCase(in, pi, r.HugePages, &r))
 	}
 	sortSettings(r.Settings)

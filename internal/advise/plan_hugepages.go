@@ -30,10 +30,11 @@ type HugePagePlan struct {
 func planHugePages(in PlanInput) HugePagePlan {
 	o := in.Options
 	hp := HugePagePlan{PageSizeBytes: o.PageSizeBytes, Exact: true, MarginPercent: max(o.MarginPercent, 0)}
-	var held uint64
+	var held, own uint64
 	var srcs string
 	for _, pi := range in.Instances {
 		hp.NeedPages += pagesAt(pi.Need, hp.PageSizeBytes)
+		own += ownMargin(pi.Need, hp.PageSizeBytes)
 		hp.Exact = hp.Exact && pi.Need.Exact
 		held += pi.HeldPages
 		if srcs != "" {
@@ -44,7 +45,7 @@ func planHugePages(in PlanInput) HugePagePlan {
 	if !hp.Exact {
 		hp.MarginPercent = max(hp.MarginPercent, EstimateMarginPercent)
 	}
-	hp.MarginPages = MarginPages(hp.NeedPages, hp.MarginPercent)
+	hp.MarginPages = MarginPages(hp.NeedPages-own, hp.MarginPercent)
 	if p, ok := nowPool(in, hp.PageSizeBytes); ok {
 		hp.OtherPages = sub(p.InUse(), held)
 	}
@@ -54,9 +55,32 @@ func planHugePages(in PlanInput) HugePagePlan {
 	if in.Host.NUMANodes > 1 {
 		hp.PerNode = SplitNodes(hp.PoolPages, in.Host.NUMANodes)
 	}
-	hp.Formula = fmt.Sprintf("%s + margin %d (%g%% rounded up) + %d in use by others = %d pages of %s = %s",
-		srcs, hp.MarginPages, hp.MarginPercent, hp.OtherPages, hp.PoolPages, units.Bytes(hp.PageSizeBytes), units.Bytes(hp.PoolBytes))
+	margin := fmt.Sprintf("%g%% rounded up", hp.MarginPercent)
+	switch {
+	case own > 0 && own == hp.NeedPages:
+		margin = "every need carries its own"
+	case own > 0:
+		margin = fmt.Sprintf("%g%% of the %d pages without a margin of their own, rounded up", hp.MarginPercent, hp.NeedPages-own)
+	}
+	hp.Formula = fmt.Sprintf("%s + margin %d (%s) + %d in use by others = %d pages of %s = %s",
+		srcs, hp.MarginPages, margin, hp.OtherPages, hp.PoolPages, units.Bytes(hp.PageSizeBytes), units.Bytes(hp.PoolBytes))
 	return hp
+}
+
+// ownMargin is the part of the need, in pages of size, that carries a
+// margin of its own: all of it, or none.
+func ownMargin(n HugePageNeed, size uint64) uint64 {
+	if n.PageSizeBytes != size || n.OwnMarginPages == 0 {
+		return 0
+	}
+	return n.Pages
+}
+
+// instancePoolPages is an instance's share of the pool: its need and the
+// plan's margin on the part without a margin of its own.
+func instancePoolPages(n HugePageNeed, hp HugePagePlan) uint64 {
+	pages := pagesAt(n, hp.PageSizeBytes)
+	return pages + MarginPages(pages-ownMargin(n, hp.PageSizeBytes), hp.MarginPercent)
 }
 
 // pagesAt is the need in pages of size.
@@ -92,7 +116,7 @@ func hugePageSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
 	}
 	dyn := hp.NeedPages + hp.MarginPages
 	reserved := sysctlSetting("vm.nr_hugepages", u(hp.PoolPages), in.current("vm.nr_hugepages"), hp.Formula,
-		"a reserved pool: PostgreSQL with huge_pages=on starts only if these pages are free")
+		"a reserved pool: PostgreSQL with huge_pages=on starts only if these pages are free, and MySQL/MariaDB put in 4 KiB pages whatever does not fit")
 	dynamic := []Setting{
 		sysctlSetting("vm.nr_hugepages", u(hp.OtherPages), in.current("vm.nr_hugepages"),
 			fmt.Sprintf("%d in use by others", hp.OtherPages), "no reserved pool for the planned instances"),
@@ -132,17 +156,18 @@ func bootPoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
 	}
 	if needsDefaultSize(in) {
 		out = append([]Setting{{Target: TargetKernelArgs, Name: "default_hugepagesz", Value: size, Formula: size,
-			Why: "PostgreSQL before 14 has no huge_page_size: it uses the default size", Restart: "reboot"}}, out...)
+			Why: "PostgreSQL before 14 and MySQL/MariaDB have no setting for the page size: they use the default size", Restart: "reboot"}}, out...)
 	}
 	r.Alternatives = append(r.Alternatives, sysfsSetting(fmt.Sprintf("/sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages", hp.PageSizeBytes/KiB),
 		u(hp.PoolPages), "", "at runtime, without a reboot: often falls short, memory being fragmented; read the file back"))
 	return out
 }
 
-// needsDefaultSize: an engine that cannot choose its page size.
+// needsDefaultSize: an engine that cannot choose its page size
+// (PostgreSQL before 14; MySQL and MariaDB take the default size).
 func needsDefaultSize(in PlanInput) bool {
 	for _, pi := range in.Instances {
-		if pi.Engine.Name == EnginePostgres && pi.Engine.Major > 0 && pi.Engine.Major < 14 {
+		if pi.Engine.Name == EnginePostgres && pi.Engine.Major > 0 && pi.Engine.Major < 14 || pi.MySQL != nil {
 			return true
 		}
 	}

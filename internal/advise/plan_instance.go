@@ -10,14 +10,17 @@ import (
 
 // instanceSettings are the engine's own settings, its service's and its
 // container's.
-func instanceSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Setting {
+func instanceSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanResult) []Setting {
 	var out []Setting
-	if pi.Engine.Name == EnginePostgres {
+	switch {
+	case pi.MySQL != nil:
+		out = append(out, mysqlSettings(pi, hp)...)
+	case pi.Engine.Name == EnginePostgres:
 		out = append(out, postgresSettings(in, pi, hp)...)
 		out = append(out, oomSettings(pi.Unit)...)
 	}
-	if hp != nil && pi.Engine.HugePageAPI() == HugeSysV {
-		out = append(out, sysvSettings(in, pi, hp)...)
+	if hp != nil && pi.hugeAPI() == HugeSysV {
+		out = append(out, sysvSettings(in, pi, hp, r)...)
 	}
 	if hp != nil && in.Options.Kubernetes {
 		out = append(out, kubernetesSettings(in, pi, hp)...)
@@ -47,14 +50,23 @@ func postgresSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Sett
 	return out
 }
 
-// sysvSettings let an engine using SHM_HUGETLB get its pages.
-func sysvSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Setting {
+// sysvSettings let an engine using SHM_HUGETLB get its pages: the group
+// that may create the segments, the memlock limit MySQL's and Oracle's
+// documentation ask for, and (MySQL) kernel.shmmax and kernel.shmall.
+func sysvSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanResult) []Setting {
 	seg := pagesAt(pi.Need, hp.PageSizeBytes) * hp.PageSizeBytes
-	out := []Setting{systemdSetting(pi.Unit, "LimitMEMLOCK", "infinity", fmt.Sprintf("at least the segment, %s", units.Bytes(seg)),
+	out := []Setting{systemdSetting(pi.Unit, "LimitMEMLOCK", "infinity", fmt.Sprintf("at least the segments, %s", units.Bytes(seg)),
 		"SHM_HUGETLB segments are charged to the memlock limit unless the group is vm.hugetlb_shm_group; limits.conf does not apply to services")}
 	if pi.GID >= 0 {
 		out = append(out, sysctlSetting("vm.hugetlb_shm_group", strconv.Itoa(pi.GID), in.current("vm.hugetlb_shm_group"),
-			fmt.Sprintf("gid %d of the %s user", pi.GID, pi.Engine.Name), "members of this group may create SHM_HUGETLB segments"))
+			fmt.Sprintf("gid %d of the user %s runs as", pi.GID, pi.Engine.Name),
+			"shmget(SHM_HUGETLB) is refused (EPERM) unless the process is in this group or has CAP_IPC_LOCK"))
+	} else {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: set vm.hugetlb_shm_group to the gid of the user the server runs as (getent group mysql): "+
+			"shmget(SHM_HUGETLB) is refused without it or CAP_IPC_LOCK", pi.Subject))
+	}
+	if pi.MySQL != nil {
+		out = append(out, shmSettings(in, pi, r)...)
 	}
 	return out
 }
@@ -62,8 +74,7 @@ func sysvSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Setting 
 // kubernetesSettings are the container resources: huge pages are a resource
 // of their own (requests must equal limits), memory is the rest.
 func kubernetesSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Setting {
-	pages := pagesAt(pi.Need, hp.PageSizeBytes)
-	pages += MarginPages(pages, hp.MarginPercent)
+	pages := instancePoolPages(pi.Need, *hp)
 	huge := pages * hp.PageSizeBytes
 	res := "hugepages-" + PageSizeName(hp.PageSizeBytes, "k8s")
 	hf := fmt.Sprintf("%d pages x %s (need + margin)", pages, units.Bytes(hp.PageSizeBytes))
@@ -83,6 +94,18 @@ func kubernetesSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Se
 // plannedWorstCase is the instance's worst case once in the planned pages,
 // set against the planned CommitLimit.
 func plannedWorstCase(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanResult) InstanceWorstCase {
+	iw := InstanceWorstCase{Subject: pi.Subject}
+	if pi.MySQL != nil {
+		iw.WorstCase, iw.SharedName = mysqlWorstCase(pi.MySQL, hp), "in huge pages"
+	} else {
+		iw.WorstCase, iw.SharedName = postgresWorstCase(pi, hp), "shared"
+		iw.Now, iw.NowBasis = worstCaseNow(pi, hp)
+	}
+	checkWorstCaseLimits(in, pi, iw.WorstCase, hp, r)
+	return iw
+}
+
+func postgresWorstCase(pi PlannedInstance, hp *HugePagePlan) WorstCase {
 	w := pi.Work
 	if pi.Need.SharedBytes > 0 {
 		w.SharedBytes = pi.Need.SharedBytes
@@ -92,19 +115,49 @@ func plannedWorstCase(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *Pla
 	} else if w.SharedPageBytes == 0 {
 		w.SharedPageBytes = basePage
 	}
-	wc := w.WorstCase()
+	return w.WorstCase()
+}
+
+// worstCaseNow is the worst case as the instance runs now, when its page
+// size or settings differ from the planned ones: dbmem check computes it
+// so, and a reader of both must see why the page tables differ.
+func worstCaseNow(pi PlannedInstance, hp *HugePagePlan) (*WorstCase, string) {
+	if pi.CurrentWork == nil {
+		return nil, ""
+	}
+	w := *pi.CurrentWork
+	if w.SharedPageBytes == 0 {
+		w.SharedPageBytes = basePage
+	}
+	if len(pi.Changes) == 0 && (hp == nil || hp.PageSizeBytes == w.SharedPageBytes) {
+		return nil, ""
+	}
+	now := w.WorstCase()
+	basis := fmt.Sprintf("as it runs now, shared memory in %s pages", units.Bytes(w.SharedPageBytes))
+	if len(pi.Changes) > 0 {
+		basis += ", current settings"
+	}
+	return &now, basis + " (dbmem check's memory.worst_case)"
+}
+
+// checkWorstCaseLimits notes a worst case past the planned CommitLimit, or
+// past what is left beside the pool when nothing bounds it.
+func checkWorstCaseLimits(in PlanInput, pi PlannedInstance, wc WorstCase, hp *HugePagePlan, r *PlanResult) {
 	limit := in.Host.RAMBytes
 	if hp != nil {
 		limit = sub(limit, hp.PoolBytes)
 	}
+	past := "a query gets \"ERROR: out of memory\" and the instance stays up (that is the point)"
+	if pi.MySQL != nil {
+		past = "an allocation fails: usually the statement gets an out-of-memory error, though the server aborts where it cannot go on without the memory"
+	}
 	if op := r.Overcommit; op != nil && wc.PrivateBytes > op.CommitLimitBytes {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s: worst-case private memory %s exceeds the planned CommitLimit %s: past it a query gets \"ERROR: out of memory\" and the instance stays up (that is the point)",
-			pi.Subject, units.Bytes(wc.PrivateBytes), units.Bytes(op.CommitLimitBytes)))
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: worst-case private memory %s exceeds the planned CommitLimit %s: past it %s",
+			pi.Subject, units.Bytes(wc.PrivateBytes), units.Bytes(op.CommitLimitBytes), past))
 	} else if r.Overcommit == nil && wc.PrivateBytes+wc.PageTablesBytes > limit {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s: worst case %s exceeds the %s left beside huge pages, and nothing bounds it without strict overcommit",
 			pi.Subject, units.Bytes(wc.PrivateBytes+wc.PageTablesBytes), units.Bytes(limit)))
 	}
-	return InstanceWorstCase{Subject: pi.Subject, WorstCase: wc}
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/apply"
+	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/render"
@@ -24,6 +25,8 @@ type planFlags struct {
 	sharedBuffers, workMem, walBufs string
 	maxConn, maxLocks, maxWorkers   int
 	sets                            []string
+	bufferPool, mysqlVersion        string
+	mysqlSets                       []string
 	margin, reserve                 float64
 	format, confDir                 string
 	req                             plan.Request
@@ -38,8 +41,12 @@ func newPlanCmd(e *env) *cobra.Command {
 shared_memory_size_in_huge_pages, SHOW, or the shared mapping), with a stated margin,
 vm.overcommit_memory=2 and the vm.overcommit_ratio that keeps a page-cache reserve,
 vm.swappiness, THP, zone reclaim, huge_pages=on and the service's OOM protection; each
-value with its formula. It plans this host's running instances, a stopped one
-(--data-dir), or a host that is not this one (--ram ... : what-if). It changes nothing:
+value with its formula. MySQL/MariaDB servers share the pool: their large-page buffers
+(buffer pool, log buffer, key buffer, Aria page cache) with a 10% margin, large_pages=ON,
+and for servers that use SysV shared memory (MySQL before 8.0, MariaDB before 10.5)
+vm.hugetlb_shm_group, LimitMEMLOCK and kernel.shmmax/shmall. It plans this host's
+running instances (--pg-port or --mysql-port keeps one), a stopped one (--data-dir),
+or a host that is not this one (--ram ... : what-if). It changes nothing:
 --format renders files (sysctl, systemd, postgresql, alter-system, mysql, tuned,
 kernel-cmdline, kubernetes) and 'dbmem apply' applies them. Kubernetes pod resources
 (hugepages-2Mi, memory) are planned when dbmem or a database runs in a container,
@@ -47,6 +54,7 @@ or with --format kubernetes.`,
 		Example: `  dbmem plan
   dbmem plan --shared-buffers 16GiB --max-connections 500
   dbmem plan --ram 5GiB --swap 1GiB --shared-buffers 1GiB --max-connections 500
+  dbmem plan --ram 32GiB --innodb-buffer-pool-size 8GiB --mysql-version 10.11
   dbmem plan --format sysctl`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -59,7 +67,10 @@ or with --format kubernetes.`,
 					return err
 				}
 			}
-			req.Port = e.conn.Port
+			if req.Port, err = e.pgPort(); err != nil {
+				return err
+			}
+			req.MySQLPort = e.my.Port
 			res, err := plan.Run(cmd.Context(), req)
 			if errors.Is(err, plan.ErrUsage) {
 				return usageError{err}
@@ -88,6 +99,9 @@ func (pf *planFlags) define(cmd *cobra.Command) {
 	f.StringVar(&pf.walBufs, "wal-buffers", "", "planned wal_buffers")
 	f.IntVar(&pf.maxWorkers, "max-worker-processes", 0, "planned max_worker_processes")
 	f.StringArrayVar(&pf.sets, "set", nil, "another planned PostgreSQL setting, name=value (repeatable)")
+	f.StringVar(&pf.bufferPool, "innodb-buffer-pool-size", "", "planned innodb_buffer_pool_size of the MySQL/MariaDB server (8GiB)")
+	f.StringVar(&pf.mysqlVersion, "mysql-version", "", "what-if: a MySQL/MariaDB server of this version (10.11, mariadb-10.4, mysql-8.0, 5.7)")
+	f.StringArrayVar(&pf.mysqlSets, "mysql-set", nil, "another planned MySQL/MariaDB variable, name=value (repeatable)")
 	f.StringVar(&pf.pageSize, "page-size", "", "huge page size: 2MiB or 1GiB (default: the kernel's default)")
 	f.Float64Var(&pf.margin, "margin", advise.DefaultMarginPercent, "percent added to the exact huge page need (5 when estimated)")
 	f.Float64Var(&pf.reserve, "reserve", advise.DefaultReserve*100, "percent of RAM kept for the page cache in vm.overcommit_ratio")
@@ -112,8 +126,8 @@ func (pf *planFlags) request(cmd *cobra.Command) (plan.Request, error) {
 	if r.WhatIf.SwapBytes, err = sizeFlag("swap", pf.swap); err != nil {
 		return r, err
 	}
-	if r.WhatIf.RAMBytes == 0 && (cmd.Flags().Changed("swap") || cmd.Flags().Changed("numa-nodes") || cmd.Flags().Changed("pg-version")) {
-		return r, usageError{fmt.Errorf("--swap, --numa-nodes and --pg-version describe a what-if host: give --ram too")}
+	if r.WhatIf.RAMBytes == 0 && (cmd.Flags().Changed("swap") || cmd.Flags().Changed("numa-nodes") || cmd.Flags().Changed("pg-version") || pf.mysqlVersion != "") {
+		return r, usageError{fmt.Errorf("--swap, --numa-nodes, --pg-version and --mysql-version describe a what-if host: give --ram too")}
 	}
 	if r.WhatIf.RAMBytes > 0 && r.DataDir != "" {
 		return r, usageError{fmt.Errorf("--data-dir plans this host: it does not go with --ram")}
@@ -137,8 +151,41 @@ func (pf *planFlags) request(cmd *cobra.Command) (plan.Request, error) {
 	}
 	// Kubernetes resources: asked for, or in a container (plan.Build).
 	r.Options.Kubernetes = pf.format == "kubernetes"
-	r.Changes, err = pf.changes()
-	return r, err
+	if r.Changes, err = pf.changes(); err != nil {
+		return r, err
+	}
+	return r, pf.mysqlRequest(&r)
+}
+
+// mysqlRequest adds the planned MySQL/MariaDB variables and, on a what-if
+// host, the server's version.
+func (pf *planFlags) mysqlRequest(r *plan.Request) error {
+	c, err := nameValues("mysql-set", pf.mysqlSets)
+	if err != nil {
+		return err
+	}
+	r.MySQLChanges = map[string]string{}
+	for k, v := range c {
+		r.MySQLChanges[mysql.NormalizeName(k)] = v
+	}
+	if pf.bufferPool != "" {
+		b, err := sizeFlag("innodb-buffer-pool-size", pf.bufferPool)
+		if err != nil {
+			return err
+		}
+		r.MySQLChanges["innodb_buffer_pool_size"] = fmt.Sprint(b)
+	}
+	if pf.mysqlVersion != "" {
+		w, err := plan.ParseMySQLVersion(pf.mysqlVersion)
+		if err != nil {
+			return usageError{err}
+		}
+		r.WhatIf.MySQL = &w
+	}
+	if r.WhatIf.RAMBytes > 0 && len(r.MySQLChanges) > 0 && r.WhatIf.MySQL == nil {
+		return usageError{fmt.Errorf("--innodb-buffer-pool-size and --mysql-set on a what-if host need --mysql-version (the version decides how huge pages are mapped)")}
+	}
+	return nil
 }
 
 // changes collects the planned PostgreSQL settings.
@@ -159,10 +206,20 @@ func (pf *planFlags) changes() (map[string]string, error) {
 			c[name] = fmt.Sprint(v)
 		}
 	}
-	for _, s := range pf.sets {
+	sets, err := nameValues("set", pf.sets)
+	for k, v := range sets {
+		c[k] = v
+	}
+	return c, err
+}
+
+// nameValues reads repeated --flag name=value.
+func nameValues(flag string, list []string) (map[string]string, error) {
+	c := map[string]string{}
+	for _, s := range list {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usageError{fmt.Errorf("--set %q: want name=value", s)}
+			return nil, usageError{fmt.Errorf("--%s %q: want name=value", flag, s)}
 		}
 		c[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}

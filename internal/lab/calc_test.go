@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/kernelset"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -115,7 +116,7 @@ func TestUndo(t *testing.T) {
 	if r := undo(ch); !r.OK || r.After != "3" {
 		t.Errorf("set value: %+v, want restored to 3", r)
 	}
-	if got, _ := readKernel(path); got != "3" {
+	if got, _ := kernelset.Read(path); got != "3" {
 		t.Errorf("file holds %q, want 3", got)
 	}
 	if r := undo(ch); !r.OK {
@@ -125,7 +126,7 @@ func TestUndo(t *testing.T) {
 	if r := undo(ch); r.OK || !strings.Contains(r.Error, "someone else") {
 		t.Errorf("value changed by someone else: %+v, want a refusal", r)
 	}
-	if got, _ := readKernel(path); got != "4000" {
+	if got, _ := kernelset.Read(path); got != "4000" {
 		t.Errorf("someone else's value was overwritten: %q", got)
 	}
 	if n := settingName("/proc/sys/vm/nr_hugepages"); n != "vm.nr_hugepages" {
@@ -159,4 +160,27 @@ func TestSettle(t *testing.T) {
 	if s.Settled {
 		t.Error("settled before a full window was read")
 	}
+}
+
+// TestLockHostSaysItWaits: with the lock held elsewhere the lab says once
+// that it waits, and gives up when its context ends.
+func TestLockHostSaysItWaits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	held, err := kernelset.TakeLock(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	told := 0
+	l, err := lockHost(ctx, path, func() { told++ })
+	if err == nil || told != 1 {
+		t.Errorf("lock held elsewhere: err %v, told %d times; want an error after saying it once", err, told)
+	}
+	l.Release()
+	held.Release()
+	if l, err = lockHost(context.Background(), path, func() { t.Error("waited for a free lock") }); err != nil {
+		t.Errorf("free lock: %v", err)
+	}
+	l.Release()
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/kernelset"
 )
 
 // cleanup stops and removes the cluster, restores the pool and removes the
@@ -32,7 +34,7 @@ func (r *run) cleanup() error {
 		}
 	}
 	if r.res.Pool != nil {
-		r.res.Pool.After, _ = readInt(r.fs.SysctlPath("vm.nr_hugepages"))
+		r.res.Pool.After, _ = kernelset.ReadInt(r.fs.SysctlPath("vm.nr_hugepages"))
 	}
 	if len(errs) == 0 && r.jr.PID != 0 {
 		errs = append(errs, removeJournal(r.opt.JournalPath))

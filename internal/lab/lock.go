@@ -3,54 +3,27 @@ package lab
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"syscall"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/kernelset"
 )
 
-// hostLock is the machine-wide lock held while the lab may change kernel
-// settings.
-type hostLock struct{ f *os.File }
-
-// lockHost takes the flock at path, waiting until ctx ends. waiting is
-// called once if another process holds it. An empty path means the caller
-// holds the lock already.
-func lockHost(ctx context.Context, path string, waiting func()) (*hostLock, error) {
+// lockHost takes the machine-wide kernel-settings lock at path (the one
+// tests and benchmarks take), waiting until ctx ends. waiting is called once
+// if another process holds it. An empty path means the caller holds the lock
+// already: the returned nil lock releases nothing.
+func lockHost(ctx context.Context, path string, waiting func()) (*kernelset.Lock, error) {
 	if path == "" {
-		return &hostLock{}, nil
+		return nil, nil
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("open lock %s: %w", path, err)
+	first, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	l, err := kernelset.TakeLock(first, path)
+	cancel()
+	if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+		return l, err
 	}
-	for told := false; ; {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return &hostLock{f: f}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		if !told && waiting != nil {
-			waiting()
-			told = true
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("waiting for %s (another dbmem lab or a test changing kernel settings): %w", path, ctx.Err())
-		case <-time.After(250 * time.Millisecond):
-		}
+	if waiting != nil {
+		waiting()
 	}
-}
-
-func (l *hostLock) unlock() {
-	if l == nil || l.f == nil {
-		return
-	}
-	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
-	l.f.Close()
-	l.f = nil
+	return kernelset.TakeLock(ctx, path)
 }

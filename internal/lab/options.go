@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/kernelset"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -58,7 +59,7 @@ type Options struct {
 // and the tests never change the pool at the same time. Both live in /run,
 // which is emptied at boot, as is the kernel's huge page pool.
 const (
-	DefaultLockPath    = "/run/lock/dbmem-kerneltest.lock"
+	DefaultLockPath    = kernelset.DefaultLockPath
 	DefaultJournalPath = "/run/lock/dbmem-lab.journal"
 )
 

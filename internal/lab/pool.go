@@ -3,10 +3,10 @@ package lab
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/kernelset"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -20,7 +20,7 @@ func (r *run) growPool() error {
 		return nil
 	}
 	path := r.fs.SysctlPath("vm.nr_hugepages")
-	before, err := readInt(path)
+	before, err := kernelset.ReadInt(path)
 	if err != nil {
 		return err
 	}
@@ -31,11 +31,7 @@ func (r *run) growPool() error {
 	}
 	r.grown = true
 	r.res.Pool = &PoolChange{Needed: r.pages, Source: r.pageSource, Before: before, Set: want}
-	got, err := setInt(path, want)
-	if err == nil && got < want {
-		os.WriteFile(r.fs.SysctlPath("vm.compact_memory"), []byte("1\n"), 0o200)
-		got, err = setInt(path, want)
-	}
+	got, err := kernelset.GrowPool(path, want)
 	if err == nil && got == want {
 		return nil
 	}
@@ -49,8 +45,8 @@ func (r *run) growPool() error {
 // giveBack puts the pool back after a failed growth: the kernel then holds
 // neither the old value nor the one the lab asked for.
 func (r *run) giveBack(path string, before int) error {
-	if back, err := setInt(path, before); err != nil || back != before {
-		return fmt.Errorf("putting vm.nr_hugepages back to %d: reads %d, %v (journal kept at %s)", before, back, err, r.opt.JournalPath)
+	if err := kernelset.Restore(path, strconv.Itoa(before)); err != nil {
+		return fmt.Errorf("putting vm.nr_hugepages back to %d: %w (journal kept at %s)", before, err, r.opt.JournalPath)
 	}
 	r.jr.Changes, r.grown, r.res.Pool = r.jr.Changes[:len(r.jr.Changes)-1], false, nil
 	return writeJournal(r.opt.JournalPath, r.jr)
@@ -101,28 +97,4 @@ func mapsHugePages(fs linux.FS, pid int) bool {
 		}
 	}
 	return false
-}
-
-func readInt(path string) (int, error) {
-	s, err := readKernel(path)
-	if err != nil {
-		return 0, err
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("%s holds %q, not a number", path, s)
-	}
-	return v, nil
-}
-
-func setInt(path string, v int) (int, error) {
-	s, err := writeKernel(path, strconv.Itoa(v))
-	if err != nil {
-		return 0, err
-	}
-	got, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("%s reads back %q, not a number", path, s)
-	}
-	return got, nil
 }

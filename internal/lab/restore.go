@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/kernelset"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -24,7 +25,7 @@ func Restore(ctx context.Context, fs linux.FS, journalPath, lockPath string) ([]
 	if err != nil {
 		return nil, err
 	}
-	defer l.unlock()
+	defer l.Release()
 	return replay(fs, journalPath)
 }
 
@@ -65,7 +66,7 @@ func runs(fs linux.FS, pid int, ticks uint64) bool {
 // lab set: a value changed by someone else since is theirs.
 func undo(c change) HostChange {
 	r := HostChange{What: settingName(c.Path), Before: c.Before, Set: c.Set}
-	cur, err := readKernel(c.Path)
+	cur, err := kernelset.Read(c.Path)
 	switch {
 	case err != nil:
 		r.Error = err.Error()
@@ -79,7 +80,7 @@ func undo(c change) HostChange {
 			"check it and set it yourself", cur, c.Set, c.Before)
 		return r
 	}
-	r.After, err = writeKernel(c.Path, c.Before)
+	r.After, err = kernelset.Write(c.Path, c.Before)
 	if err != nil {
 		r.Error = err.Error()
 	} else if r.After != c.Before {
@@ -95,22 +96,6 @@ func settingName(path string) string {
 		return strings.ReplaceAll(strings.TrimPrefix(path[i:], "/sys/"), "/", ".")
 	}
 	return path
-}
-
-func readKernel(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	return strings.TrimSpace(string(b)), nil
-}
-
-// writeKernel writes a value and returns what the kernel reads back.
-func writeKernel(path, value string) (string, error) {
-	if err := os.WriteFile(path, []byte(value+"\n"), 0o644); err != nil {
-		return "", fmt.Errorf("write %s to %s: %w", value, path, err)
-	}
-	return readKernel(path)
 }
 
 // removeLeftover stops the postmaster of a cluster a killed run left (only

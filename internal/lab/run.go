@@ -48,7 +48,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	if err != nil {
 		return r.res, err
 	}
-	defer l.unlock()
+	defer l.Release()
 	left, err := replay(r.fs, r.opt.JournalPath)
 	for _, x := range left {
 		r.res.Notes = append(r.res.Notes, fmt.Sprintf("restored what a killed lab run left: %s back to %s", x.What, x.After))

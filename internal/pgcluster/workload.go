@@ -85,7 +85,9 @@ type Readers struct {
 // Close closes every connection.
 func (r *Readers) Close(ctx context.Context) {
 	for _, c := range r.Conns {
-		c.Close(ctx)
+		if c != nil { // not opened: OpenReaders failed or was cancelled
+			c.Close(ctx)
+		}
 	}
 }
 

@@ -15,6 +15,11 @@
 //   - no PostgreSQL 15+ binary: advise.EstimatePostgresShared, with a
 //     larger margin.
 //
+// MySQL/MariaDB servers of the snapshot (or one described with
+// --mysql-version on a what-if host) join the plan through
+// advise.PlanMySQL: their large-page buffers, from the settings or the
+// mappings they hold, with their own margin.
+//
 // The calculation itself is advise.Plan (pure); this package only reads
 // and asks. It also lists the host's processes for the OOM ranking of
 // `dbmem check` (HostProcesses).

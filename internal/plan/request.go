@@ -17,11 +17,18 @@ type Request struct {
 	// DataDir plans for a stopped server's data (or configuration)
 	// directory on this host instead of the running instances.
 	DataDir string
-	// Port keeps only the running instance on this port.
+	// Port keeps only the running PostgreSQL instance on this port (and
+	// no MySQL/MariaDB server unless MySQLPort is set too).
 	Port int
+	// MySQLPort keeps only the MySQL/MariaDB server on this port (and no
+	// PostgreSQL instance unless Port is set too).
+	MySQLPort int
 	// Changes are PostgreSQL settings to plan for, in postgresql.conf
 	// syntax ("shared_buffers": "16GB").
 	Changes map[string]string
+	// MySQLChanges are MySQL/MariaDB variables to plan for
+	// ("innodb_buffer_pool_size": "8589934592").
+	MySQLChanges map[string]string
 	// Unit names the systemd unit (default: guessed from the data directory).
 	Unit          string
 	NodesPerQuery int
@@ -37,6 +44,15 @@ type WhatIf struct {
 	NUMANodes int
 	// PGMajor is the PostgreSQL major version (0: the installed binaries').
 	PGMajor int
+	// MySQL plans a MySQL/MariaDB server too (with Request.MySQLChanges);
+	// alone when no PostgreSQL setting or version was given.
+	MySQL *MySQLWhatIf
+}
+
+// postgres reports whether a what-if host runs PostgreSQL: unless only a
+// MySQL/MariaDB server was described.
+func (r Request) postgres() bool {
+	return r.WhatIf.MySQL == nil || len(r.Changes) > 0 || r.WhatIf.PGMajor != 0
 }
 
 // ErrUsage marks a request that cannot be planned as asked.

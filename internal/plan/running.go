@@ -16,12 +16,15 @@ func running(ctx context.Context, a *asker, r Request) (advise.PlanInput, error)
 		Host: hostFacts(s)}
 	var chosen []*postgres.Instance
 	for _, pg := range s.Postgres {
-		if r.Port == 0 || pg.Port == r.Port {
+		if r.Port == 0 && r.MySQLPort == 0 || pg.Port == r.Port {
 			chosen = append(chosen, pg)
 		}
 	}
 	if r.Port != 0 && len(chosen) == 0 {
 		return in, usage("no running PostgreSQL instance on port %d", r.Port)
+	}
+	if r.Port == 0 && r.MySQLPort != 0 && len(s.Postgres) > 0 {
+		in.Notes = append(in.Notes, fmt.Sprintf("PostgreSQL instances not planned: --mysql-port %d chose one MySQL/MariaDB server; their huge pages in use count as others'", r.MySQLPort))
 	}
 	if len(r.Changes) > 0 && len(chosen) > 1 {
 		return in, usage("%d instances run here: choose the one the changes are for with --port", len(chosen))
@@ -35,7 +38,7 @@ func running(ctx context.Context, a *asker, r Request) (advise.PlanInput, error)
 		in.Notes = append(in.Notes, notes...)
 		in.Instances = append(in.Instances, pi)
 	}
-	return in, nil
+	return in, addMySQL(&in, r, s, size)
 }
 
 func runningInstance(ctx context.Context, a *asker, r Request, pg *postgres.Instance, size uint64) (advise.PlannedInstance, []string, error) {
@@ -50,6 +53,8 @@ func runningInstance(ctx context.Context, a *asker, r Request, pg *postgres.Inst
 	view := *pg
 	view.Settings = set
 	pi.Work = advise.PostgresWorkload(&view, r.NodesPerQuery)
+	now := advise.PostgresWorkload(pg, r.NodesPerQuery)
+	pi.CurrentWork = &now
 	if sh := pg.Shared; sh != nil {
 		if sh.Hugetlb && sh.PageSizeBytes == size {
 			pi.HeldPages = sh.SizeBytes / size

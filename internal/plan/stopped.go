@@ -49,7 +49,7 @@ func stopped(ctx context.Context, a *asker, r Request) (advise.PlanInput, error)
 		in.Notes = append(in.Notes, fmt.Sprintf("PostgreSQL %d cannot compute shared_memory_size_in_huge_pages: estimated from settings; start it once and plan the running server for the exact size", major))
 	}
 	in.Instances = []advise.PlannedInstance{pi}
-	return in, nil
+	return in, addMySQL(&in, r, r.Snapshot, size)
 }
 
 // dataDirMajor reads PG_VERSION, in dir or in the data_directory a

@@ -31,10 +31,7 @@ func Text(w io.Writer, r advise.PlanResult) error {
 	} else {
 		b.WriteString("OVERCOMMIT   strict overcommit not planned\n")
 	}
-	for _, wc := range r.WorstCases {
-		fmt.Fprintf(&b, "WORST CASE   %s: %s = %s private + %s page tables + %s shared\n", wc.Subject,
-			units.Bytes(wc.TotalBytes), units.Bytes(wc.PrivateBytes), units.Bytes(wc.PageTablesBytes), units.Bytes(wc.SharedBytes))
-	}
+	worstCases(&b, r)
 	b.WriteString("\nSETTINGS\n")
 	settingsTable(&b, r.Settings)
 	if len(r.Alternatives) > 0 {
@@ -51,6 +48,34 @@ func Text(w io.Writer, r advise.PlanResult) error {
 	return err
 }
 
+// worstCases writes each instance's worst case under the plan, and, where
+// it differs, as the instance runs now (what dbmem check shows): the page
+// tables of shared memory depend on the page size.
+func worstCases(b *strings.Builder, r advise.PlanResult) {
+	if len(r.WorstCases) == 0 {
+		return
+	}
+	if hp := r.HugePages; hp != nil {
+		fmt.Fprintf(b, "WORST CASE (with the planned huge pages of %s)\n", units.Bytes(hp.PageSizeBytes))
+	} else {
+		b.WriteString("WORST CASE (without huge pages)\n")
+	}
+	for _, wc := range r.WorstCases {
+		fmt.Fprintf(b, "  %s: %s\n", wc.Subject, worstCaseSum(wc.WorstCase, wc.SharedName))
+		if wc.Now != nil {
+			fmt.Fprintf(b, "    now %s: %s\n", worstCaseSum(*wc.Now, wc.SharedName), wc.NowBasis)
+		}
+	}
+}
+
+func worstCaseSum(w advise.WorstCase, shared string) string {
+	if shared == "" {
+		shared = "shared"
+	}
+	return fmt.Sprintf("%s = %s private + %s page tables + %s %s", units.Bytes(w.TotalBytes),
+		units.Bytes(w.PrivateBytes), units.Bytes(w.PageTablesBytes), units.Bytes(w.SharedBytes), shared)
+}
+
 func settingsTable(b *strings.Builder, s []advise.Setting) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  TARGET\tNAME\tVALUE\tNOW\tFORMULA")
@@ -60,7 +85,7 @@ func settingsTable(b *strings.Builder, s []advise.Setting) {
 			now = "-"
 		}
 		name := x.Name
-		if x.Unit != "" && (x.Target == advise.TargetSystemd || x.Target == advise.TargetKubernetes) {
+		if x.Unit != "" && x.Target != advise.TargetSysctl && x.Target != advise.TargetSysfs {
 			name = x.Unit + ": " + name
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", x.Target, name, x.Value, now, x.Formula)

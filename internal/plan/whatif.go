@@ -10,8 +10,8 @@ import (
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-// whatIf plans a host described by flags, for one PostgreSQL instance with
-// the default configuration plus the changes.
+// whatIf plans a host described by flags: one PostgreSQL instance, one
+// MySQL/MariaDB server, or both.
 func whatIf(ctx context.Context, a *asker, r Request) (advise.PlanInput, error) {
 	h, err := whatIfHost(r.WhatIf)
 	if err != nil {
@@ -19,6 +19,21 @@ func whatIf(ctx context.Context, a *asker, r Request) (advise.PlanInput, error) 
 	}
 	in := advise.PlanInput{Source: fmt.Sprintf("what-if host: %s RAM, %s swap, %d NUMA node(s)",
 		units.Bytes(h.RAMBytes), units.Bytes(h.SwapBytes), h.NUMANodes), Host: h}
+	size := r.pageSize(h.DefaultHugePageBytes)
+	if r.postgres() {
+		pi, notes := whatIfPostgres(ctx, a, r, size)
+		in.Notes = append(in.Notes, notes...)
+		in.Instances = append(in.Instances, pi)
+	}
+	if w := r.WhatIf.MySQL; w != nil {
+		in.Instances = append(in.Instances, whatIfMySQL(*w, r.MySQLChanges, size))
+	}
+	return in, nil
+}
+
+// whatIfPostgres is one PostgreSQL instance with the default configuration
+// plus the changes.
+func whatIfPostgres(ctx context.Context, a *asker, r Request, size uint64) (advise.PlannedInstance, []string) {
 	major := r.WhatIf.PGMajor
 	if major == 0 {
 		if bin := a.binFor(0); bin != "" {
@@ -36,14 +51,12 @@ func whatIf(ctx context.Context, a *asker, r Request) (advise.PlanInput, error) 
 		Current: map[string]string{}, GID: -1,
 		Work: advise.PostgresWorkload(&postgres.Instance{Major: major, Settings: set}, r.NodesPerQuery),
 	}
-	size := r.pageSize(h.DefaultHugePageBytes)
 	var notes []string
+	var err error
 	pi.Need, notes, err = a.askPlanned(ctx, major, size, sizing(set))
 	if err != nil {
 		pi.Need = estimateNeed(set, size)
 		notes = append(notes, "could not ask PostgreSQL ("+firstLine(err)+"): estimated from settings")
 	}
-	in.Notes = append(in.Notes, notes...)
-	in.Instances = []advise.PlannedInstance{pi}
-	return in, nil
+	return pi, notes
 }

@@ -38,7 +38,7 @@ small { color: #666; }
 <h1>{{.Title}}</h1>
 <p class="note">A throwaway PostgreSQL cluster on this host; N idle connections that each read the whole table through shared_buffers,
 once with <span class="off">huge_pages=off</span> and once with <span class="on">huge_pages=on</span>.
-The ground truth is the fall of MemAvailable while the connections open (meminfo settled before each reading, the lab's own client memory subtracted).</p>
+The ground truth is the fall of MemAvailable while the connections open (meminfo settled before each reading, the free pages on the per-CPU lists added back, the lab's own client memory subtracted).</p>
 <table class="facts">{{range .Facts}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>
 
 <h2>Charts</h2>

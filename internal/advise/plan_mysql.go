@@ -1,0 +1,186 @@
+package advise
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// MySQLPlanned is what a MySQL/MariaDB server brings to a plan: the
+// large-page allocations it needs from the pool (with MariaDB's own
+// margin), how it maps them, and the worst case of its settings.
+type MySQLPlanned struct {
+	Flavor    mysql.Flavor       `json:"flavor"`
+	HugePages mysql.HugePagePlan `json:"huge_pages"`
+	WorstCase mysql.WorstCase    `json:"worst_case"`
+}
+
+// PlanMySQL describes a MySQL/MariaDB server for Plan, its need counted in
+// pages of pageSize (basePage: the small page, for kernel.shmall). in may
+// be a running server (its measured mappings count) or one built from
+// settings (a what-if, or a running server with planned changes). It is
+// pure.
+func PlanMySQL(in *mysql.Instance, pageSize, basePage uint64) PlannedInstance {
+	hp := mysql.PlanHugePages(in, pageSize, basePage)
+	pi := PlannedInstance{
+		Engine:  MySQLEngine(in),
+		Subject: MySQLSubject(in), Unit: MySQLUnit(in), GID: -1,
+		Current: map[string]string{"large_pages": settingOrEmpty(in.Settings, "large_pages")},
+		Need: HugePageNeed{PageSizeBytes: pageSize, Pages: hp.Pages, SharedBytes: hp.AllocBytes, Exact: true,
+			OwnMarginPages: hp.MarginPages, Source: MySQLSubject(in) + ": " + MySQLNeedSource(hp)},
+		MySQL: &MySQLPlanned{Flavor: in.Flavor, HugePages: hp, WorstCase: mysql.ComputeWorstCase(in)},
+	}
+	if in.Creds != nil {
+		pi.GID = int(in.Creds.GID)
+	}
+	var heldBytes uint64
+	for _, m := range in.Memory.HugeMappings {
+		if m.PageSizeBytes == pageSize {
+			pi.HeldPages += ceilDiv(m.SizeBytes, pageSize)
+			heldBytes += m.SizeBytes
+		}
+	}
+	pi.SharedIn4KBytes = sub(hp.AllocBytes, heldBytes)
+	return pi
+}
+
+// MySQLEngine is the server's engine and version.
+func MySQLEngine(in *mysql.Instance) Engine {
+	name := EngineMySQL
+	if in.Flavor == mysql.MariaDB {
+		name = EngineMariaDB
+	}
+	return Engine{Name: name, Major: in.Major, Minor: in.Minor}
+}
+
+// MySQLUnit is the server's systemd unit: from its cgroup, else the
+// distribution's name for the flavor.
+func MySQLUnit(in *mysql.Instance) string {
+	if in.Cgroup != nil && in.Cgroup.Unit != "" {
+		return in.Cgroup.Unit
+	}
+	if in.Flavor == mysql.MariaDB {
+		return "mariadb.service"
+	}
+	return "mysql.service"
+}
+
+func settingOrEmpty(s mysql.Settings, name string) string {
+	v, _ := s.String(name)
+	return v
+}
+
+// MySQLNeedSource lists the allocations a MySQL/MariaDB need counts:
+// "buffer pool 72 + log buffer 8 + ... + own margin 21, ...".
+func MySQLNeedSource(p mysql.HugePagePlan) string {
+	var parts []string
+	for _, l := range p.Lines {
+		if l.Name == "margin" {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", l.Name, ceilDiv(l.Bytes, max(p.PageSizeBytes, 1))))
+	}
+	return fmt.Sprintf("%s + own margin %d, max(%d%%, %d pages): smaller buffers take their pages first, "+
+		"and a buffer pool that no longer fits falls back to 4 KiB pages silently",
+		strings.Join(parts, " + "), p.MarginPages, mysql.MarginPercent, mysql.MarginMinPages)
+}
+
+// mysqlSettings are large_pages and the settings asked for (what-if).
+func mysqlSettings(pi PlannedInstance, hp *HugePagePlan) []Setting {
+	var out []Setting
+	for _, name := range sortedKeys(pi.Changes) {
+		out = append(out, mySetting(pi, name, pi.Changes[name], pi.Changes[name]+" (asked for)",
+			"the planned configuration the pool is sized for"))
+	}
+	if hp == nil {
+		return out
+	}
+	api := pi.MySQL.HugePages
+	formula := "[mysqld] large_pages=ON; " + api.APIFrom
+	if api.API == HugeMmap {
+		formula += ": MAP_HUGETLB needs only free pages in the pool, so no vm.hugetlb_shm_group, LimitMEMLOCK or kernel.shmmax/shmall"
+	} else {
+		formula += ": SHM_HUGETLB also needs vm.hugetlb_shm_group, LimitMEMLOCK and kernel.shmmax/shmall"
+	}
+	return append(out, mySetting(pi, "large_pages", "ON", formula,
+		"the server asks for huge pages only with large_pages; a buffer that does not fit in the pool falls back to 4 KiB pages "+
+			"without an error, so check the mappings after the restart (dbmem report)"))
+}
+
+func mySetting(pi PlannedInstance, name, value, formula, why string) Setting {
+	return Setting{Target: TargetMySQL, Name: name, Value: value, Current: pi.Current[name], Unit: pi.Unit,
+		Formula: formula, Why: why, Restart: pi.Unit}
+}
+
+// shmSettings raise kernel.shmmax and kernel.shmall where they are below
+// what the server's SHM_HUGETLB segments need; on a what-if host, a note.
+func shmSettings(in PlanInput, pi PlannedInstance, r *PlanResult) []Setting {
+	p := pi.MySQL.HugePages
+	if in.Host.Now == nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: kernel.shmmax must be at least %d (%s, the largest segment) and kernel.shmall at least %d pages: "+
+			"the kernel's defaults are far larger; check the host's values", pi.Subject, p.ShmMaxBytes, units.Bytes(p.ShmMaxBytes), p.ShmAllPages))
+		return nil
+	}
+	var out []Setting
+	if cur, ok := in.Host.Now.Sysctls.Uint("kernel.shmmax"); ok && cur < p.ShmMaxBytes {
+		out = append(out, sysctlSetting("kernel.shmmax", u(p.ShmMaxBytes), u(cur),
+			fmt.Sprintf("the largest segment: %s (the buffer pool, counted whole)", units.Bytes(p.ShmMaxBytes)),
+			"shmget fails with EINVAL for a segment above it, and the server falls back to 4 KiB pages"))
+	}
+	if cur, ok := in.Host.Now.Sysctls.Uint("kernel.shmall"); ok && cur < p.ShmAllPages {
+		out = append(out, sysctlSetting("kernel.shmall", u(p.ShmAllPages), u(cur),
+			fmt.Sprintf("sum of ceil(segment / 4 KiB) = %d pages", p.ShmAllPages),
+			"shmget fails with ENOSPC once all segments together pass it"))
+	}
+	return out
+}
+
+// largePageNames are the worst-case lines (variables) that go into huge
+// pages with large_pages=ON.
+func largePageNames(f mysql.Flavor) map[string]bool {
+	out := map[string]bool{"innodb_buffer_pool_size": true}
+	for _, l := range mysql.LargePageVariables(f) {
+		out[l.Formula] = true
+	}
+	return out
+}
+
+// mysqlWorstCase is the server's worst case under the plan: its large-page
+// buffers in huge pages (hp set) or in 4 KiB pages, every connection's
+// buffers and performance_schema as private memory, and the page tables of
+// the buffers, mapped once by the one process.
+func mysqlWorstCase(m *MySQLPlanned, hp *HugePagePlan) WorstCase {
+	var w WorstCase
+	add := func(name, formula string, b uint64) {
+		w.Lines = append(w.Lines, WorstCaseLine{Name: name, Formula: formula, Bytes: b})
+	}
+	large := largePageNames(m.Flavor)
+	var buffers uint64
+	for _, l := range m.WorstCase.Global {
+		if large[l.Name] {
+			buffers += l.Bytes
+			if hp != nil {
+				continue // in huge pages, not private
+			}
+		}
+		add(l.Name, l.Formula, l.Bytes)
+	}
+	add(m.WorstCase.Connections.Name, m.WorstCase.Connections.Formula, m.WorstCase.Connections.Bytes)
+	add(m.WorstCase.PerfSchema.Name, m.WorstCase.PerfSchema.Formula, m.WorstCase.PerfSchema.Bytes)
+	for _, l := range w.Lines {
+		w.PrivateBytes += l.Bytes
+	}
+	page := uint64(basePage)
+	if hp != nil {
+		page, w.SharedBytes = hp.PageSizeBytes, buffers
+	}
+	w.PageTablesBytes = PageTableBytes(1, buffers, page)
+	add("page tables", fmt.Sprintf("1 process x %s of large-page buffers / %s pages x 8 B", units.Bytes(buffers), units.Bytes(page)), w.PageTablesBytes)
+	if hp != nil {
+		add("in huge pages", "innodb_buffer_pool_size and the other large-page buffers", buffers)
+	}
+	w.TotalBytes = w.PrivateBytes + w.PageTablesBytes + w.SharedBytes
+	return w
+}
