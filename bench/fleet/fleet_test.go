@@ -184,3 +184,20 @@ func TestRunChildPeakRSS(t *testing.T) {
 	}
 	_ = ballast[len(ballast)-1]
 }
+
+// TestRunChildNoTime: without time(1), wait4's ru_maxrss would be this
+// program's peak RSS (charged to a vfork'd child at exec), so none is
+// reported; wall and CPU time still are.
+func TestRunChildNoTime(t *testing.T) {
+	saved := timeBin
+	timeBin = "/nonexistent/time"
+	defer func() { timeBin = saved }()
+	st, _, err := runChild(context.Background(), []string{"/bin/sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"})
+	if err != nil || st.MaxRSSKB != 0 || st.WallNS <= 0 || st.CPUNS() <= 0 {
+		t.Errorf("runChild without time: %+v, %v", st, err)
+	}
+	r := &toolRun{Runs: []runStat{st}}
+	if got := peakRSS(r); got != "-" {
+		t.Errorf("peakRSS without a measurement = %q, want -", got)
+	}
+}

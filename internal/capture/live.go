@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 
 	"github.com/dbmem/dbmem/internal/postgres"
 )
@@ -17,33 +16,19 @@ import (
 // postmaster PID, so a captured tree also holds what the servers said.
 type LiveRecorder struct {
 	Inner postgres.LiveSource
-	mu    sync.Mutex
-	seen  map[int]postgres.Live
-	// failed holds why asking failed, so a replay says the same.
-	failed map[int]string
+	got   answers[postgres.Live]
 }
 
 // Live asks the inner source and records its answer, or its failure.
 func (r *LiveRecorder) Live(ctx context.Context, in *postgres.Instance) (postgres.Live, error) {
 	l, err := r.Inner.Live(ctx, in)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.seen == nil {
-		r.seen, r.failed = map[int]postgres.Live{}, map[int]string{}
-	}
-	if err != nil {
-		r.failed[in.PostmasterPID] = err.Error()
-		return l, err
-	}
-	r.seen[in.PostmasterPID] = l
-	return l, nil
+	return r.got.record(in.PostmasterPID, l, err)
 }
 
 // WriteTree writes live/<postmaster pid>.json under dst.
 func (r *LiveRecorder) WriteTree(dst string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for pid, l := range r.seen {
+	seen, failed := r.got.copies()
+	for pid, l := range seen {
 		b, err := json.MarshalIndent(l, "", "  ")
 		if err != nil {
 			return err
@@ -52,7 +37,7 @@ func (r *LiveRecorder) WriteTree(dst string) error {
 			return err
 		}
 	}
-	for pid, why := range r.failed {
+	for pid, why := range failed {
 		if err := writeFile(filepath.Join(dst, LiveErrorPath(pid)), []byte(why)); err != nil {
 			return err
 		}

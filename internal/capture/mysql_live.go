@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/dbmem/dbmem/internal/mysql"
 )
@@ -18,36 +17,23 @@ import (
 // server PID, redacted: a captured tree also holds what each MySQL/MariaDB
 // server said over SQL.
 type MySQLLiveRecorder struct {
-	Inner  mysql.LiveSource
-	mu     sync.Mutex
-	seen   map[int]mysql.Live
-	failed map[int]string
+	Inner mysql.LiveSource
+	got   answers[mysql.Live]
 }
 
 // Live asks the inner source and records its answer, or its failure.
 func (r *MySQLLiveRecorder) Live(ctx context.Context, in *mysql.Instance) (mysql.Live, error) {
 	l, err := r.Inner.Live(ctx, in)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.seen == nil {
-		r.seen, r.failed = map[int]mysql.Live{}, map[int]string{}
-	}
-	if err != nil {
-		r.failed[in.PID] = err.Error()
-		return l, err
-	}
-	r.seen[in.PID] = l
-	return l, nil
+	return r.got.record(in.PID, l, err)
 }
 
 // Files returns the recorded answers and failures keyed by their path in a
 // tree (MySQLLivePath, MySQLLiveErrorPath), each answer redacted, and the
 // count of secrets replaced in each file that had some.
 func (r *MySQLLiveRecorder) Files() (files map[string][]byte, changed map[string]int, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	seen, failed := r.got.copies()
 	files, changed = map[string][]byte{}, map[string]int{}
-	for pid, l := range r.seen {
+	for pid, l := range seen {
 		red, n := RedactMySQLLive(l)
 		b, err := json.MarshalIndent(red, "", "  ")
 		if err != nil {
@@ -58,7 +44,7 @@ func (r *MySQLLiveRecorder) Files() (files map[string][]byte, changed map[string
 			changed[MySQLLivePath(pid)] = n
 		}
 	}
-	for pid, why := range r.failed {
+	for pid, why := range failed {
 		files[MySQLLiveErrorPath(pid)] = []byte(why)
 	}
 	return files, changed, nil

@@ -27,24 +27,14 @@ func (r *Recorder) Tree(src linux.FS) (files map[string][]byte, links map[string
 
 // Answers returns the recorded answers by postmaster PID.
 func (r *LiveRecorder) Answers() map[int]postgres.Live {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make(map[int]postgres.Live, len(r.seen))
-	for pid, l := range r.seen {
-		out[pid] = l
-	}
-	return out
+	seen, _ := r.got.copies()
+	return seen
 }
 
 // Failures returns why asking failed, by postmaster PID.
 func (r *LiveRecorder) Failures() map[int]string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make(map[int]string, len(r.failed))
-	for pid, why := range r.failed {
-		out[pid] = why
-	}
-	return out
+	_, failed := r.got.copies()
+	return failed
 }
 
 // LiveErrorPath is where the failure for a postmaster PID is kept:

@@ -3,6 +3,7 @@ package postgres
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pagecost"
@@ -55,10 +56,29 @@ func (in *Instance) privateGaps(costs []pagecost.Cost, skipped []pagecost.Skippe
 		}
 		in.gap(fmt.Sprintf("private cost of %d processes", n), fb.Error())
 	}
+	fallbacks := map[string]int{}
+	var order []string
 	for _, s := range skipped {
-		if !errors.Is(s.Err, pagecost.ErrExited) && !errors.Is(s.Err, pagecost.ErrNoUserMemory) {
-			in.gap(fmt.Sprintf("private cost of process %d", s.PID), s.Err.Error())
+		if errors.Is(s.Err, pagecost.ErrExited) || errors.Is(s.Err, pagecost.ErrNoUserMemory) {
+			continue
 		}
+		msg := s.Err.Error()
+		var fb *pagecost.FallbackError
+		if errors.As(s.Err, &fb) {
+			// Said once for all the processes it concerns, below.
+			why := fb.Error()
+			if fallbacks[why] == 0 {
+				order = append(order, why)
+			}
+			fallbacks[why]++
+			msg = strings.TrimSpace(strings.ReplaceAll(msg, why, ""))
+		}
+		if msg != "" {
+			in.gap(fmt.Sprintf("private cost of process %d", s.PID), msg)
+		}
+	}
+	for _, why := range order {
+		in.gap(fmt.Sprintf("private cost of %d processes", fallbacks[why]), why)
 	}
 	if fast > 0 {
 		in.gap(fmt.Sprintf("Pss and Pss_Shmem of %d processes", fast),
