@@ -56,7 +56,7 @@ func checkHugetlbSIGBUS(h host, subject string, cg linux.CgroupInfo, wantsHuge b
 			Why: "The fault limit is charged when a page is first touched, not when it is mapped: a database whose shared memory " +
 				"exceeds it starts normally and is killed by SIGBUS (\"Bus error\") when it touches the page over the limit.",
 			Fix: "Set the reservation limit too (hugetlb." + size + ".rsvd.max, cgroup v2, kernel 5.7+) so mmap fails cleanly, " +
-				"and give the container at least the pages it maps (Kubernetes resources.limits.hugepages-" + k8sSize(hl.PageSizeBytes) + ")."})
+				"and give the container at least the pages it maps (Kubernetes resources.limits.hugepages-" + PageSizeName(hl.PageSizeBytes, "k8s") + ")."})
 	}
 	return out
 }
@@ -66,14 +66,6 @@ func containerText(c *linux.Container) string {
 		return "none recognised"
 	}
 	return c.String()
-}
-
-// k8sSize is Kubernetes' name of a huge page size: "2Mi", "1Gi".
-func k8sSize(b uint64) string {
-	if b >= GiB {
-		return fmt.Sprintf("%dGi", b/GiB)
-	}
-	return fmt.Sprintf("%dMi", b/MiB)
 }
 
 func checkMySQLCgroupLimit(in *mysql.Instance) []Finding {

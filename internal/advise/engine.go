@@ -2,6 +2,7 @@ package advise
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dbmem/dbmem/internal/mysql"
 )
@@ -46,12 +47,7 @@ type THPAdvice struct {
 
 // Accepts reports whether the enabled value needs no change.
 func (a THPAdvice) Accepts(enabled string) bool {
-	for _, v := range a.Accept {
-		if v == enabled {
-			return true
-		}
-	}
-	return enabled == ""
+	return enabled == "" || slices.Contains(a.Accept, enabled)
 }
 
 // THP returns the engine's advice. PostgreSQL, MySQL/MariaDB, Oracle, Redis

@@ -3,6 +3,7 @@ package advise
 import (
 	"fmt"
 
+	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -20,6 +21,18 @@ type PGSizing struct {
 	MaxLocksPerXact        int
 	MaxPredLocksPerXact    int
 	MinDynamicSharedMemory uint64
+}
+
+// PostgresSizing reads the sizing settings, PostgreSQL's defaults where a
+// setting is absent.
+func PostgresSizing(s postgres.Settings) PGSizing {
+	return PGSizing{
+		SharedBuffersBytes: bytesSetting(s, "shared_buffers", 128*MiB), MaxConnections: intSetting(s, "max_connections", 100),
+		AutovacuumWorkers: intSetting(s, "autovacuum_max_workers", 3), MaxWorkerProcesses: intSetting(s, "max_worker_processes", 8),
+		MaxWalSenders: intSetting(s, "max_wal_senders", 10), MaxPreparedXacts: intSetting(s, "max_prepared_transactions", 0),
+		MaxLocksPerXact: intSetting(s, "max_locks_per_transaction", 64), MaxPredLocksPerXact: intSetting(s, "max_pred_locks_per_transaction", 64),
+		WalBuffersBytes: bytesSetting(s, "wal_buffers", 0), MinDynamicSharedMemory: bytesSetting(s, "min_dynamic_shared_memory", 0),
+	}
 }
 
 // Coefficients fitted on `postgres -C shared_memory_size` of PostgreSQL 15

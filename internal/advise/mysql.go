@@ -2,7 +2,6 @@ package advise
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -101,7 +100,7 @@ func checkMySQLLargePages(h host, in *mysql.Instance) []Finding {
 	if bp == nil || bp.Hugetlb || page == 0 {
 		return nil
 	}
-	plan := mysql.PlanHugePages(in, page, uint64(os.Getpagesize()))
+	plan := mysql.PlanHugePages(in, page, basePage)
 	f := Finding{Subject: MySQLSubject(in), Evidence: []Evidence{
 		mysqlEvidence(in, "large_pages"), mysqlEvidence(in, "innodb_buffer_pool_size"),
 		ev("buffer pool mapping", poolMappingText(bp), srcServerSmaps),

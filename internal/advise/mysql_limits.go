@@ -2,7 +2,6 @@ package advise
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
@@ -16,7 +15,7 @@ func checkMySQLSysVRights(h host, in *mysql.Instance) []Finding {
 	if !in.LargePages() || in.Creds == nil || page == 0 {
 		return nil
 	}
-	p := mysql.PlanHugePages(in, page, uint64(os.Getpagesize()))
+	p := mysql.PlanHugePages(in, page, basePage)
 	if p.API != mysql.HugeSysV {
 		return nil
 	}
@@ -47,12 +46,9 @@ func checkMySQLSysVRights(h host, in *mysql.Instance) []Finding {
 
 func memlockText(l *linux.Limit) string {
 	if l == nil {
-		return "unknown"
+		return limitBytesText(0, false)
 	}
-	if l.Soft == linux.Unlimited {
-		return "unlimited"
-	}
-	return units.Bytes(l.Soft)
+	return limitBytesText(l.Soft, true)
 }
 
 // checkMySQLWorstCase: global buffers + max_connections x per-thread

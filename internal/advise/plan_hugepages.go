@@ -2,6 +2,7 @@ package advise
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/dbmem/dbmem/internal/linux"
@@ -175,15 +176,7 @@ func needsDefaultSize(in PlanInput) bool {
 }
 
 func offers(h HostFacts, size uint64) bool {
-	if h.HugePageSizes == nil {
-		return true
-	}
-	for _, s := range h.HugePageSizes {
-		if s == size {
-			return true
-		}
-	}
-	return false
+	return h.HugePageSizes == nil || slices.Contains(h.HugePageSizes, size)
 }
 
 func u(n uint64) string { return strconv.FormatUint(n, 10) }

@@ -2,7 +2,8 @@ package advise
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/dbmem/dbmem/internal/units"
@@ -160,11 +161,4 @@ func checkWorstCaseLimits(in PlanInput, pi PlannedInstance, wc WorstCase, hp *Hu
 	}
 }
 
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

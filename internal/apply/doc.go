@@ -8,8 +8,9 @@
 // a huge page pool that leaves too little RAM, settings for an engine that
 // is not running). Prepare changes nothing.
 //
-// Run carries a plan out: live values in a safe order (huge page pools
-// before overcommit), each read back and verified, then files written
+// Run carries a plan out: live values in a safe order (render.Order: a
+// raised overcommit ratio, then the huge page pools, which lower
+// CommitLimit, then a lowered ratio, then overcommit_memory), each read back and verified, then files written
 // atomically with a timestamped backup next to each. Everything it does is
 // journaled (JournalDir/<id>.json: every old value, every backup) before it
 // is done, and a failed verification (a huge page pool the kernel could

@@ -76,11 +76,12 @@ func engineOf(s advise.Setting, e Engines) (string, int) {
 
 // PostgresTarget finds where an instance's settings go: the include_dir
 // of its postgresql.conf (Debian: /etc/postgresql/15/main/conf.d) and its
-// systemd unit (from its cgroup, else Debian's postgresql@15-main.service,
-// else postgresql.service). confDir is "" when postgresql.conf has no
-// include_dir; err says why.
+// systemd unit (from its cgroup, else the packaged name:
+// postgresql@15-main.service, postgresql-15.service, else postgresql.service). confDir is "" when postgresql.conf has no
+// include_dir; err says why. The unit is advise.PostgresUnit's, the one
+// dbmem plan names in the settings.
 func PostgresTarget(fs linux.FS, in *postgres.Instance) (confDir, unit string, err error) {
-	unit = postgresUnit(in)
+	unit = advise.PostgresUnit(in)
 	conf := in.Settings.String("config_file")
 	if conf == "" && in.DataDir != "" {
 		conf = path.Join(in.DataDir, "postgresql.conf")
@@ -124,16 +125,4 @@ func includeDir(conf string) string {
 		dir = v
 	}
 	return dir
-}
-
-// postgresUnit names the instance's systemd unit.
-func postgresUnit(in *postgres.Instance) string {
-	if in.Cgroup != nil && strings.HasSuffix(in.Cgroup.Path, ".service") {
-		return path.Base(in.Cgroup.Path)
-	}
-	f := strings.Split(strings.Trim(in.Settings.String("config_file"), "/"), "/")
-	if len(f) == 5 && f[0] == "etc" && f[1] == "postgresql" {
-		return "postgresql@" + f[2] + "-" + f[3] + ".service"
-	}
-	return "postgresql.service"
 }

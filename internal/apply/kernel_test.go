@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // TestApplyAndRollbackRealKernel: dry run changes nothing; --yes sets
@@ -157,7 +158,7 @@ func TestRefusalsNeverReachTheKernel(t *testing.T) {
 		want []string
 	}{
 		{[]advise.Setting{setting("vm.overcommit_ratio", "1"), setting("vm.overcommit_memory", "2")},
-			[]string{"vm.overcommit_memory=2: with vm.overcommit_memory=2, CommitLimit would be " + gib(hostMem{MemTotal: mem.MemTotal, SwapTotal: mem.SwapTotal, Ratio: 1}.commitLimit()),
+			[]string{"vm.overcommit_memory=2: with vm.overcommit_memory=2, CommitLimit would be " + units.Bytes(hostMem{MemTotal: mem.MemTotal, SwapTotal: mem.SwapTotal, Ratio: 1}.commitLimit()),
 				"x 1/100", "below Committed_AS", "10% of RAM", "Fix: raise vm.overcommit_ratio to at least"}},
 		{[]advise.Setting{setting("vm.nr_hugepages", tooMany)},
 			[]string{"vm.nr_hugepages=" + tooMany + ": the huge page pools would take", "leaving 0 B for everything else", "Fix: at most"}},

@@ -23,7 +23,7 @@ func TestRollbackRestoresFilesExactly(t *testing.T) {
 	orig := "# hand-made\r\nvm.swappiness=7\x00 and no newline"
 	os.WriteFile(file, []byte(orig), 0o640)
 	os.Chown(file, nobody, nobody)
-	sw := readSysctl(t, "vm.swappiness")
+	sw := guard(t, "vm.swappiness")["vm.swappiness"] // written back as is, but under the kernel test lock
 	s := []advise.Setting{setting("vm.swappiness", sw)}
 
 	j1 := mustRun(t, s, o)

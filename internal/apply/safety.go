@@ -8,7 +8,6 @@ import (
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/render"
-	"github.com/dbmem/dbmem/internal/units"
 )
 
 const pageSize = 4096
@@ -155,5 +154,3 @@ func checkSteps(h hostMem, live []Change, pol Policy) []Refusal {
 }
 
 func label(c Change) string { return c.Setting.Name + "=" + c.New }
-
-func gib(b uint64) string { return units.Bytes(b) }

@@ -58,9 +58,10 @@ func (s *mysqlState) line(raw string) {
 	if len(raw) > maxDumpLine {
 		return // no line that matters is this long
 	}
-	if !strings.Contains(raw, "got signal") {
-	} else if m := gotSignalRe.FindStringSubmatch(raw); m != nil {
-		s.signal, _ = strconv.Atoi(m[1])
+	if strings.Contains(raw, "got signal") {
+		if m := gotSignalRe.FindStringSubmatch(raw); m != nil {
+			s.signal, _ = strconv.Atoi(m[1])
+		}
 	}
 	m := mysqlLineRe.FindStringSubmatch(raw)
 	if m == nil {

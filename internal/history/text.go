@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/texttable"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -46,10 +47,10 @@ func dur(d time.Duration) string {
 
 func writeSeries(b *strings.Builder, h *History, width int) {
 	group := "\x00"
-	var t *tbl
+	var t *texttable.Table
 	flush := func() {
 		if t != nil {
-			b.WriteString(t.String())
+			b.WriteString(t.Render("  "))
 		}
 	}
 	for _, s := range h.Series {
@@ -66,15 +67,14 @@ func writeSeries(b *strings.Builder, h *History, width int) {
 				head = "\nPOSTGRESQL " + key
 			}
 			b.WriteString(head + "\n")
-			t = &tbl{}
-			t.add("  SERIES", ">MIN", ">MEAN", ">MAX", ">LAST", "TREND (oldest .. newest)")
+			t = texttable.New("SERIES", ">MIN", ">MEAN", ">MAX", ">LAST", "TREND (oldest .. newest)")
 		}
 		st := StatsOf(s.Points)
 		name := Title(s)
 		if !g && s.Labels != "" {
 			name += " (" + s.Labels + ")"
 		}
-		t.add("  "+name, Format(st.Min, s.Unit), Format(st.Mean, s.Unit), Format(st.Max, s.Unit),
+		t.Add(name, Format(st.Min, s.Unit), Format(st.Mean, s.Unit), Format(st.Max, s.Unit),
 			Format(st.Last, s.Unit), Sparkline(s.Points, width))
 	}
 	flush()
@@ -103,11 +103,10 @@ func writeFindings(b *strings.Builder, h *History) {
 		return
 	}
 	fmt.Fprintf(b, "\nFINDINGS  %d\n", len(h.Findings))
-	t := &tbl{}
-	t.add("  FIRST SEEN", "LAST SEEN", ">TICKS", "SEVERITY", "ID", "SUBJECT", "TITLE")
+	t := texttable.New("FIRST SEEN", "LAST SEEN", ">TICKS", "SEVERITY", "ID", "SUBJECT", "TITLE")
 	for _, f := range h.Findings {
-		t.add("  "+f.First.Format("01-02 15:04:05"), f.Last.Format("01-02 15:04:05"), fmt.Sprint(f.Ticks),
+		t.Add(f.First.Format("01-02 15:04:05"), f.Last.Format("01-02 15:04:05"), fmt.Sprint(f.Ticks),
 			f.Severity, f.ID, f.Subject, f.Title)
 	}
-	b.WriteString(t.String())
+	b.WriteString(t.Render("  "))
 }

@@ -134,10 +134,11 @@ func (l *flockRef) acquire(t testing.TB) error {
 	if d := time.Since(start); d > time.Second {
 		t.Logf("waited %s for the kernel test lock", d.Round(time.Millisecond))
 	}
-	l.lock, l.refs = lock, 1
 	if err := kernelset.Journal(JournalPath).Replay(); err != nil {
+		lock.Release() // the caller fails without registering release
 		return fmt.Errorf("restore values left by an interrupted test: %w", err)
 	}
+	l.lock, l.refs = lock, 1
 	return nil
 }
 

@@ -16,9 +16,6 @@ func (r *run) cleanup() error {
 	defer r.prog.End()
 	var errs []error
 	if r.c != nil {
-		if pid := postmasterOf(r.fs, r.c.DataDir); r.c.PID == 0 && pid > 0 {
-			r.c.PID = pid // started, but Start was interrupted before it recorded the PID
-		}
 		x := HostChange{What: "cluster " + r.c.Dir, Before: "absent", Set: "created", After: "absent", OK: true}
 		if err := r.c.Remove(); err != nil {
 			x.OK, x.After, x.Error = false, "present", err.Error()

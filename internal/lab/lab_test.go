@@ -47,7 +47,9 @@ func postmastersUnder(t *testing.T, base string) []int {
 }
 
 // labDirs makes a base directory the postgres OS user can enter and a
-// journal path, both removed after the test.
+// journal path, both removed after the test. Before they are removed, what
+// a failed or killed run left in the journal (a grown pool, a running
+// cluster) is undone; the test holds the kernel test lock.
 func labDirs(t *testing.T) (base, journal string) {
 	t.Helper()
 	base, err := os.MkdirTemp("", "dbmem-labtest-")
@@ -56,7 +58,17 @@ func labDirs(t *testing.T) (base, journal string) {
 	}
 	os.Chmod(base, 0o755)
 	t.Cleanup(func() { os.RemoveAll(base) })
-	return base, filepath.Join(t.TempDir(), "lab.journal")
+	journal = filepath.Join(t.TempDir(), "lab.journal")
+	t.Cleanup(func() {
+		done, err := Restore(context.Background(), linuxFS(), journal, "")
+		for _, x := range done {
+			t.Logf("cleanup undid what the test's lab run left: %+v", x)
+		}
+		if err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	return base, journal
 }
 
 type testLog struct{ t *testing.T }

@@ -74,7 +74,7 @@ func ReadCgroupMemory(fs FS, pid int) (CgroupMemory, bool, error) {
 	}
 	for _, l := range lines {
 		if l.ID == 0 && len(l.Controllers) == 0 {
-			if root, ok := cgroupV2Root(fs); ok {
+			if root, ok := cgroupV2Root(fs, "memory"); ok {
 				return readCgroup(fs, root, l.Path, cgroupV2Files), true, nil
 			}
 		}
@@ -82,12 +82,12 @@ func ReadCgroupMemory(fs FS, pid int) (CgroupMemory, bool, error) {
 	return CgroupMemory{}, false, nil
 }
 
-// cgroupV2Root is the unified hierarchy's mount when it has the memory
-// controller: /sys/fs/cgroup (pure v2) or /sys/fs/cgroup/unified (hybrid).
-func cgroupV2Root(fs FS) (string, bool) {
+// cgroupV2Root is the unified hierarchy's mount when it has controller:
+// /sys/fs/cgroup (pure v2) or /sys/fs/cgroup/unified (hybrid).
+func cgroupV2Root(fs FS, controller string) (string, bool) {
 	for _, root := range []string{"fs/cgroup", "fs/cgroup/unified"} {
 		b, err := fs.ReadFile(fs.SysPath(root, "cgroup.controllers"))
-		if err == nil && contains(strings.Fields(string(b)), "memory") {
+		if err == nil && contains(strings.Fields(string(b)), controller) {
 			return root, true
 		}
 	}

@@ -3,7 +3,6 @@ package linux
 import (
 	"bytes"
 	"fmt"
-	"strings"
 )
 
 // CgroupHugetlb is the hugetlb controller's view of a process's cgroup for
@@ -85,12 +84,8 @@ func hugetlbHierarchy(fs FS, lines []CgroupLine) (root, cg string, version int, 
 		}
 	}
 	for _, l := range lines {
-		if l.ID != 0 || len(l.Controllers) != 0 {
-			continue
-		}
-		for _, r := range []string{"fs/cgroup", "fs/cgroup/unified"} {
-			b, err := fs.ReadFile(fs.SysPath(r, "cgroup.controllers"))
-			if err == nil && contains(strings.Fields(string(b)), "hugetlb") {
+		if l.ID == 0 && len(l.Controllers) == 0 {
+			if r, ok := cgroupV2Root(fs, "hugetlb"); ok {
 				return r, l.Path, 2, true
 			}
 		}

@@ -85,8 +85,8 @@ func (in *Instance) guessFlavor(fs linux.FS, comm string, cmd cmdLine) {
 
 func (in *Instance) readUpgradeInfo(fs linux.FS, dataDir string) {
 	b, err := fs.ReadFile(fs.HostPath(path.Join(dataDir, "mysql_upgrade_info")))
-	if err == nil && len(strings.TrimSpace(strings.TrimRight(string(b), "\x00"))) > 0 {
-		in.setVersion(strings.TrimRight(strings.TrimSpace(string(b)), "\x00"))
+	if v := strings.TrimRight(strings.TrimSpace(string(b)), "\x00"); err == nil && v != "" {
+		in.setVersion(v)
 	}
 }
 

@@ -1,6 +1,9 @@
 package oomlog
 
-import "time"
+import (
+	"cmp"
+	"time"
+)
 
 // dedupeWindow is how far apart two copies of one report may be stamped.
 const dedupeWindow = 2 * time.Second
@@ -46,10 +49,10 @@ func merge(a, b Event) Event {
 	if a.Constraint == ConstraintUnknown || (a.ConstraintInferred && !b.ConstraintInferred && b.Constraint != ConstraintUnknown) {
 		a.Constraint, a.ConstraintInferred = b.Constraint, b.ConstraintInferred
 	}
-	a.OOMMemcg = orString(a.OOMMemcg, b.OOMMemcg)
-	a.TaskMemcg = orString(a.TaskMemcg, b.TaskMemcg)
-	a.Cpuset = orString(a.Cpuset, b.Cpuset)
-	a.MemsAllowed = orString(a.MemsAllowed, b.MemsAllowed)
+	a.OOMMemcg = cmp.Or(a.OOMMemcg, b.OOMMemcg)
+	a.TaskMemcg = cmp.Or(a.TaskMemcg, b.TaskMemcg)
+	a.Cpuset = cmp.Or(a.Cpuset, b.Cpuset)
+	a.MemsAllowed = cmp.Or(a.MemsAllowed, b.MemsAllowed)
 	if a.Memcg == nil {
 		a.Memcg = b.Memcg
 	}
@@ -66,12 +69,5 @@ func merge(a, b Event) Event {
 		a.Victim, a.Incomplete, a.IncompleteReason = b.Victim, false, ""
 	}
 	a.Lines = append(a.Lines, b.Lines...)
-	return a
-}
-
-func orString(a, b string) string {
-	if a == "" {
-		return b
-	}
 	return a
 }

@@ -1,6 +1,9 @@
 package oomlog
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // open starts an event at line l.
 func (p *parser) open(l line) {
@@ -35,17 +38,9 @@ func (p *parser) close() {
 	}
 	if len(why) > 0 {
 		e.Incomplete = true
-		e.IncompleteReason = join(why)
+		e.IncompleteReason = strings.Join(why, "; ")
 	}
 	p.events = append(p.events, *e)
-}
-
-func join(s []string) string {
-	out := s[0]
-	for _, x := range s[1:] {
-		out += "; " + x
-	}
-	return out
 }
 
 // onTable files the task table's header and rows.

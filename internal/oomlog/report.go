@@ -123,7 +123,7 @@ func (p *parser) sameVictim(v *Victim, l line) *Event {
 	if e == nil || e.Victim == nil || e.Victim.PID != v.PID || e.Victim.Name != v.Name {
 		return nil
 	}
-	if d, ok := gap(e.Time, l.stamp); ok && d > 2*time.Second {
+	if d, ok := gap(e.Time, l.stamp); ok && d > dedupeWindow {
 		return nil
 	}
 	return e

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"syscall"
+
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
 // Reason says why the fast path could not be used.
@@ -71,14 +72,10 @@ func kpageFallback(path string, err error) *FallbackError {
 	return &FallbackError{Reason: r, Path: path, Err: err}
 }
 
-// isGone reports whether err means the process went away mid-read.
+// isGone reports whether err means the process went away mid-read:
+// linux.IsGone, or the pagemap read that found the mm gone (ErrExited).
 func isGone(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) || errors.Is(err, ErrExited)
-}
-
-// isDenied reports whether err is a permission problem.
-func isDenied(err error) bool {
-	return errors.Is(err, fs.ErrPermission)
+	return linux.IsGone(err) || errors.Is(err, ErrExited)
 }
 
 // skipErr wraps a gone process's error so callers can test errors.Is(err, ErrExited).

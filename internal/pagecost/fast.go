@@ -61,7 +61,7 @@ func scanOrFallback(fs linux.FS, pid int, sc *scratch, opt Options) (*procScan, 
 		return nil, fallbackResult(fs, pid, &FallbackError{Reason: ReasonPFNHidden, Path: path, To: to})
 	case err == nil:
 		return ps, result{}
-	case isDenied(err):
+	case linux.IsDenied(err):
 		return nil, fallbackResult(fs, pid, &FallbackError{Reason: ReasonPagemapDenied, Path: path, Err: err, To: to})
 	}
 	return nil, result{err: err}

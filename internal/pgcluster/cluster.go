@@ -171,8 +171,12 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	return err
 }
 
-// Remove stops the server if it runs and deletes the cluster directory.
+// Remove stops the server if it runs (also one whose Start was interrupted
+// before it recorded the PID) and deletes the cluster directory.
 func (c *Cluster) Remove() error {
+	if c.PID == 0 {
+		c.adoptPID()
+	}
 	if c.PID != 0 {
 		c.Stop(context.Background())
 	}
@@ -225,6 +229,21 @@ func (c *Cluster) readPID() (int, error) {
 		return 0, fmt.Errorf("postmaster.pid: first line %q is not a PID", first)
 	}
 	return pid, nil
+}
+
+// adoptPID records the postmaster a Start that was interrupted (pg_ctl
+// killed when its context ended) may have left running, when its command
+// line names this data directory.
+func (c *Cluster) adoptPID() {
+	if c.DataDir == "" {
+		return
+	}
+	if pid, err := c.readPID(); err == nil && pid > 0 {
+		c.PID = pid
+		if !c.ownsPID() {
+			c.PID = 0
+		}
+	}
 }
 
 // ownsPID reports whether c.PID is still the postmaster of this data directory.

@@ -58,14 +58,7 @@ func (a *asker) askPlanned(ctx context.Context, major int, pageSize uint64, set 
 // estimateNeed sizes the segment from settings when PostgreSQL cannot be
 // asked.
 func estimateNeed(s postgres.Settings, pageSize uint64) advise.HugePageNeed {
-	z := advise.PGSizing{
-		SharedBuffersBytes: bytesOr(s, "shared_buffers", 128<<20), MaxConnections: intOr(s, "max_connections", 100),
-		AutovacuumWorkers: intOr(s, "autovacuum_max_workers", 3), MaxWorkerProcesses: intOr(s, "max_worker_processes", 8),
-		MaxWalSenders: intOr(s, "max_wal_senders", 10), MaxPreparedXacts: intOr(s, "max_prepared_transactions", 0),
-		MaxLocksPerXact: intOr(s, "max_locks_per_transaction", 64), MaxPredLocksPerXact: intOr(s, "max_pred_locks_per_transaction", 64),
-		WalBuffersBytes: bytesOr(s, "wal_buffers", 0), MinDynamicSharedMemory: bytesOr(s, "min_dynamic_shared_memory", 0),
-	}
-	b, f := advise.EstimatePostgresShared(z)
+	b, f := advise.EstimatePostgresShared(advise.PostgresSizing(s))
 	return advise.HugePageNeed{PageSizeBytes: pageSize, Pages: advise.HugePagesFor(b, pageSize), SharedBytes: b, Source: f, Exact: false}
 }
 
@@ -78,20 +71,6 @@ func sizing(s postgres.Settings) map[string]string {
 		}
 	}
 	return out
-}
-
-func bytesOr(s postgres.Settings, name string, def uint64) uint64 {
-	if v, ok := s.Bytes(name); ok {
-		return v
-	}
-	return def
-}
-
-func intOr(s postgres.Settings, name string, def int) int {
-	if v, ok := s.Int(name); ok {
-		return int(v)
-	}
-	return def
 }
 
 func firstLine(err error) string {

@@ -1,6 +1,7 @@
 package postmortem
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -29,7 +30,7 @@ func explain(k kill, pc *crashRef, pair *dblog.Pair, r roles, loc *time.Location
 	}
 	x.Victim = victimOf(k.Event, r, pc)
 	x.Tasks = topRows(k.Event, r, pc)
-	x.TaskSplit = contains(k.TaskColumns, "rss_anon")
+	x.TaskSplit = slices.Contains(k.TaskColumns, "rss_anon")
 	if pc != nil {
 		c := explainCrash(*pc, *pair, k.Time.Wall, loc)
 		x.Crash = &c

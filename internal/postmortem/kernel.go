@@ -2,6 +2,7 @@ package postmortem
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"time"
 
@@ -58,7 +59,7 @@ func mergeKill(kills []kill, e oomlog.Event, source string) []kill {
 		if richer(e, k.Event) {
 			k.Event = e
 		}
-		if !contains(k.Sources, source) {
+		if !slices.Contains(k.Sources, source) {
 			k.Sources = append(k.Sources, source)
 		}
 		return kills
@@ -98,15 +99,6 @@ func before(a, b oomlog.Stamp) bool {
 		return true
 	}
 	return a.Wall.Before(b.Wall)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func absDur(d time.Duration) time.Duration {

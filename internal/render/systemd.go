@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"path"
+	"slices"
+	"strings"
 
 	"github.com/dbmem/dbmem/internal/advise"
 )
@@ -42,7 +44,7 @@ func unitSettings(settings []advise.Setting, units []string) (map[string][]advis
 		if u == "" {
 			return nil, nil, fmt.Errorf("systemd setting %s has no unit: name the database's unit (e.g. postgresql@15-main.service)", s.Name)
 		}
-		if _, seen := by[u]; !seen && !contains(order, u) {
+		if _, seen := by[u]; !seen && !slices.Contains(order, u) {
 			order = append(order, u)
 		}
 		by[u] = append(by[u], s)
@@ -107,18 +109,5 @@ func orAll(units []string) string {
 	if len(units) == 0 {
 		return "the database"
 	}
-	s := units[0]
-	for _, u := range units[1:] {
-		s += ", " + u
-	}
-	return s
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return strings.Join(units, ", ")
 }

@@ -77,12 +77,17 @@ func writeSysctls(b *strings.Builder, s linux.Sysctls) {
 			parts = append(parts, n+"="+v)
 		}
 	}
-	for i, line := range wrapWords(parts, 100) {
-		label := "  Sysctls      "
+	writeLabeled(b, "Sysctls", wrapWords(parts, 100))
+}
+
+// writeLabeled writes lines under a label column of 13 characters (the
+// label is written on the first line only).
+func writeLabeled(b *strings.Builder, label string, lines []string) {
+	for i, line := range lines {
 		if i > 0 {
-			label = "               "
+			label = ""
 		}
-		b.WriteString(label + line + "\n")
+		fmt.Fprintf(b, "  %-12s %s\n", label, line)
 	}
 }
 

@@ -69,16 +69,6 @@ func sourceNote(v mysql.Setting) string {
 	return "(" + string(v.Source) + ")"
 }
 
-// writeLabeled writes lines under a label column of 13 characters.
-func writeLabeled(b *strings.Builder, label string, lines []string) {
-	for i, line := range lines {
-		if i > 0 {
-			label = ""
-		}
-		fmt.Fprintf(b, "  %-12s %s\n", label, line)
-	}
-}
-
 func bufferPoolLine(in *mysql.Instance, st style) string {
 	bp := in.Memory.BufferPool
 	if bp == nil {

@@ -50,13 +50,7 @@ func writeSettings(b *strings.Builder, in *postgres.Instance) {
 		}
 		parts = append(parts, s)
 	}
-	for i, line := range wrapWords(parts, 100) {
-		label := "  Settings     "
-		if i > 0 {
-			label = "               "
-		}
-		b.WriteString(label + line + "\n")
-	}
+	writeLabeled(b, "Settings", wrapWords(parts, 100))
 }
 
 func sharedLine(in *postgres.Instance, st style) string {

@@ -3,6 +3,7 @@ package sysv
 import (
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/dbmem/dbmem/internal/linux"
 )
@@ -56,8 +57,7 @@ func ReadKernel(fs linux.FS) (Kernel, error) {
 	if err != nil {
 		return k, err
 	}
-	k.HugePageSizeBytes, k.HugePagesTotal, k.HugePagesFree = m.HugepagesizeBytes, m.HugePagesTotal, m.HugePagesFree
-	k.HugePagesRsvd, k.HugePagesSurp = m.HugePagesRsvd, m.HugePagesSurp
+	k.setPool(m)
 	return k, nil
 }
 
@@ -71,10 +71,14 @@ func KernelFromHost(h linux.Host) (Kernel, bool) {
 	k.ShmMni, ok3 = h.Sysctls.Uint("kernel.shmmni")
 	g, ok4 := h.Sysctls.Uint("vm.hugetlb_shm_group")
 	k.HugetlbShmGroup = uint32(g)
-	m := h.Meminfo
+	k.setPool(h.Meminfo)
+	return k, ok1 && ok2 && ok3 && ok4
+}
+
+// setPool copies the default huge page pool from meminfo.
+func (k *Kernel) setPool(m linux.Meminfo) {
 	k.HugePageSizeBytes, k.HugePagesTotal, k.HugePagesFree = m.HugepagesizeBytes, m.HugePagesTotal, m.HugePagesFree
 	k.HugePagesRsvd, k.HugePagesSurp = m.HugePagesRsvd, m.HugePagesSurp
-	return k, ok1 && ok2 && ok3 && ok4
 }
 
 func sysctlUint(fs linux.FS, name string) (uint64, error) {
@@ -82,8 +86,8 @@ func sysctlUint(fs linux.FS, name string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, ok := linux.Sysctls{name: v}.Uint(name)
-	if !ok {
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
 		return 0, fmt.Errorf("%s = %q: not a number", name, v)
 	}
 	return n, nil

@@ -27,9 +27,11 @@ import (
 type Server struct {
 	Dir, DataDir, Socket, ConfigFile, LogFile string
 	Port                                      int
-	// PID is the server's PID while it runs.
+	// PID is the server's PID (0 when it failed to start).
 	PID int
 	cmd *exec.Cmd
+	// done is closed when the server process has exited and been reaped.
+	done chan struct{}
 }
 
 // binary returns the server binary: mariadbd, else mysqld.
@@ -126,20 +128,19 @@ func (s *Server) start(bin string) error {
 		return err
 	}
 	s.PID = s.cmd.Process.Pid
-	exited := make(chan error, 1)
-	go func() { exited <- s.cmd.Wait() }()
+	s.done = make(chan struct{})
+	var waitErr error
+	go func() { waitErr = s.cmd.Wait(); close(s.done) }()
 	for end := time.Now().Add(90 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 		select {
-		case err := <-exited:
-			s.PID = 0
-			return fmt.Errorf("server exited: %v", err)
+		case <-s.done:
+			return fmt.Errorf("server exited: %v", waitErr)
 		default:
 		}
 		if db, err := s.open(); err == nil {
 			err = db.Ping()
 			db.Close()
 			if err == nil {
-				go func() { <-exited; s.PID = 0 }()
 				return nil
 			}
 		}
@@ -152,19 +153,22 @@ func (s *Server) Stop(t testing.TB) { s.stop(t) }
 
 // stop sends SIGTERM to the server's PID and waits; SIGKILL after 60 s.
 func (s *Server) stop(t testing.TB) {
-	pid := s.PID
-	if pid == 0 {
+	if s.done == nil {
 		return
 	}
-	syscall.Kill(pid, syscall.SIGTERM)
-	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if syscall.Kill(pid, 0) != nil || s.PID == 0 {
-			s.PID = 0
-			return
-		}
+	select {
+	case <-s.done:
+		return
+	default:
 	}
-	t.Errorf("mariadbd %d did not stop within 60 s: killing it", pid)
-	syscall.Kill(pid, syscall.SIGKILL)
+	syscall.Kill(s.PID, syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(60 * time.Second):
+		t.Errorf("mariadbd %d did not stop within 60 s: killing it", s.PID)
+		syscall.Kill(s.PID, syscall.SIGKILL)
+		<-s.done
+	}
 }
 
 // DB opens a connection pool as root over the private socket; closed at cleanup.
