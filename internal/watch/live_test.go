@@ -85,7 +85,7 @@ func TestLiveStatusSeesNewConnection(t *testing.T) {
 			t.Errorf("reader %d: found %v role %q VmPTE %d, /proc now says %d", rp, ok, p.Role, p.Status.VmPTEBytes, want)
 		}
 	}
-	if !in.Connected || in.Settings.String("max_connections") != "20" || second.Cost.CPU <= 0 {
+	if !in.Connected || in.Settings.String("max_connections") != "20" || second.Cost.Wall <= 0 || second.Cost.CPU < 0 {
 		t.Errorf("connected %v, max_connections %q, cost %v: settings must come from the discovery", in.Connected, in.Settings.String("max_connections"), second.Cost)
 	}
 	third, err := s.Sample(ctx, Smaps)
