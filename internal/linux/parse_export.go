@@ -13,5 +13,8 @@ func ParseSmaps(r io.Reader, keep func(Mapping) bool) ([]SmapsEntry, error) {
 // it themselves (internal/pagecost reads it into a reused buffer).
 func ParseStatus(r io.Reader) (Status, error) { return parseStatus(r) }
 
+// ParseStatusBytes parses the text of /proc/PID/status already read.
+func ParseStatusBytes(b []byte) (Status, error) { return parseStatusBytes(b) }
+
 // ParseSmapsRollup parses the text of /proc/PID/smaps_rollup.
 func ParseSmapsRollup(r io.Reader) (SmapsRollup, error) { return parseSmapsRollup(r) }

@@ -44,6 +44,10 @@ func parseStatus(r io.Reader) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
+	return parseStatusBytes(b)
+}
+
+func parseStatusBytes(b []byte) (Status, error) {
 	var s Status
 	for line := range bytes.Lines(b) {
 		key, val, _ := bytes.Cut(line, []byte(":"))

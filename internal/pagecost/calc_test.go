@@ -97,9 +97,10 @@ func TestPssAnonRounding(t *testing.T) {
 		info: [][]pageInfo{{{3, kpfAnon}, {3, kpfAnon}, {3, kpfAnon}}, {{1, 0}}},
 	}
 	// 2 full pages + 3 x floor(4096<<12 / 3) >> 12 = 8192 + 4095; PFN 99 is
-	// not in the table (past the end of kpagecount) and counts 0.
-	if got := pssAnon(&tl, pt, pg); got != 8192+4095 {
-		t.Errorf("Pss_Anon %d, want %d", got, 8192+4095)
+	// not in the table (past the end of kpagecount) and counts 0. The page
+	// at PFN 50 is not anonymous: 2 + 3 anonymous pages.
+	if got, anon := pssAnon(&tl, pt, pg); got != 8192+4095 || anon != 5 {
+		t.Errorf("Pss_Anon %d, %d anonymous pages; want %d, 5", got, anon, 8192+4095)
 	}
 }
 
@@ -129,7 +130,7 @@ func TestMergeRanges(t *testing.T) {
 
 func TestClassifyAndSpans(t *testing.T) {
 	maps := []linux.Mapping{
-		{Start: 0x1000, End: 0x3000, Perms: "r-xp", Dev: "fe:01", Inode: 5, Path: "/usr/lib/postgresql/15/bin/postgres"},
+		{Start: 0x1000, End: 0x3000, Perms: "r--p", Dev: "fe:01", Inode: 5, Path: "/usr/lib/postgresql/15/bin/postgres"},
 		{Start: 0x3000, End: 0x4000, Perms: "rw-p", Path: "[heap]"},
 		{Start: 0x10000, End: 0x40010000, Perms: "rw-s", Dev: "00:01", Inode: 9, Path: "/dev/zero (deleted)"},
 		{Start: 0x40010000, End: 0x40020000, Perms: "rw-p"},
@@ -146,15 +147,40 @@ func TestClassifyAndSpans(t *testing.T) {
 	}
 	vmas := make([]vma, len(maps))
 	for i, m := range maps {
-		vmas[i] = vma{start: m.Start, end: m.End, act: classifyVMA(m)}
+		vmas[i] = vmaOf(m)
 	}
-	spans, skipped := privateSpans(vmas)
-	if len(spans) != 3 || spans[0].start != 0x1000 || spans[0].end != 0x4000 || len(spans[0].vmas) != 2 ||
-		spans[1].start != 0x40010000 || !spans[1].trustExclusive || spans[2].trustExclusive {
-		t.Errorf("spans %+v", spans)
+	p := privateSpans(vmas, false, nil)
+	spans := p.spans
+	if len(spans) != 3 || spans[0].start != 0x1000 || spans[0].end != 0x4000 || spans[0].first != 0 || spans[0].last != 1 ||
+		spans[1].start != 0x40010000 || !spans[1].trustExclusive || spans[2].trustExclusive || p.codeDeferred {
+		t.Errorf("spans %+v, text deferred %v", spans, p.codeDeferred)
 	}
-	if want := uint64(0x40000000 + 0x200000 + 0x2000 + 0x1000); skipped != want {
-		t.Errorf("skipped %d bytes, want %d", skipped, want)
+	if want := uint64(0x40000000 + 0x200000 + 0x2000 + 0x1000); p.skippedBytes != want {
+		t.Errorf("skipped %d bytes, want %d", p.skippedBytes, want)
+	}
+}
+
+// Text (r-xp of a file) splits spans and is read only when asked.
+func TestTextDeferred(t *testing.T) {
+	maps := []linux.Mapping{
+		{Start: 0x1000, End: 0x2000, Perms: "r--p", Dev: "fe:01", Inode: 5, Path: "/usr/lib/libc.so.6"},
+		{Start: 0x2000, End: 0x9000, Perms: "r-xp", Dev: "fe:01", Inode: 5, Path: "/usr/lib/libc.so.6"},
+		{Start: 0x9000, End: 0xa000, Perms: "rw-p", Dev: "fe:01", Inode: 5, Path: "/usr/lib/libc.so.6"},
+		{Start: 0xa000, End: 0xb000, Perms: "r-xp", Path: "[anon executable]"},
+		{Start: 0xb000, End: 0xc000, Perms: "rwxp", Dev: "fe:01", Inode: 7, Path: "/opt/jit.so"},
+	}
+	vmas := make([]vma, len(maps))
+	for i, m := range maps {
+		vmas[i] = vmaOf(m)
+	}
+	without := privateSpans(vmas, false, nil)
+	if len(without.spans) != 2 || without.spans[0].end != 0x2000 || without.spans[1].start != 0x9000 ||
+		without.spans[1].end != 0xc000 || !without.codeDeferred {
+		t.Errorf("without text: spans %+v, deferred %v; want [0x1000,0x2000) and [0x9000,0xc000), deferred", without.spans, without.codeDeferred)
+	}
+	with := privateSpans(vmas, true, nil)
+	if len(with.spans) != 1 || with.spans[0].start != 0x1000 || with.spans[0].end != 0xc000 || with.codeDeferred {
+		t.Errorf("with text: spans %+v, deferred %v; want one span [0x1000,0xc000)", with.spans, with.codeDeferred)
 	}
 }
 

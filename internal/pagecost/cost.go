@@ -78,6 +78,10 @@ type ScanStats struct {
 	// LookedUpPages needed /proc/kpagecount (shared copy-on-write pages,
 	// KSM, the zero page, pages of mappings that may be hugetlb).
 	LookedUpPages uint64 `json:"looked_up_pages"`
+	// TextRead: the process's program and library text was read too,
+	// because the anonymous pages found elsewhere fell short of RssAnon
+	// (breakpoints, text relocations, or the process changed meanwhile).
+	TextRead bool `json:"text_read,omitempty"`
 }
 
 // Exact reports whether PssAnonBytes is Pss_Anon (fast or smaps), as opposed

@@ -9,9 +9,12 @@ import (
 )
 
 // measureFast runs the fast path in three phases: read every process's
-// status, maps and private pagemap ranges (parallel); look up the union of
-// PFNs that need a mapcount in kpagecount/kpageflags once, in sorted runs;
-// then add up each process's pages (pure).
+// status, maps and private pagemap ranges except text (parallel); look up
+// the union of PFNs that need a mapcount in kpagecount/kpageflags once, in
+// sorted runs; then add up each process's pages (pure). A process whose
+// anonymous pages fall short of its RssAnon has anonymous pages in its text
+// (a debugger's breakpoints, text relocations) or changed while it was
+// read: it is read again with its text, in a second, smaller round.
 func measureFast(fs linux.FS, pids []int, opt Options) ([]Cost, []Skipped, error) {
 	countPath, flagsPath := opt.KPageCountPath, opt.KPageFlagsPath
 	if countPath == "" {
@@ -26,31 +29,92 @@ func measureFast(fs linux.FS, pids []int, opt Options) ([]Cost, []Skipped, error
 		return measureEach(fs, pids, opt, fallbackTo(fb))
 	}
 	defer kp.close()
-	scans := make([]*procScan, len(pids))
-	res := make([]result, len(pids))
-	forEach(len(pids), opt.parallel(), func(sc *scratch, i int) {
-		scans[i], res[i] = scanOrFallback(fs, pids[i], sc, opt)
-	})
-	pt, err := kp.readTable(unionLookups(scans), opt.parallel())
-	if err != nil {
+	r := fastRound{fs: fs, kp: kp, opt: opt, pids: pids, res: make([]result, len(pids))}
+	if err := r.run(allIndexes(len(pids)), false); err != nil {
 		// kpagecount failed mid-way (should not happen once opened):
-		// measure the scanned processes with smaps_rollup instead.
+		// measure the processes with smaps_rollup instead.
 		fb := &FallbackError{Reason: ReasonNotRoot, Path: countPath, Err: err, To: opt.fallback()}
 		return measureEach(fs, pids, opt, fallbackTo(fb))
 	}
-	for i, ps := range scans {
-		if ps != nil {
-			res[i] = result{cost: fastCost(pids[i], ps, pt)}
+	if again := r.shortOfRssAnon(); len(again) > 0 {
+		if err := r.run(again, true); err != nil {
+			fb := &FallbackError{Reason: ReasonNotRoot, Path: countPath, Err: err, To: opt.fallback()}
+			for _, i := range again {
+				r.res[i] = fallbackResult(fs, pids[i], fb)
+			}
 		}
 	}
-	costs, skipped := collect(pids, res)
+	costs, skipped := collect(pids, r.res)
 	return costs, skipped, nil
+}
+
+// fastRound holds the fast path's state across its rounds.
+type fastRound struct {
+	fs   linux.FS
+	kp   *kpageFiles
+	opt  Options
+	pids []int
+	res  []result
+	// anonPages is, per process, the anonymous pages the last round found.
+	anonPages []uint64
+	scans     []*procScan
+}
+
+// run measures the processes at the given indexes of pids: phases one to
+// three, text mappings only withCode.
+func (r *fastRound) run(idx []int, withCode bool) error {
+	if r.scans == nil {
+		r.scans = make([]*procScan, len(r.pids))
+		r.anonPages = make([]uint64, len(r.pids))
+	}
+	par := r.opt.parallel(len(idx))
+	forEach(len(idx), par, func(sc *scratch, j int) {
+		i := idx[j]
+		r.scans[i], r.res[i] = scanOrFallback(r.fs, r.pids[i], sc, r.opt, withCode)
+	})
+	round := make([]*procScan, 0, len(idx))
+	for _, i := range idx {
+		round = append(round, r.scans[i])
+	}
+	pt, err := r.kp.readTable(unionLookups(round), par)
+	if err != nil {
+		return err
+	}
+	for _, i := range idx {
+		if ps := r.scans[i]; ps != nil {
+			var c Cost
+			c, r.anonPages[i] = fastCost(r.pids[i], ps, pt)
+			c.Scan.TextRead = withCode
+			r.res[i] = result{cost: c}
+		}
+	}
+	return nil
+}
+
+// shortOfRssAnon returns the indexes of the processes read without their
+// text whose anonymous pages found are fewer than status's RssAnon.
+func (r *fastRound) shortOfRssAnon() []int {
+	var idx []int
+	for i, ps := range r.scans {
+		if ps != nil && ps.codeDeferred && r.anonPages[i]*pageSize < ps.status.RssAnonBytes {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+func allIndexes(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
 }
 
 // scanOrFallback runs phase one for a process, or measures it with
 // smaps_rollup at once when its pagemap cannot be used.
-func scanOrFallback(fs linux.FS, pid int, sc *scratch, opt Options) (*procScan, result) {
-	ps, err := scanProcess(fs, pid, sc, opt.AlwaysPagemap)
+func scanOrFallback(fs linux.FS, pid int, sc *scratch, opt Options, withCode bool) (*procScan, result) {
+	ps, err := scanProcess(fs, pid, sc, opt.AlwaysPagemap, withCode)
 	to := opt.fallback()
 	path := fs.ProcPath(strconv.Itoa(pid), "pagemap")
 	switch {
@@ -89,9 +153,15 @@ func fallbackTo(fb *FallbackError) func(linux.FS, int) (Cost, error) {
 	}
 }
 
-// unionLookups returns the lookup runs of all scans.
+// unionLookups returns the lookup runs of all scans, in a new slice.
 func unionLookups(scans []*procScan) []pfnRun {
-	var all []pfnRun
+	n := 0
+	for _, ps := range scans {
+		if ps != nil {
+			n += len(ps.tally.lookup)
+		}
+	}
+	all := make([]pfnRun, 0, n)
 	for _, ps := range scans {
 		if ps != nil {
 			all = append(all, ps.tally.lookup...)
@@ -100,14 +170,16 @@ func unionLookups(scans []*procScan) []pfnRun {
 	return all
 }
 
-// fastCost is phase three for one process (pure).
-func fastCost(pid int, ps *procScan, pt *pageTable) Cost {
+// fastCost is phase three for one process (pure); it also returns the
+// anonymous pages found.
+func fastCost(pid int, ps *procScan, pt *pageTable) (Cost, uint64) {
 	c := costFromStatus(pid, MethodFast, ps.status)
-	c.PssAnonBytes = pssAnon(&ps.tally, pt, pageSize)
+	var anon uint64
+	c.PssAnonBytes, anon = pssAnon(&ps.tally, pt, pageSize)
 	c.Scan = ScanStats{
 		PagemapEntries: ps.tally.entries, SkippedSharedBytes: ps.skipped,
 		ExclusivePages: ps.tally.exclusive, LookedUpPages: ps.tally.lookedUp(),
 	}
 	c.Elapsed = ps.elapsed
-	return c
+	return c, anon
 }

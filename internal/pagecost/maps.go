@@ -9,11 +9,14 @@ import (
 type vma struct {
 	start, end uint64
 	act        vmaAction
+	// code: program or library text (see isCode), read only when the
+	// anonymous pages found elsewhere fall short of RssAnon.
+	code bool
 }
 
 // parseMapsActions parses the text of /proc/PID/maps into address ranges
 // and what to do with each, appending to out. It gives what
-// linux.ParseMaps followed by classifyVMA gives (FuzzParseMapsActions
+// linux.ParseMaps followed by vmaOf gives (FuzzParseMapsActions
 // checks it) without allocating per line: a backend's maps has about 250
 // lines, and linux.ParseMaps took as long to parse them as the kernel took
 // to print them.
@@ -42,12 +45,7 @@ func parseMapsLineAction(line []byte) (vma, error) {
 	var f [5][]byte
 	rest := line
 	for i := range f {
-		rest = bytes.TrimLeft(rest, " \t")
-		j := bytes.IndexAny(rest, " \t")
-		if j < 0 {
-			j = len(rest)
-		}
-		f[i], rest = rest[:j], rest[j:]
+		f[i], rest = nextField(rest)
 		if len(f[i]) == 0 {
 			return vma{}, fmt.Errorf("want at least 5 fields, got %q", line)
 		}
@@ -62,7 +60,21 @@ func parseMapsLineAction(line []byte) (vma, error) {
 	}
 	shared := len(f[1]) == 4 && f[1][3] == 's'
 	path := bytes.TrimSpace(rest)
-	return vma{start: start, end: end, act: classify(shared, f[3], inode, path, end)}, nil
+	return vma{start: start, end: end, act: classify(shared, f[3], inode, path, end), code: isCode(f[1], inode)}, nil
+}
+
+// nextField splits off the first field of b separated by spaces or tabs:
+// bytes.TrimLeft and bytes.IndexAny, in one loop without their set lookups.
+func nextField(b []byte) (field, rest []byte) {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(b) && b[j] != ' ' && b[j] != '\t' {
+		j++
+	}
+	return b[i:j], b[j:]
 }
 
 // parseUint parses a non-empty unsigned number in base 10 or 16, rejecting

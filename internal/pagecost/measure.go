@@ -22,8 +22,8 @@ type Options struct {
 	// under 32 MiB, e.g. every backend with huge_pages=on); for tests and
 	// benchmarks of the pagemap path.
 	AlwaysPagemap bool
-	// Parallel is the number of goroutines reading processes; 0 means
-	// DefaultParallel.
+	// Parallel is the number of goroutines reading processes; 0 means one
+	// for fewer than 64 processes, else up to 4 (at most GOMAXPROCS).
 	Parallel int
 	// KPageCountPath and KPageFlagsPath override fs.ProcPath("kpagecount")
 	// and fs.ProcPath("kpageflags").
@@ -37,11 +37,12 @@ func (o Options) fallback() Method {
 	return MethodSmaps
 }
 
-func (o Options) parallel() int {
+// parallel is the number of goroutines for n processes.
+func (o Options) parallel(n int) int {
 	if o.Parallel > 0 {
 		return o.Parallel
 	}
-	return DefaultParallel
+	return autoParallel(n)
 }
 
 // Measure returns the private cost of each process in pids, in the order
@@ -84,7 +85,7 @@ func collect(pids []int, res []result) ([]Cost, []Skipped) {
 // measureEach measures every process independently with fn.
 func measureEach(fs linux.FS, pids []int, opt Options, fn func(linux.FS, int) (Cost, error)) ([]Cost, []Skipped, error) {
 	res := make([]result, len(pids))
-	forEach(len(pids), opt.parallel(), func(_ *struct{}, i int) {
+	forEach(len(pids), opt.parallel(len(pids)), func(_ *struct{}, i int) {
 		res[i].cost, res[i].err = fn(fs, pids[i])
 	})
 	costs, skipped := collect(pids, res)

@@ -1,17 +1,30 @@
 package pagecost
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
 
-// DefaultParallel is the number of goroutines Measure uses when
-// Options.Parallel is 0. Measured on 2 cores (docs/pagecost.md), for 20
-// backends with 2.7 GB of shared_buffers mapped, the fast path took 78 ms
-// with one goroutine and 72 ms with two (61 and 74 ms in an earlier run):
-// within the noise of a shared machine, for 10% more CPU. A second
-// goroutine mostly takes the core the database needs.
-const DefaultParallel = 1
+// Parallelism when Options.Parallel is 0: one goroutine for a few
+// processes, up to maxAutoParallel (and never more than GOMAXPROCS, so
+// GOMAXPROCS=1 keeps dbmem on one core) from parallelFrom processes on.
+// Measured on this project's 2-vCPU host (docs/performance.md): for 200
+// backends the fast path took 0.64 ms per backend on two goroutines
+// against 0.88 ms on one, for the same CPU time; for 20 backends the
+// second goroutine saved nothing measurable.
+const (
+	parallelFrom    = 64
+	maxAutoParallel = 4
+)
+
+// autoParallel is the number of goroutines for n processes.
+func autoParallel(n int) int {
+	if n < parallelFrom {
+		return 1
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), maxAutoParallel))
+}
 
 // forEach calls fn(s, i) for i in [0, n) on up to parallel goroutines. Each
 // goroutine has its own scratch state s, kept between calls.

@@ -41,7 +41,7 @@ func TestStatusAndRollupFixtures(t *testing.T) {
 }
 
 // FuzzParseMapsActions checks the allocation-free maps parser against
-// linux.ParseMaps followed by classifyVMA, on inputs whose separators are
+// linux.ParseMaps followed by vmaOf, on inputs whose separators are
 // spaces, tabs and newlines (what the kernel prints).
 func FuzzParseMapsActions(f *testing.F) {
 	f.Add([]byte("55f1992b8000-55f1992b9000 r--p 00000000 fe:01 1234 /usr/lib/postgresql/15/bin/postgres\n" +
@@ -64,7 +64,7 @@ func FuzzParseMapsActions(f *testing.F) {
 			t.Fatalf("parseMapsActions: %d vmas, %v; linux.ParseMaps: %d mappings", len(got), err, len(maps))
 		}
 		for i, m := range maps {
-			if want := (vma{m.Start, m.End, classifyVMA(m)}); got[i] != want {
+			if want := vmaOf(m); got[i] != want {
 				t.Fatalf("line %d: %+v, want %+v", i+1, got[i], want)
 			}
 		}

@@ -74,10 +74,12 @@ func (pt *pageTable) find(pfn uint64) int {
 	return -1
 }
 
-// pssAnon turns a tally and the page table into Pss_Anon bytes. A PFN
-// missing from the table (past the end of kpagecount) counts 0.
-func pssAnon(t *tally, pt *pageTable, pageSize uint64) uint64 {
+// pssAnon turns a tally and the page table into Pss_Anon bytes, and counts
+// the anonymous pages mapped (what status's RssAnon counts, in pages). A
+// PFN missing from the table (past the end of kpagecount) counts 0.
+func pssAnon(t *tally, pt *pageTable, pageSize uint64) (pssBytes, anonPages uint64) {
 	fixed := t.exclusive * (pageSize << pssShift)
+	anonPages = t.exclusive
 	for _, r := range t.lookup {
 		for pfn := r.first; pfn < r.end(); pfn++ {
 			i := pt.find(pfn)
@@ -87,24 +89,27 @@ func pssAnon(t *tally, pt *pageTable, pageSize uint64) uint64 {
 			info := pt.info[i]
 			// The lookup run lies within one table run: walk it directly.
 			for ; pfn < r.end() && pfn < pt.runs[i].end(); pfn++ {
-				fixed += anonShare(info[pfn-pt.runs[i].first], pageSize)
+				share := anonShare(info[pfn-pt.runs[i].first], pageSize)
+				fixed += share
+				if share > 0 {
+					anonPages++
+				}
 			}
 			pfn--
 		}
 	}
-	return fixed >> pssShift
+	return fixed >> pssShift, anonPages
 }
 
 // planRuns merges runs into the disjoint runs to read, sorted, bridging
 // gaps of up to maxGap PFNs (reading a few unneeded 8-byte entries costs
 // less than a system call) as long as the merged run stays within maxLen.
 // Overlapping runs (the same pages wanted by several processes) are always
-// merged.
+// merged. It sorts runs in place and writes the result over it.
 func planRuns(runs []pfnRun, maxGap, maxLen uint64) []pfnRun {
-	sorted := slices.Clone(runs)
-	slices.SortFunc(sorted, func(a, b pfnRun) int { return cmp.Compare(a.first, b.first) })
-	var out []pfnRun
-	for _, r := range sorted {
+	slices.SortFunc(runs, func(a, b pfnRun) int { return cmp.Compare(a.first, b.first) })
+	out := runs[:0]
+	for _, r := range runs {
 		if k := len(out) - 1; k >= 0 {
 			last := &out[k]
 			if r.first <= last.end() || r.first-last.end() <= maxGap && r.end()-last.first <= maxLen {

@@ -1,7 +1,6 @@
 package pagecost
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -23,6 +22,8 @@ type procScan struct {
 	// useSmaps: the process maps so little shared memory through 4 KiB
 	// pages that smaps_rollup costs less than the fast path.
 	useSmaps bool
+	// codeDeferred: its text mappings were not read (see isCode).
+	codeDeferred bool
 }
 
 // smapsCheaperBelow is the RssShmem under which smaps_rollup costs less
@@ -43,10 +44,15 @@ type scratch struct {
 	words   []uint64
 	regions []pageRegion // PAGEMAP_SCAN output
 	ranges  [][2]uint64
+	spans   []span
+	// lookupHint is the length of the last process's lookup runs: the
+	// next one's starting capacity.
+	lookupHint int
 }
 
-// scanProcess reads status, maps and the private ranges of pagemap.
-func scanProcess(fs linux.FS, pid int, sc *scratch, alwaysPagemap bool) (*procScan, error) {
+// scanProcess reads status, maps and the private ranges of pagemap, text
+// mappings only withCode.
+func scanProcess(fs linux.FS, pid int, sc *scratch, alwaysPagemap, withCode bool) (*procScan, error) {
 	start := time.Now()
 	st, err := readStatusInto(fs, pid, &sc.text)
 	if err != nil {
@@ -63,7 +69,7 @@ func scanProcess(fs linux.FS, pid int, sc *scratch, alwaysPagemap bool) (*procSc
 		return nil, err
 	}
 	ps := &procScan{status: st}
-	if err := ps.readPagemap(fs.ProcPath(strconv.Itoa(pid), "pagemap"), maps, sc); err != nil {
+	if err := ps.readPagemap(fs.ProcPath(strconv.Itoa(pid), "pagemap"), maps, withCode, sc); err != nil {
 		return nil, err
 	}
 	ps.elapsed = time.Since(start)
@@ -77,7 +83,7 @@ func readStatusInto(fs linux.FS, pid int, buf *[]byte) (linux.Status, error) {
 	if err != nil {
 		return linux.Status{}, err
 	}
-	st, err := linux.ParseStatus(bytes.NewReader(b))
+	st, err := linux.ParseStatusBytes(b)
 	if err != nil {
 		return st, fmt.Errorf("parse %s: %w", path, err)
 	}
@@ -132,18 +138,22 @@ func readFileInto(path string, buf *[]byte) ([]byte, error) {
 }
 
 // readPagemap opens pagemap once and reads every span of mappings that
-// may hold anonymous pages: with PAGEMAP_SCAN only the present, non-file
-// ranges; without it, each mapping whole.
-func (ps *procScan) readPagemap(path string, maps []vma, sc *scratch) error {
+// may hold anonymous pages (text only withCode): a small span whole, a
+// large one where PAGEMAP_SCAN finds present non-file pages.
+func (ps *procScan) readPagemap(path string, maps []vma, withCode bool, sc *scratch) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
-	spans, skipped := privateSpans(maps)
-	ps.skipped = skipped
+	plan := privateSpans(maps, withCode, sc.spans)
+	sc.spans = plan.spans
+	ps.skipped, ps.codeDeferred = plan.skippedBytes, plan.codeDeferred
+	ps.tally.lookup = make([]pfnRun, 0, sc.lookupHint+sc.lookupHint/8)
+	defer func() { sc.lookupHint = len(ps.tally.lookup) }()
+	spans := plan.spans
 	for _, sp := range spans {
-		if err := ps.readSpan(f, sp, sc); err != nil {
+		if err := ps.readSpan(f, sp, maps, sc); err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
 	}
@@ -160,13 +170,22 @@ func (ps *procScan) readPagemap(path string, maps []vma, sc *scratch) error {
 // rangeMergeGap: present ranges this close are read with one pread.
 const rangeMergeGap = 16 << 10
 
-// readSpan reads the pagemap entries of a span. PAGEMAP_SCAN first lists
-// its present non-file ranges: a PostgreSQL backend's private mappings are
-// mostly resident library text (file pages), and listing costs less than
-// reading an entry per page (measured: 214 us instead of 660 us, 690
-// entries read instead of 15,566). Without PAGEMAP_SCAN (kernels before
-// 6.7) each mapping is read whole.
-func (ps *procScan) readSpan(f *os.File, sp span, sc *scratch) error {
+// directSpanPages is the size up to which a span's pagemap is read whole,
+// in one pread, rather than listed with PAGEMAP_SCAN first: most spans
+// between two libraries' text are a few pages of rodata, relocations and
+// data, where a second system call costs more than the entries it saves.
+const directSpanPages = 512
+
+// readSpan reads the pagemap entries of a span. A large span is listed
+// with PAGEMAP_SCAN first, for its present non-file ranges: a large
+// private mapping may be a reservation with little touched (mariadbd maps
+// 8 TiB), or read-only data of which only file pages are present, and
+// listing costs less than reading an entry per page. Without PAGEMAP_SCAN
+// (kernels before 6.7) each mapping is read whole.
+func (ps *procScan) readSpan(f *os.File, sp span, maps []vma, sc *scratch) error {
+	if (sp.end-sp.start)/pageSize <= directSpanPages {
+		return ps.readRange(f, sp.start/pageSize, sp.end/pageSize, sp.trustExclusive, sc)
+	}
 	if sc.regions == nil {
 		sc.regions = make([]pageRegion, 512)
 	}
@@ -183,7 +202,7 @@ func (ps *procScan) readSpan(f *os.File, sp span, sc *scratch) error {
 	if !errors.Is(err, errNoPMScan) {
 		return err
 	}
-	for _, m := range sp.vmas {
+	for _, m := range maps[sp.first : sp.last+1] {
 		if err := ps.readRange(f, m.start/pageSize, m.end/pageSize, sp.trustExclusive, sc); err != nil {
 			return err
 		}

@@ -6,30 +6,49 @@ type span struct {
 	start, end uint64
 	// trustExclusive is false for mappings that may be hugetlb.
 	trustExclusive bool
-	// vmas are the mappings in the span, for reading pagemap directly.
-	vmas []vma
+	// first and last index the span's mappings in the maps it came from,
+	// for reading pagemap mapping by mapping.
+	first, last int
 }
 
-// privateSpans groups the mappings to read into spans and adds up the size
-// of the skipped ones.
-func privateSpans(maps []vma) (spans []span, skippedBytes uint64) {
+// spanPlan is what privateSpans decided for one process.
+type spanPlan struct {
+	spans []span
+	// skippedBytes is the size of the shared, hugetlb and special mappings
+	// left out (never anonymous memory).
+	skippedBytes uint64
+	// codeDeferred: text mappings were left out (see isCode).
+	codeDeferred bool
+}
+
+// privateSpans groups the mappings to read into spans, appended to
+// spans[:0], and adds up the size of the skipped ones. Without withCode,
+// text mappings are left out too.
+func privateSpans(maps []vma, withCode bool, spans []span) spanPlan {
+	var p spanPlan
+	spans = spans[:0]
 	open := false
-	for _, m := range maps {
+	for i, m := range maps {
 		if m.act != vmaRead && m.act != vmaReadCheck {
-			skippedBytes += m.end - m.start
+			p.skippedBytes += m.end - m.start
+			open = false
+			continue
+		}
+		if m.code && !withCode {
+			p.codeDeferred = true
 			open = false
 			continue
 		}
 		trust := m.act == vmaRead
 		if k := len(spans) - 1; open && spans[k].trustExclusive == trust {
-			spans[k].end = m.end
-			spans[k].vmas = append(spans[k].vmas, m)
+			spans[k].end, spans[k].last = m.end, i
 			continue
 		}
-		spans = append(spans, span{start: m.start, end: m.end, trustExclusive: trust, vmas: []vma{m}})
+		spans = append(spans, span{start: m.start, end: m.end, trustExclusive: trust, first: i, last: i})
 		open = true
 	}
-	return spans, skippedBytes
+	p.spans = spans
+	return p
 }
 
 // mergeRanges joins address ranges (sorted, as PAGEMAP_SCAN returns them)

@@ -34,6 +34,23 @@ func classifyVMA(m linux.Mapping) vmaAction {
 	return classify(m.Shared(), m.Dev, m.Inode, m.Path, m.End)
 }
 
+// vmaOf is what parseMapsActions makes of a parsed maps line.
+func vmaOf(m linux.Mapping) vma {
+	return vma{start: m.Start, end: m.End, act: classifyVMA(m), code: isCode(m.Perms, m.Inode)}
+}
+
+// isCode reports whether a mapping is program or library text: private,
+// executable, not writable, backed by a file. Its pages are file pages
+// unless something wrote to them through a writable alias: a debugger's
+// breakpoints (ptrace), or text relocations applied by the dynamic linker
+// between two mprotect calls. Such anonymous pages are rare, while text is
+// most of a backend's present private pages (52 MiB of 67 MiB for a
+// PostgreSQL 15 backend): the fast path reads text only for a process
+// whose anonymous pages found elsewhere fall short of its RssAnon.
+func isCode[S string | []byte](perms S, inode uint64) bool {
+	return len(perms) == 4 && perms[1] == '-' && perms[2] == 'x' && perms[3] == 'p' && inode != 0
+}
+
 // classify is classifyVMA on the fields of a maps line, as strings or bytes.
 func classify[S string | []byte](shared bool, dev S, inode uint64, path S, end uint64) vmaAction {
 	switch {
