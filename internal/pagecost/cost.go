@@ -82,6 +82,10 @@ type ScanStats struct {
 	// because the anonymous pages found elsewhere fell short of RssAnon
 	// (breakpoints, text relocations, or the process changed meanwhile).
 	TextRead bool `json:"text_read,omitempty"`
+	// SiblingLayout: the process's own maps were not read; it was read
+	// along the layout of a sibling (same parent, same program: backends of
+	// one postmaster), and its anonymous pages added up to its RssAnon.
+	SiblingLayout bool `json:"sibling_layout,omitempty"`
 }
 
 // Exact reports whether PssAnonBytes is Pss_Anon (fast or smaps), as opposed

@@ -5,7 +5,11 @@
 //
 //   - MethodFast reads /proc/PID/maps, skips the shared mappings (a database's
 //     shared memory: /dev/zero, /anon_hugepage, /SYSV, memfd, /dev/shm) and
-//     reads only the private ranges of /proc/PID/pagemap. Anonymous pages
+//     program text, and reads only the private ranges of /proc/PID/pagemap
+//     (siblings of a process whose maps were read, such as the backends of
+//     one postmaster, are read along its layout instead of their own maps;
+//     text and own maps are read where the anonymous pages found do not add
+//     up to status's RssAnon, see layout.go). Anonymous pages
 //     mapped once count in full; for the others the map count comes from
 //     /proc/kpagecount and the page type from /proc/kpageflags, read once per
 //     call for the union of all processes' pages, in sorted runs. The result

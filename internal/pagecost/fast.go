@@ -68,9 +68,13 @@ func (r *fastRound) run(idx []int, withCode bool) error {
 		r.anonPages = make([]uint64, len(r.pids))
 	}
 	par := r.opt.parallel(len(idx))
+	var lay *layouts
+	if !withCode {
+		lay = &layouts{}
+	}
 	forEach(len(idx), par, func(sc *scratch, j int) {
 		i := idx[j]
-		r.scans[i], r.res[i] = scanOrFallback(r.fs, r.pids[i], sc, r.opt, withCode)
+		r.scans[i], r.res[i] = scanOrFallback(r.fs, r.pids[i], sc, r.opt, withCode, lay)
 	})
 	round := make([]*procScan, 0, len(idx))
 	for _, i := range idx {
@@ -85,18 +89,25 @@ func (r *fastRound) run(idx []int, withCode bool) error {
 			var c Cost
 			c, r.anonPages[i] = fastCost(r.pids[i], ps, pt)
 			c.Scan.TextRead = withCode
+			c.Scan.SiblingLayout = ps.fromLayout
 			r.res[i] = result{cost: c}
 		}
 	}
 	return nil
 }
 
-// shortOfRssAnon returns the indexes of the processes read without their
-// text whose anonymous pages found are fewer than status's RssAnon.
+// shortOfRssAnon returns the indexes of the processes to read again, from
+// their own maps and with their text: those read without their text whose
+// anonymous pages found are fewer than status's RssAnon, and those read
+// along a sibling's layout whose count is not exactly RssAnon.
 func (r *fastRound) shortOfRssAnon() []int {
 	var idx []int
 	for i, ps := range r.scans {
-		if ps != nil && ps.codeDeferred && r.anonPages[i]*pageSize < ps.status.RssAnonBytes {
+		if ps == nil {
+			continue
+		}
+		found, want := r.anonPages[i]*pageSize, ps.status.RssAnonBytes
+		if ps.fromLayout && found != want || ps.codeDeferred && found < want {
 			idx = append(idx, i)
 		}
 	}
@@ -113,8 +124,8 @@ func allIndexes(n int) []int {
 
 // scanOrFallback runs phase one for a process, or measures it with
 // smaps_rollup at once when its pagemap cannot be used.
-func scanOrFallback(fs linux.FS, pid int, sc *scratch, opt Options, withCode bool) (*procScan, result) {
-	ps, err := scanProcess(fs, pid, sc, opt.AlwaysPagemap, withCode)
+func scanOrFallback(fs linux.FS, pid int, sc *scratch, opt Options, withCode bool, lay *layouts) (*procScan, result) {
+	ps, err := scanProcess(fs, pid, sc, opt.AlwaysPagemap, withCode, lay)
 	to := opt.fallback()
 	path := fs.ProcPath(strconv.Itoa(pid), "pagemap")
 	switch {

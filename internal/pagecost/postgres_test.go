@@ -24,11 +24,14 @@ func TestPostgresBackends(t *testing.T) {
 	pids := append(append([]int{c.PID}, r.PIDs...), postmasterChildren(t, c.PID)...)
 	pids = dedupe(pids)
 	fast, smaps, _, _ := measureBoth(t, pids, 3)
-	exact := 0
+	exact, sibling := 0, 0
 	for _, pid := range pids {
 		f, s := fast[pid], smaps[pid]
 		if f.PssAnonBytes>>10 == s.PssAnonBytes>>10 {
 			exact++
+		}
+		if f.Scan.SiblingLayout {
+			sibling++
 		}
 		if diff := relDiff(f.PssAnonBytes, s.PssAnonBytes); diff > 0.02 {
 			t.Errorf("PID %d: fast Pss_Anon %d kB, smaps_rollup %d kB: %.1f%% apart, want within 2%%", pid, f.PssAnonBytes>>10, s.PssAnonBytes>>10, 100*diff)
@@ -37,7 +40,11 @@ func TestPostgresBackends(t *testing.T) {
 	b := fast[r.PIDs[0]]
 	t.Logf("backend %d: Pss_Anon %d kB, VmPTE %d kB, private %d kB; skipped %d MiB of shared mappings, read %d pagemap entries, looked up %d pages",
 		b.PID, b.PssAnonBytes>>10, b.VmPTEBytes>>10, b.PrivateBytes()>>10, b.Scan.SkippedSharedBytes>>20, b.Scan.PagemapEntries, b.Scan.LookedUpPages)
-	t.Logf("%d processes, %d with equal kB", len(pids), exact)
+	t.Logf("%d processes, %d with equal kB, %d read along a sibling's layout", len(pids), exact, sibling)
+	// Every child of the postmaster but the first has the first's layout.
+	if sibling < len(r.PIDs)-1 {
+		t.Errorf("%d processes read along a sibling's layout, want at least %d of the %d readers", sibling, len(r.PIDs)-1, len(r.PIDs))
+	}
 	if b.VmPTEBytes < 800<<10 {
 		t.Errorf("backend VmPTE %d kB: the readers should have mapped 450 MB of buffers (about 0.9 MB of page tables)", b.VmPTEBytes>>10)
 	}

@@ -24,16 +24,19 @@ type procScan struct {
 	useSmaps bool
 	// codeDeferred: its text mappings were not read (see isCode).
 	codeDeferred bool
+	// fromLayout: read along a sibling's layout, not its own maps.
+	fromLayout bool
 }
 
 // smapsCheaperBelow is the RssShmem under which smaps_rollup costs less
 // than the fast path: smaps_rollup walks every present page-table entry
-// (about 75 ns each on this project's busy 2-core machine), the fast path
-// costs about 1.2 ms per process whatever its shared memory (maps, status,
-// PAGEMAP_SCAN, pagemap). They break even near 10,000 entries (40 MiB);
-// backends of a server with huge_pages=on map almost nothing through
-// 4 KiB pages (RssShmem excludes hugetlb) and took 0.5 ms with
-// smaps_rollup against 1.2 ms with the fast path (docs/performance.md).
+// (about 75 ns each on this project's busy 2-core machine, on top of about
+// 0.35 ms for a backend's private mappings), the fast path costs 0.6-0.9 ms
+// per process on one core whatever its shared memory (status, maps,
+// pagemap, its share of kpagecount). They break even near 8,000 entries
+// (32 MiB); backends of a server with huge_pages=on map almost nothing
+// through 4 KiB pages (RssShmem excludes hugetlb) and took 0.35-0.38 ms
+// with smaps_rollup (docs/performance.md).
 const smapsCheaperBelow = 32 << 20
 
 // scratch is a worker's reusable pagemap buffers.
@@ -51,8 +54,9 @@ type scratch struct {
 }
 
 // scanProcess reads status, maps and the private ranges of pagemap, text
-// mappings only withCode.
-func scanProcess(fs linux.FS, pid int, sc *scratch, alwaysPagemap, withCode bool) (*procScan, error) {
+// mappings only withCode. Without withCode, a process whose sibling's
+// layout is known (lay) is read along that layout instead of its own maps.
+func scanProcess(fs linux.FS, pid int, sc *scratch, alwaysPagemap, withCode bool, lay *layouts) (*procScan, error) {
 	start := time.Now()
 	st, err := readStatusInto(fs, pid, &sc.text)
 	if err != nil {
@@ -64,12 +68,26 @@ func scanProcess(fs linux.FS, pid int, sc *scratch, alwaysPagemap, withCode bool
 	if st.RssShmemBytes < smapsCheaperBelow && !alwaysPagemap {
 		return &procScan{status: st, useSmaps: true, elapsed: time.Since(start)}, nil
 	}
+	path := fs.ProcPath(strconv.Itoa(pid), "pagemap")
+	key, useLayout := layoutKeyOf(st)
+	useLayout = useLayout && !withCode && lay != nil
+	if l := lay.get(key); useLayout && l != nil {
+		ps := &procScan{status: st, skipped: l.skippedBytes, codeDeferred: true, fromLayout: true}
+		err := ps.readSpans(path, l.spans, nil, sc)
+		if !errors.Is(err, errNoPMScan) {
+			ps.elapsed = time.Since(start)
+			return ps, err
+		}
+	}
 	maps, err := readMaps(fs, pid, sc)
 	if err != nil {
 		return nil, err
 	}
+	if useLayout {
+		lay.put(key, layoutOf(maps))
+	}
 	ps := &procScan{status: st}
-	if err := ps.readPagemap(fs.ProcPath(strconv.Itoa(pid), "pagemap"), maps, withCode, sc); err != nil {
+	if err := ps.readPagemap(path, maps, withCode, sc); err != nil {
 		return nil, err
 	}
 	ps.elapsed = time.Since(start)
@@ -141,17 +159,23 @@ func readFileInto(path string, buf *[]byte) ([]byte, error) {
 // may hold anonymous pages (text only withCode): a small span whole, a
 // large one where PAGEMAP_SCAN finds present non-file pages.
 func (ps *procScan) readPagemap(path string, maps []vma, withCode bool, sc *scratch) error {
+	plan := privateSpans(maps, withCode, sc.spans)
+	sc.spans = plan.spans
+	ps.skipped, ps.codeDeferred = plan.skippedBytes, plan.codeDeferred
+	return ps.readSpans(path, plan.spans, maps, sc)
+}
+
+// readSpans reads the spans' pagemap entries from one open pagemap. maps
+// is what the spans index, for kernels without PAGEMAP_SCAN; nil for the
+// spans of a sibling's layout, which then return errNoPMScan.
+func (ps *procScan) readSpans(path string, spans []span, maps []vma, sc *scratch) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
-	plan := privateSpans(maps, withCode, sc.spans)
-	sc.spans = plan.spans
-	ps.skipped, ps.codeDeferred = plan.skippedBytes, plan.codeDeferred
 	ps.tally.lookup = make([]pfnRun, 0, sc.lookupHint+sc.lookupHint/8)
 	defer func() { sc.lookupHint = len(ps.tally.lookup) }()
-	spans := plan.spans
 	for _, sp := range spans {
 		if err := ps.readSpan(f, sp, maps, sc); err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
@@ -199,7 +223,7 @@ func (ps *procScan) readSpan(f *os.File, sp span, maps []vma, sc *scratch) error
 		}
 		return nil
 	}
-	if !errors.Is(err, errNoPMScan) {
+	if !errors.Is(err, errNoPMScan) || maps == nil {
 		return err
 	}
 	for _, m := range maps[sp.first : sp.last+1] {

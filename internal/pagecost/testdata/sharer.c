@@ -1,7 +1,7 @@
 /*
  * sharer: a test process family with known memory, for pagecost's tests.
  *
- *   sharer SHARED_MB COW_MB PRIVATE_MB CHILDREN THP_MB
+ *   sharer SHARED_MB COW_MB PRIVATE_MB CHILDREN THP_MB [REPLACE_MB]
  *
  * The parent maps SHARED_MB of MAP_SHARED|MAP_ANONYMOUS memory (shmem, like
  * PostgreSQL's /dev/zero segment), COW_MB of private anonymous memory and
@@ -11,6 +11,9 @@
  * first half of the COW region (those pages become its own; the second half
  * stays shared with the parent and the siblings), writes the first 4 KiB of
  * every 2 MiB of the THP region, and writes PRIVATE_MB of new private memory.
+ * With REPLACE_MB, the last child then replaces the first REPLACE_MB of its
+ * shared segment with private anonymous memory at the same address and
+ * writes it: its layout differs from its siblings' where they skip.
  * The parent then prints "ready PID..." with the children's PIDs and waits
  * for its standard input to close; the children die with it.
  */
@@ -44,11 +47,20 @@ static char *map_thp(size_t len) {
 }
 
 static void child(char *shared, size_t shared_len, char *cow, size_t cow_len,
-		  char *thp, size_t thp_len, size_t priv_len, int ready) {
+		  char *thp, size_t thp_len, size_t priv_len, size_t replace_len, int ready) {
 	volatile unsigned long sum = 0;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (size_t i = 0; i < shared_len; i += 4096)
 		sum += shared[i];
+	if (replace_len) {
+		char *p = mmap(shared, replace_len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (p == MAP_FAILED) {
+			perror("mmap MAP_FIXED");
+			exit(1);
+		}
+		memset(p, 7, replace_len);
+	}
 	memset(cow, 3, cow_len / 2);
 	for (size_t i = 0; i < thp_len; i += HUGE)
 		thp[i] = 4;
@@ -61,10 +73,11 @@ static void child(char *shared, size_t shared_len, char *cow, size_t cow_len,
 }
 
 int main(int argc, char **argv) {
-	if (argc != 6) {
-		fprintf(stderr, "usage: sharer SHARED_MB COW_MB PRIVATE_MB CHILDREN THP_MB\n");
+	if (argc != 6 && argc != 7) {
+		fprintf(stderr, "usage: sharer SHARED_MB COW_MB PRIVATE_MB CHILDREN THP_MB [REPLACE_MB]\n");
 		return 2;
 	}
+	size_t replace_len = argc == 7 ? atol(argv[6]) * MB : 0;
 	size_t shared_len = atol(argv[1]) * MB, cow_len = atol(argv[2]) * MB;
 	size_t priv_len = atol(argv[3]) * MB, thp_len = atol(argv[5]) * MB;
 	int n = atoi(argv[4]), fds[2];
@@ -85,7 +98,8 @@ int main(int argc, char **argv) {
 	for (int i = 0; i < n; i++) {
 		pids[i] = fork();
 		if (pids[i] == 0)
-			child(shared, shared_len, cow, cow_len, thp, thp_len, priv_len, fds[1]);
+			child(shared, shared_len, cow, cow_len, thp, thp_len, priv_len,
+			      i == n - 1 ? replace_len : 0, fds[1]);
 	}
 	char c;
 	for (int i = 0; i < n; i++)
