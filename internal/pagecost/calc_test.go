@@ -160,27 +160,30 @@ func TestClassifyAndSpans(t *testing.T) {
 	}
 }
 
-// Text (r-xp of a file) splits spans and is read only when asked.
+// Text (r-xp of a file) larger than smallTextBytes splits spans and is
+// read only when asked; smaller text is read with the data around it.
 func TestTextDeferred(t *testing.T) {
 	maps := []linux.Mapping{
 		{Start: 0x1000, End: 0x2000, Perms: "r--p", Dev: "fe:01", Inode: 5, Path: "/usr/lib/libc.so.6"},
-		{Start: 0x2000, End: 0x9000, Perms: "r-xp", Dev: "fe:01", Inode: 5, Path: "/usr/lib/libc.so.6"},
-		{Start: 0x9000, End: 0xa000, Perms: "rw-p", Dev: "fe:01", Inode: 5, Path: "/usr/lib/libc.so.6"},
-		{Start: 0xa000, End: 0xb000, Perms: "r-xp", Path: "[anon executable]"},
-		{Start: 0xb000, End: 0xc000, Perms: "rwxp", Dev: "fe:01", Inode: 7, Path: "/opt/jit.so"},
+		{Start: 0x2000, End: 0x102000, Perms: "r-xp", Dev: "fe:01", Inode: 5, Path: "/usr/lib/libc.so.6"},
+		{Start: 0x102000, End: 0x103000, Perms: "rw-p", Dev: "fe:01", Inode: 5, Path: "/usr/lib/libc.so.6"},
+		{Start: 0x103000, End: 0x104000, Perms: "r-xp", Path: "[anon executable]"},
+		{Start: 0x104000, End: 0x105000, Perms: "rwxp", Dev: "fe:01", Inode: 7, Path: "/opt/jit.so"},
+		{Start: 0x105000, End: 0x106000, Perms: "r-xp", Dev: "fe:01", Inode: 8, Path: "/usr/lib/libsmall.so"},
+		{Start: 0x106000, End: 0x107000, Perms: "rw-p", Dev: "fe:01", Inode: 8, Path: "/usr/lib/libsmall.so"},
 	}
 	vmas := make([]vma, len(maps))
 	for i, m := range maps {
 		vmas[i] = vmaOf(m)
 	}
 	without := privateSpans(vmas, false, nil)
-	if len(without.spans) != 2 || without.spans[0].end != 0x2000 || without.spans[1].start != 0x9000 ||
-		without.spans[1].end != 0xc000 || !without.codeDeferred {
-		t.Errorf("without text: spans %+v, deferred %v; want [0x1000,0x2000) and [0x9000,0xc000), deferred", without.spans, without.codeDeferred)
+	if len(without.spans) != 2 || without.spans[0].end != 0x2000 || without.spans[1].start != 0x102000 ||
+		without.spans[1].end != 0x107000 || !without.codeDeferred {
+		t.Errorf("without text: spans %+v, deferred %v; want [0x1000,0x2000) and [0x102000,0x107000), deferred", without.spans, without.codeDeferred)
 	}
 	with := privateSpans(vmas, true, nil)
-	if len(with.spans) != 1 || with.spans[0].start != 0x1000 || with.spans[0].end != 0xc000 || with.codeDeferred {
-		t.Errorf("with text: spans %+v, deferred %v; want one span [0x1000,0xc000)", with.spans, with.codeDeferred)
+	if len(with.spans) != 1 || with.spans[0].start != 0x1000 || with.spans[0].end != 0x107000 || with.codeDeferred {
+		t.Errorf("with text: spans %+v, deferred %v; want one span [0x1000,0x107000)", with.spans, with.codeDeferred)
 	}
 }
 

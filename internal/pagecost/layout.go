@@ -70,7 +70,7 @@ func (l *layouts) put(k layoutKey, lay layout) {
 }
 
 // layoutOf returns the spans between the mappings that are never read
-// (shared, hugetlb, special) or deferred (text), holes included, from
+// (shared, hugetlb, special) or deferred (large text), holes included, from
 // address 0 to the end of the last mapping in the user address space. A
 // span that contains a mapping that may be hugetlb does not trust the
 // exclusive bit.
@@ -94,7 +94,7 @@ func layoutOf(maps []vma) layout {
 		case !read:
 			l.skippedBytes += m.end - m.start
 			fallthrough
-		case m.code:
+		case m.deferred():
 			closeAt(m.start)
 			pos = max(pos, m.end)
 		case m.act == vmaReadCheck:

@@ -7,15 +7,16 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
-// The layout reads everything but shared, hugetlb, special and text
+// The layout reads everything but shared, hugetlb, special and large text
 // mappings, holes included, and distrusts the exclusive bit in a span that
 // holds a mapping that may be hugetlb.
 func TestLayoutOf(t *testing.T) {
 	maps := []linux.Mapping{
 		{Start: 0x10000, End: 0x11000, Perms: "r--p", Dev: "fe:01", Inode: 5, Path: "/usr/bin/postgres"},
-		{Start: 0x11000, End: 0x20000, Perms: "r-xp", Dev: "fe:01", Inode: 5, Path: "/usr/bin/postgres"},
-		{Start: 0x20000, End: 0x21000, Perms: "rw-p", Dev: "fe:01", Inode: 5, Path: "/usr/bin/postgres"},
-		{Start: 0x30000, End: 0x40000, Perms: "rw-p", Path: "[heap]"},
+		{Start: 0x11000, End: 0x92000, Perms: "r-xp", Dev: "fe:01", Inode: 5, Path: "/usr/bin/postgres"},
+		{Start: 0x92000, End: 0x93000, Perms: "rw-p", Dev: "fe:01", Inode: 5, Path: "/usr/bin/postgres"},
+		{Start: 0x93000, End: 0x94000, Perms: "r-xp", Dev: "fe:01", Inode: 6, Path: "/usr/lib/libsmall.so"},
+		{Start: 0xa0000, End: 0xb0000, Perms: "rw-p", Path: "[heap]"},
 		{Start: 0x100000, End: 0x500000, Perms: "rw-s", Dev: "00:01", Inode: 9, Path: "/dev/zero (deleted)"},
 		{Start: 0x500000, End: 0x501000, Perms: "rw-p", Dev: "00:2a", Inode: 3, Path: "/dev/hugepages/x"},
 		{Start: 0x600000, End: 0x602000, Perms: "r--p", Path: "[vvar]"},
@@ -29,7 +30,7 @@ func TestLayoutOf(t *testing.T) {
 	l := layoutOf(vmas)
 	want := []span{
 		{start: 0, end: 0x11000, trustExclusive: true},
-		{start: 0x20000, end: 0x100000, trustExclusive: true},
+		{start: 0x92000, end: 0x100000, trustExclusive: true},
 		{start: 0x500000, end: 0x600000, trustExclusive: false},
 		{start: 0x602000, end: 0x604000, trustExclusive: true},
 	}

@@ -23,7 +23,7 @@ type spanPlan struct {
 
 // privateSpans groups the mappings to read into spans, appended to
 // spans[:0], and adds up the size of the skipped ones. Without withCode,
-// text mappings are left out too.
+// text mappings larger than smallTextBytes are left out too.
 func privateSpans(maps []vma, withCode bool, spans []span) spanPlan {
 	var p spanPlan
 	spans = spans[:0]
@@ -34,7 +34,7 @@ func privateSpans(maps []vma, withCode bool, spans []span) spanPlan {
 			open = false
 			continue
 		}
-		if m.code && !withCode {
+		if m.deferred() && !withCode {
 			p.codeDeferred = true
 			open = false
 			continue

