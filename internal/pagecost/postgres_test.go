@@ -50,12 +50,12 @@ func TestPostgresBackends(t *testing.T) {
 	}
 	// The cost is compared on the readers only: the postmaster's other
 	// children map little shared memory, and there the fast path's fixed
-	// ~1.3 ms (with AlwaysPagemap) is more than smaps_rollup's walk (on an
-	// idle machine about 35 ns per page-table entry). The gap grows with
-	// the shared memory each backend maps (about 4% of smaps_rollup's CPU
-	// time at 3.6 GiB, docs/performance.md); at 450 MB it measured 45% on
-	// an idle machine, so ask for three quarters: a fast path that walked
-	// the shared segment would cost more than smaps_rollup.
+	// ~0.5 ms (with AlwaysPagemap) can be more than smaps_rollup's walk (on
+	// an idle machine about 35 ns per page-table entry). The gap grows with
+	// the shared memory each backend maps (docs/performance.md); at 450 MB
+	// it measured 45% with the earlier code and 22% now, so ask for three
+	// quarters: a fast path that walked the shared segment would cost more
+	// than smaps_rollup.
 	_, _, fastCPU, smapsCPU := measureBoth(t, r.PIDs, 3)
 	t.Logf("%d readers: CPU time fast %v (%v each), smaps_rollup %v (%v each), %.1f%%",
 		len(r.PIDs), fastCPU, fastCPU/timeDiv(len(r.PIDs)), smapsCPU, smapsCPU/timeDiv(len(r.PIDs)), 100*fastCPU.Seconds()/smapsCPU.Seconds())
