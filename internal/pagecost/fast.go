@@ -29,18 +29,19 @@ func measureFast(fs linux.FS, pids []int, opt Options) ([]Cost, []Skipped, error
 		return measureEach(fs, pids, opt, fallbackTo(fb))
 	}
 	defer kp.close()
+	// kpagecount failing mid-way (should not happen once opened) sends the
+	// processes of that round to the fallback.
+	failed := func(err error) *FallbackError {
+		return &FallbackError{Reason: ReasonNotRoot, Path: countPath, Err: err, To: opt.fallback()}
+	}
 	r := fastRound{fs: fs, kp: kp, opt: opt, pids: pids, res: make([]result, len(pids))}
 	if err := r.run(allIndexes(len(pids)), false); err != nil {
-		// kpagecount failed mid-way (should not happen once opened):
-		// measure the processes with smaps_rollup instead.
-		fb := &FallbackError{Reason: ReasonNotRoot, Path: countPath, Err: err, To: opt.fallback()}
-		return measureEach(fs, pids, opt, fallbackTo(fb))
+		return measureEach(fs, pids, opt, fallbackTo(failed(err)))
 	}
 	if again := r.shortOfRssAnon(); len(again) > 0 {
 		if err := r.run(again, true); err != nil {
-			fb := &FallbackError{Reason: ReasonNotRoot, Path: countPath, Err: err, To: opt.fallback()}
 			for _, i := range again {
-				r.res[i] = fallbackResult(fs, pids[i], fb)
+				r.res[i] = fallbackResult(fs, pids[i], failed(err))
 			}
 		}
 	}

@@ -86,12 +86,14 @@ func layoutOf(maps []vma) layout {
 	}
 	for _, m := range maps {
 		if m.end > taskSizeLimit {
+			// [vsyscall]: skipped, and no span may reach past the user
+			// address space (PAGEMAP_SCAN refuses it).
+			l.skippedBytes += m.end - m.start
 			continue
 		}
 		top = max(top, m.end)
-		read := m.act == vmaRead || m.act == vmaReadCheck
 		switch {
-		case !read:
+		case !m.mayHoldAnon():
 			l.skippedBytes += m.end - m.start
 			fallthrough
 		case m.deferred():

@@ -14,6 +14,11 @@ type vma struct {
 	code bool
 }
 
+// mayHoldAnon reports whether the mapping can hold anonymous pages at all
+// (read, or read with every page looked up), as opposed to the shared,
+// hugetlb and special mappings the fast path never reads.
+func (m vma) mayHoldAnon() bool { return m.act == vmaRead || m.act == vmaReadCheck }
+
 // parseMapsActions parses the text of /proc/PID/maps into address ranges
 // and what to do with each, appending to out. It gives what
 // linux.ParseMaps followed by vmaOf gives (FuzzParseMapsActions

@@ -71,12 +71,17 @@ func scanProcess(fs linux.FS, pid int, sc *scratch, alwaysPagemap, withCode bool
 	path := fs.ProcPath(strconv.Itoa(pid), "pagemap")
 	key, useLayout := layoutKeyOf(st)
 	useLayout = useLayout && !withCode && lay != nil
-	if l := lay.get(key); useLayout && l != nil {
-		ps := &procScan{status: st, skipped: l.skippedBytes, codeDeferred: true, fromLayout: true}
-		err := ps.readSpans(path, l.spans, nil, sc)
-		if !errors.Is(err, errNoPMScan) {
-			ps.elapsed = time.Since(start)
-			return ps, err
+	if useLayout {
+		if l := lay.get(key); l != nil {
+			ps := &procScan{status: st, skipped: l.skippedBytes, codeDeferred: true, fromLayout: true}
+			switch err := ps.readSpans(path, l.spans, nil, sc); {
+			case err == nil:
+				ps.elapsed = time.Since(start)
+				return ps, nil
+			case !errors.Is(err, errNoPMScan):
+				return nil, err
+			}
+			// No PAGEMAP_SCAN after all: read this process's own maps.
 		}
 	}
 	maps, err := readMaps(fs, pid, sc)

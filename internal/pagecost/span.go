@@ -29,7 +29,7 @@ func privateSpans(maps []vma, withCode bool, spans []span) spanPlan {
 	spans = spans[:0]
 	open := false
 	for i, m := range maps {
-		if m.act != vmaRead && m.act != vmaReadCheck {
+		if !m.mayHoldAnon() {
 			p.skippedBytes += m.end - m.start
 			open = false
 			continue
