@@ -23,6 +23,10 @@ type Options struct {
 	// (exact, without walking the page tables of shared memory) instead of
 	// Process.Rollup's smaps_rollup per process; "" leaves it to Process.
 	Private pagecost.Choice
+	// Skip names processes to leave out: the backends of dbmem's own earlier
+	// connections (Instance.SessionPID), which may not have exited yet when
+	// a watch reads the host again.
+	Skip map[int]bool
 }
 
 // isPostgresComm reports whether a process name is PostgreSQL's. Backends
@@ -45,7 +49,7 @@ func Discover(ctx context.Context, fs linux.FS, opt Options) ([]*Instance, []lin
 	var out []*Instance
 	var gaps []linux.Gap
 	for _, pid := range postmasters(stats) {
-		in, err := discoverOne(ctx, fs, pid, childrenOf(stats, pid), opt)
+		in, err := discoverOne(ctx, fs, pid, childrenOf(stats, pid, opt.Skip), opt)
 		if linux.IsGone(err) {
 			continue
 		}
@@ -69,10 +73,12 @@ func postmasters(stats map[int]linux.Stat) []int {
 	return out
 }
 
-func childrenOf(stats map[int]linux.Stat, ppid int) []int {
+// childrenOf lists the children of ppid, without those in skip. They are
+// listed before dbmem connects, so its own connection is not among them.
+func childrenOf(stats map[int]linux.Stat, ppid int, skip map[int]bool) []int {
 	var out []int
 	for pid, st := range stats {
-		if st.PPid == ppid {
+		if st.PPid == ppid && !skip[pid] {
 			out = append(out, pid)
 		}
 	}
@@ -183,6 +189,7 @@ func (in *Instance) readLive(ctx context.Context, src LiveSource) {
 		return
 	}
 	in.Connected, in.Connection = true, l.As
+	in.SessionPID = l.SessionPID
 	in.Version, in.Major = l.Version, l.Major
 	for k, v := range l.Settings {
 		in.Settings[k] = v

@@ -23,6 +23,10 @@ type Instance struct {
 	Processes  []Proc              `json:"processes"`
 	Gaps       []linux.Gap         `json:"gaps,omitempty"`
 	PIDFile    *PIDFile            `json:"pid_file,omitempty"`
+	// SessionPID is the backend that served dbmem's own connection (0: not
+	// connected). It is not among Processes: they are listed before dbmem
+	// connects, and a later read (watch) leaves it out while it exits.
+	SessionPID int `json:"session_pid,omitempty"`
 	activity   map[int]Activity
 }
 

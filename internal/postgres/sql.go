@@ -37,6 +37,8 @@ type Live struct {
 	Activity map[int]Activity `json:"activity"` // pg_stat_activity by PID
 	// As describes the connection: "connected as root via /run/postgresql port 5432".
 	As string `json:"as"`
+	// SessionPID is pg_backend_pid() of this connection.
+	SessionPID int `json:"session_pid,omitempty"`
 }
 
 // Activity is one pg_stat_activity row.
@@ -194,7 +196,7 @@ func dedupe(in []string) []string {
 func readLive(ctx context.Context, conn *pgx.Conn) (Live, error) {
 	var l Live
 	var num string
-	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version'), current_setting('server_version_num')").Scan(&l.Version, &num); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version'), current_setting('server_version_num'), pg_backend_pid()").Scan(&l.Version, &num, &l.SessionPID); err != nil {
 		return l, fmt.Errorf("read server version: %w", err)
 	}
 	n, _ := strconv.Atoi(num)

@@ -60,6 +60,9 @@ type Options struct {
 	// mysql.Connector); nil reads their option files only.
 	MySQLLive mysql.LiveSource
 	Now       func() time.Time
+	// Skip names PostgreSQL processes to leave out: backends of dbmem's own
+	// earlier connections that may still be exiting (see postgres.Options).
+	Skip map[int]bool
 }
 
 // Take reads the host and every instance. Only an unreadable /proc/meminfo
@@ -81,6 +84,7 @@ func Take(ctx context.Context, o Options) (*Snapshot, error) {
 	s.Host, s.Gaps = host, gaps
 	ins, gaps, err := postgres.Discover(ctx, o.FS, postgres.Options{
 		Live: o.Live, Process: linux.ProcessOptions{Rollup: o.Method == pagecost.ChoiceSmaps}, Private: o.Method,
+		Skip: o.Skip,
 	})
 	if err != nil {
 		return nil, err

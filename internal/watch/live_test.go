@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/pgtest"
@@ -69,7 +71,7 @@ func TestLiveStatusSeesNewConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := rebuild(s.FS, first.Snapshot, procs, time.Now())
+	snap, err := rebuild(s.FS, first.Snapshot, procs, nil, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,5 +124,89 @@ func TestLiveRunPrintsTicks(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("tick 3 has no row for port %s with 2 connections:\n%s", port, b[2])
+	}
+}
+
+// lingering is dbmem's connector whose session stays open after it read the
+// server, as a backend does for a moment after its client closed (longer on
+// a loaded host): the watch must not count it as a connection.
+type lingering struct {
+	t     *testing.T
+	c     *pgcluster.Cluster
+	pids  []int
+	conns []*pgx.Conn
+}
+
+func (l *lingering) Live(ctx context.Context, in *postgres.Instance) (postgres.Live, error) {
+	live, err := postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}}.Live(ctx, in)
+	if err != nil || in.PostmasterPID != l.c.PID {
+		return live, err
+	}
+	held := pgtest.Connect(l.t, l.c)
+	if err := held.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&live.SessionPID); err != nil {
+		return live, err
+	}
+	l.pids = append(l.pids, live.SessionPID)
+	l.conns = append(l.conns, held)
+	return live, nil
+}
+
+func clientCount(in *postgres.Instance) int {
+	n := 0
+	for _, p := range in.Processes {
+		if p.Role == postgres.RoleClient {
+			n++
+		}
+	}
+	return n
+}
+
+func TestOwnSessionIsNotAConnection(t *testing.T) {
+	c := pgtest.Start(t, map[string]string{"shared_buffers": "128MB", "max_connections": "20"})
+	pgtest.Readers(t, c, 2, 8<<20)
+	l := &lingering{t: t, c: c}
+	s, ctx := &Sampler{FS: linux.DefaultFS(), Live: l}, context.Background()
+	if _, err := s.Sample(ctx, Discover); err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.Sample(ctx, Discover) // lists children while the first session lingers
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := clientCount(instanceOf(t, second, c)); n != 2 || len(l.pids) != 2 {
+		t.Errorf("second discovery: %d client backends (want the 2 readers), sessions %v", n, l.pids)
+	}
+	procs, _, err := s.readProcesses()
+	if err != nil {
+		t.Fatal(err)
+	}
+	skip := s.liveSessions(procs)
+	if len(skip) != 2 || !skip[l.pids[0]] || !skip[l.pids[1]] {
+		t.Fatalf("live sessions %v, want both of %v", skip, l.pids)
+	}
+	for _, tc := range []struct {
+		skip map[int]bool
+		want int
+	}{{skip, 2}, {nil, 4}} { // without skipping, the lingering sessions count
+		snap, err := rebuild(s.FS, second.Snapshot, procs, tc.skip, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := clientCount(instanceOf(t, &Sample{Snapshot: snap}, c)); n != tc.want {
+			t.Errorf("status rebuild skipping %v: %d client backends, want %d", tc.skip, n, tc.want)
+		}
+	}
+	// A session that has exited is forgotten (its PID may be reused).
+	l.conns[0].Close(ctx)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(l.pids[0])); err != nil {
+			break
+		}
+	}
+	if procs, _, err = s.readProcesses(); err != nil {
+		t.Fatal(err)
+	}
+	if skip := s.liveSessions(procs); len(skip) != 1 || !skip[l.pids[1]] {
+		t.Errorf("after session %d exited: live sessions %v, want only %d", l.pids[0], skip, l.pids[1])
 	}
 }

@@ -131,8 +131,9 @@ func topologyChanged(base *snapshot.Snapshot, procs []linux.Process) bool {
 
 // rebuild makes a snapshot from the last discovery and fresh processes: the
 // host files are read again, every instance keeps its settings and shared
-// segment and gets its current processes (postmaster and children).
-func rebuild(fs linux.FS, base *snapshot.Snapshot, procs []linux.Process, now time.Time) (*snapshot.Snapshot, error) {
+// segment and gets its current processes (postmaster and children, without
+// those in skip: dbmem's own exiting sessions).
+func rebuild(fs linux.FS, base *snapshot.Snapshot, procs []linux.Process, skip map[int]bool, now time.Time) (*snapshot.Snapshot, error) {
 	host, gaps, err := linux.ReadHost(fs)
 	if err != nil {
 		return nil, err
@@ -140,7 +141,9 @@ func rebuild(fs linux.FS, base *snapshot.Snapshot, procs []linux.Process, now ti
 	snap := &snapshot.Snapshot{Schema: snapshot.Schema, TakenAt: now.UTC(), Host: host, Gaps: gaps}
 	byParent := map[int][]linux.Process{}
 	for _, p := range procs {
-		byParent[p.PPid] = append(byParent[p.PPid], p)
+		if !skip[p.PID] {
+			byParent[p.PPid] = append(byParent[p.PPid], p)
+		}
 	}
 	for _, in := range base.Postgres {
 		snap.Postgres = append(snap.Postgres, refresh(fs, in, procs, byParent[in.PostmasterPID]))

@@ -72,6 +72,10 @@ type Sampler struct {
 	mu    sync.Mutex
 	base  *snapshot.Snapshot
 	procs procReader
+	// sessions holds the backends of dbmem's own connections (one per
+	// discovery and instance) until they are gone: a backend takes a moment
+	// to exit after its client closed, and must not count as a connection.
+	sessions map[int]bool
 }
 
 // Sample reads the host once. A Status sample becomes a Discover sample when
@@ -92,6 +96,7 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 	if err != nil {
 		return nil, err
 	}
+	skip := s.liveSessions(procs)
 	out := &Sample{Mode: mode, Processes: procs}
 	if out.VMStat, err = ReadVMStat(s.FS); err != nil {
 		gaps = append(gaps, linux.Gap{What: "/proc/vmstat (swap in/out)", Why: err.Error()})
@@ -101,9 +106,9 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 		out.Mode = Discover
 	}
 	if out.Mode == Status {
-		out.Snapshot, err = rebuild(s.FS, base, procs, s.now())
+		out.Snapshot, err = rebuild(s.FS, base, procs, skip, s.now())
 	} else {
-		out.Snapshot, err = s.discover(ctx, out.Mode == Smaps)
+		out.Snapshot, err = s.discover(ctx, out.Mode == Smaps, skip)
 	}
 	if err != nil {
 		return nil, err
@@ -115,15 +120,45 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 	return out, nil
 }
 
-func (s *Sampler) discover(ctx context.Context, pss bool) (*snapshot.Snapshot, error) {
-	snap, err := snapshot.Take(ctx, snapshot.Options{FS: s.FS, Live: s.Live, MySQLLive: s.MySQLLive, Pss: pss, Now: s.Now})
+func (s *Sampler) discover(ctx context.Context, pss bool, skip map[int]bool) (*snapshot.Snapshot, error) {
+	snap, err := snapshot.Take(ctx, snapshot.Options{FS: s.FS, Live: s.Live, MySQLLive: s.MySQLLive, Pss: pss, Now: s.Now, Skip: skip})
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.base = snap
-	s.mu.Unlock()
+	for _, in := range snap.Postgres {
+		if in.SessionPID > 0 {
+			if s.sessions == nil {
+				s.sessions = map[int]bool{}
+			}
+			s.sessions[in.SessionPID] = true
+		}
+	}
 	return snap, nil
+}
+
+// liveSessions forgets the sessions that are gone from procs and returns
+// the others: backends of dbmem's own connections that are still exiting.
+func (s *Sampler) liveSessions(procs []linux.Process) map[int]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.sessions) == 0 {
+		return nil
+	}
+	alive := map[int]bool{}
+	for _, p := range procs {
+		if s.sessions[p.PID] {
+			alive[p.PID] = true
+		}
+	}
+	s.sessions = alive
+	out := make(map[int]bool, len(alive))
+	for pid := range alive {
+		out[pid] = true
+	}
+	return out
 }
 
 func (s *Sampler) readProcesses() ([]linux.Process, []linux.Gap, error) {
