@@ -6,7 +6,8 @@ import (
 	"errors"
 	"io"
 	"regexp"
-	"strings"
+
+	"github.com/dbmem/dbmem/internal/dblog"
 )
 
 // RedactPostgresLog redacts a PostgreSQL server log (stderr, csvlog or
@@ -17,10 +18,10 @@ import (
 // their continuation lines, and the idents of memory context dumps.
 func RedactPostgresLog(text []byte, withQueries bool) ([]byte, LogRedaction) {
 	var r LogRedaction
-	switch first := firstNonEmpty(text); {
-	case strings.HasPrefix(first, "{"):
+	switch dblog.PostgresLogFormat(text) {
+	case "json":
 		return redactJSONLog(text, withQueries, &r), r
-	case csvStartRe.MatchString(first):
+	case "csv":
 		return redactCSVLog(text, withQueries, &r), r
 	}
 	skip := false
@@ -29,7 +30,6 @@ func RedactPostgresLog(text []byte, withQueries bool) ([]byte, LogRedaction) {
 }
 
 var (
-	csvStartRe = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? ?[A-Za-z0-9:+-]*,`)
 	// mysqlQueryRe is the query a crashing mysqld prints.
 	mysqlQueryRe = regexp.MustCompile(`^(.*\bQuery(?: \(0x[0-9a-fA-F]+\))?: ).*$`)
 )
@@ -48,15 +48,6 @@ func RedactMySQLLog(text []byte, withQueries bool) ([]byte, LogRedaction) {
 		return l, true
 	})
 	return out, r
-}
-
-func firstNonEmpty(text []byte) string {
-	for _, l := range strings.Split(string(text[:min(len(text), 4096)]), "\n") {
-		if strings.TrimSpace(l) != "" {
-			return l
-		}
-	}
-	return ""
 }
 
 // csvlog columns that hold query text.

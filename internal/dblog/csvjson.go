@@ -87,9 +87,11 @@ func readJSON(r io.Reader, loc *time.Location, s sink) error {
 	return nil
 }
 
-// logFormat guesses stderr, csvlog or jsonlog from the first non-empty line.
-func logFormat(first string) string {
-	switch {
+// PostgresLogFormat guesses a PostgreSQL log's format from the start of
+// its text: "json" (jsonlog), "csv" (csvlog) or "stderr", by its first
+// non-empty line.
+func PostgresLogFormat(head []byte) string {
+	switch first := firstLine(head); {
 	case strings.HasPrefix(first, "{"):
 		return "json"
 	case csvStartRe.MatchString(first):

@@ -36,10 +36,10 @@ func (o Options) ParsePostgres(r io.Reader) (PostgresLog, error) {
 		o.Location = time.UTC
 	}
 	br := bufio.NewReader(r)
-	first := firstLine(br)
+	head, _ := br.Peek(4096) // without consuming input
 	st := &pgState{}
 	var err error
-	switch logFormat(first) {
+	switch PostgresLogFormat(head) {
 	case "json":
 		err = readJSON(br, o.Location, st)
 	case "csv":
@@ -51,10 +51,9 @@ func (o Options) ParsePostgres(r io.Reader) (PostgresLog, error) {
 	return st.out, err
 }
 
-// firstLine peeks at the first non-empty line without consuming input.
-func firstLine(br *bufio.Reader) string {
-	b, _ := br.Peek(4096)
-	for _, l := range strings.Split(string(b), "\n") {
+// firstLine returns the first non-empty line of the first 4 KiB of text.
+func firstLine(text []byte) string {
+	for _, l := range strings.Split(string(text[:min(len(text), 4096)]), "\n") {
 		if strings.TrimSpace(l) != "" {
 			return l
 		}
