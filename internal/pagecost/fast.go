@@ -69,13 +69,13 @@ func (r *fastRound) run(idx []int, withCode bool) error {
 		r.anonPages = make([]uint64, len(r.pids))
 	}
 	par := r.opt.parallel(len(idx))
-	var lay *layouts
+	plan := scanPlan{alwaysPagemap: r.opt.AlwaysPagemap, withCode: withCode}
 	if !withCode {
-		lay = &layouts{}
+		plan.layouts = &layouts{}
 	}
 	forEach(len(idx), par, func(sc *scratch, j int) {
 		i := idx[j]
-		r.scans[i], r.res[i] = scanOrFallback(r.fs, r.pids[i], sc, r.opt, withCode, lay)
+		r.scans[i], r.res[i] = scanOrFallback(r.fs, r.pids[i], sc, r.opt, plan)
 	})
 	round := make([]*procScan, 0, len(idx))
 	for _, i := range idx {
@@ -125,8 +125,8 @@ func allIndexes(n int) []int {
 
 // scanOrFallback runs phase one for a process, or measures it with
 // smaps_rollup at once when its pagemap cannot be used.
-func scanOrFallback(fs linux.FS, pid int, sc *scratch, opt Options, withCode bool, lay *layouts) (*procScan, result) {
-	ps, err := scanProcess(fs, pid, sc, opt.AlwaysPagemap, withCode, lay)
+func scanOrFallback(fs linux.FS, pid int, sc *scratch, opt Options, plan scanPlan) (*procScan, result) {
+	ps, err := scanProcess(fs, pid, sc, plan)
 	to := opt.fallback()
 	path := fs.ProcPath(strconv.Itoa(pid), "pagemap")
 	switch {

@@ -53,10 +53,20 @@ type scratch struct {
 	lookupHint int
 }
 
-// scanProcess reads status, maps and the private ranges of pagemap, text
-// mappings only withCode. Without withCode, a process whose sibling's
-// layout is known (lay) is read along that layout instead of its own maps.
-func scanProcess(fs linux.FS, pid int, sc *scratch, alwaysPagemap, withCode bool, lay *layouts) (*procScan, error) {
+// scanPlan says how phase one reads a process.
+type scanPlan struct {
+	// alwaysPagemap reads pagemap even where smaps_rollup is cheaper.
+	alwaysPagemap bool
+	// withCode reads text mappings too (the second round).
+	withCode bool
+	// layouts, when set (the first round), lets a process whose sibling's
+	// layout is known be read along it instead of its own maps.
+	layouts *layouts
+}
+
+// scanProcess reads status, maps and the private ranges of pagemap as plan
+// says.
+func scanProcess(fs linux.FS, pid int, sc *scratch, plan scanPlan) (*procScan, error) {
 	start := time.Now()
 	st, err := readStatusInto(fs, pid, &sc.text)
 	if err != nil {
@@ -65,23 +75,18 @@ func scanProcess(fs linux.FS, pid int, sc *scratch, alwaysPagemap, withCode bool
 	if !st.HasMM {
 		return nil, ErrNoUserMemory
 	}
-	if st.RssShmemBytes < smapsCheaperBelow && !alwaysPagemap {
+	if st.RssShmemBytes < smapsCheaperBelow && !plan.alwaysPagemap {
 		return &procScan{status: st, useSmaps: true, elapsed: time.Since(start)}, nil
 	}
 	path := fs.ProcPath(strconv.Itoa(pid), "pagemap")
 	key, useLayout := layoutKeyOf(st)
-	useLayout = useLayout && !withCode && lay != nil
+	useLayout = useLayout && !plan.withCode && plan.layouts != nil
 	if useLayout {
-		if l := lay.get(key); l != nil {
-			ps := &procScan{status: st, skipped: l.skippedBytes, codeDeferred: true, fromLayout: true}
-			switch err := ps.readSpans(path, l.spans, nil, sc); {
-			case err == nil:
+		if ps, err := scanAlongLayout(path, st, plan.layouts.get(key), sc); ps != nil || err != nil {
+			if ps != nil {
 				ps.elapsed = time.Since(start)
-				return ps, nil
-			case !errors.Is(err, errNoPMScan):
-				return nil, err
 			}
-			// No PAGEMAP_SCAN after all: read this process's own maps.
+			return ps, err
 		}
 	}
 	maps, err := readMaps(fs, pid, sc)
@@ -89,14 +94,32 @@ func scanProcess(fs linux.FS, pid int, sc *scratch, alwaysPagemap, withCode bool
 		return nil, err
 	}
 	if useLayout {
-		lay.put(key, layoutOf(maps))
+		plan.layouts.put(key, layoutOf(maps))
 	}
 	ps := &procScan{status: st}
-	if err := ps.readPagemap(path, maps, withCode, sc); err != nil {
+	if err := ps.readPagemap(path, maps, plan.withCode, sc); err != nil {
 		return nil, err
 	}
 	ps.elapsed = time.Since(start)
 	return ps, nil
+}
+
+// scanAlongLayout reads a process's pagemap along its sibling's layout l.
+// Neither scan nor error (no layout yet, or no PAGEMAP_SCAN after all)
+// means: read the process's own maps.
+func scanAlongLayout(path string, st linux.Status, l *layout, sc *scratch) (*procScan, error) {
+	if l == nil {
+		return nil, nil
+	}
+	ps := &procScan{status: st, skipped: l.skippedBytes, codeDeferred: true, fromLayout: true}
+	switch err := ps.readSpans(path, l.spans, nil, sc); {
+	case err == nil:
+		return ps, nil
+	case errors.Is(err, errNoPMScan):
+		return nil, nil
+	default:
+		return nil, err
+	}
 }
 
 // readStatusInto is linux.ReadStatus with a reusable buffer.
