@@ -121,6 +121,9 @@ func writeProcesses(b *strings.Builder, in *postgres.Instance, o Options) {
 			pss = units.Short(r.PssBytes)
 			pssAnon, pssShmem = optShort(r.PssAnonBytes), optShort(r.PssShmemBytes)
 		}
+		if m := p.Private; pssAnon == "-" && m != nil {
+			pssAnon = units.Short(m.PssAnonBytes) // the fast path's: exact, without Pss
+		}
 		cost, _ := p.PrivateCost()
 		t.Add(fmt.Sprint(p.PID), roleLabel(p), units.Short(s.VmRSSBytes), units.Short(s.RssAnonBytes), units.Short(s.RssShmemBytes),
 			units.Short(p.HugetlbBytes()), units.Short(s.VmPTEBytes), units.Short(s.VmSwapBytes), pss, pssAnon, pssShmem,

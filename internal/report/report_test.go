@@ -8,12 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/capture"
+	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/report"
 	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/units"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -105,3 +108,27 @@ func TestJSONRoundTrip(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestFastPssAnonShown: a process measured by the fast path has no
+// smaps_rollup (no Pss, no Pss_Shmem) but an exact Pss_Anon, which the
+// PSS_ANON column shows.
+func TestFastPssAnonShown(t *testing.T) {
+	s := fixtureSnapshot(t, "pg15-hugepages-off")
+	p := &s.Postgres[0].Processes[len(s.Postgres[0].Processes)-1]
+	p.Rollup, p.Private = nil, &linux.PrivateMeasure{Method: "fast", PssAnonBytes: 3 << 20}
+	var b bytes.Buffer
+	if err := report.Text(&b, s, report.Options{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 14 || f[0] != itoa(p.PID) {
+			continue
+		}
+		if pss, anon, shmem := f[len(f)-6], f[len(f)-5], f[len(f)-4]; pss != "-" || anon != units.Short(3<<20) || shmem != "-" {
+			t.Errorf("PSS %q PSS_ANON %q PSS_SHMEM %q, want - %s -:\n%s", pss, anon, shmem, units.Short(3<<20), l)
+		}
+		return
+	}
+	t.Fatalf("no row for pid %d:\n%s", p.PID, b.String())
+}
