@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 
@@ -154,11 +155,7 @@ func (s *Sampler) liveSessions(procs []linux.Process) map[int]bool {
 		}
 	}
 	s.sessions = alive
-	out := make(map[int]bool, len(alive))
-	for pid := range alive {
-		out[pid] = true
-	}
-	return out
+	return maps.Clone(alive) // a discovery adds to s.sessions meanwhile
 }
 
 func (s *Sampler) readProcesses() ([]linux.Process, []linux.Gap, error) {
