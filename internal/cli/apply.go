@@ -162,7 +162,7 @@ func (f applyFlags) given(e *env) ([]advise.Setting, error) {
 func (f applyFlags) options(e *env, settings []advise.Setting, ins []*postgres.Instance) (apply.Options, error) {
 	o := apply.Options{FS: e.fs(), FilesRoot: f.writeRoot, JournalDir: f.journalDir,
 		Postgres: f.postgres, MySQL: f.mysql, Boot: f.boot,
-		Render: render.Options{Generated: "dbmem " + Version + " apply", PostgresConfDir: f.confDir}}
+		Render: render.Options{Generated: "dbmem " + version() + " apply", PostgresConfDir: f.confDir}}
 	if f.unit != "" {
 		o.Render.Units = []string{f.unit}
 	}

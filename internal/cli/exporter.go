@@ -32,7 +32,7 @@ TLS and basic authentication come from an exporter-toolkit web configuration fil
 			log := slog.New(slog.NewTextHandler(e.stderr, nil))
 			s := e.sampler()
 			x := exporter.New(exporter.Options{Sampler: s, Top: top})
-			so.Version, so.Logger = Version, log
+			so.Version, so.Logger = version(), log
 			h, err := exporter.Handler(exporter.Registry(x), so)
 			if err != nil {
 				return err

@@ -23,9 +23,6 @@ const (
 	ExitFindings = 3
 )
 
-// Version is set at build time with -ldflags "-X .../cli.Version=...".
-var Version = "dev"
-
 // env is what every command shares: streams and the global flags.
 type env struct {
 	stdin          io.Reader
@@ -74,7 +71,7 @@ func newRoot(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "dbmem",
 		Short:         "Where a database server's memory goes, what will kill it, and what to set",
-		Version:       Version,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.ArbitraryArgs,
