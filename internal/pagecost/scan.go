@@ -82,11 +82,13 @@ func scanProcess(fs linux.FS, pid int, sc *scratch, plan scanPlan) (*procScan, e
 	key, useLayout := layoutKeyOf(st)
 	useLayout = useLayout && !plan.withCode && plan.layouts != nil
 	if useLayout {
-		if ps, err := scanAlongLayout(path, st, plan.layouts.get(key), sc); ps != nil || err != nil {
-			if ps != nil {
-				ps.elapsed = time.Since(start)
-			}
-			return ps, err
+		ps, err := scanAlongLayout(path, st, plan.layouts.get(key), sc)
+		if err != nil {
+			return nil, err
+		}
+		if ps != nil {
+			ps.elapsed = time.Since(start)
+			return ps, nil
 		}
 	}
 	maps, err := readMaps(fs, pid, sc)
