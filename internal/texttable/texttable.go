@@ -3,6 +3,8 @@ package texttable
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dbmem/dbmem/internal/inert"
 )
 
 // Table holds a header and rows of cells. Columns are as wide as their
@@ -25,7 +27,15 @@ func New(cols ...string) *Table {
 }
 
 // Add appends a row; missing cells are blank, extra cells are dropped.
-func (t *Table) Add(cells ...string) { t.rows = append(t.rows, cells) }
+// Cells are printed inert (inert.Text): a process name or a user name from
+// another process cannot act on the terminal.
+func (t *Table) Add(cells ...string) {
+	row := make([]string, len(cells))
+	for i, c := range cells {
+		row[i] = inert.Text(c)
+	}
+	t.rows = append(t.rows, row)
+}
 
 // Lines returns the header and the rows, each line indented.
 func (t *Table) Lines(indent string) []string {

@@ -26,3 +26,12 @@ func TestLinesOfAnEmptyTableIsTheHeader(t *testing.T) {
 		t.Errorf("Lines = %q, want just the header", got)
 	}
 }
+
+func TestCellsAreInert(t *testing.T) {
+	tb := New(">PID", "COMM")
+	tb.Add("42", "\x1b]0;PWN\a\x1b[2J")
+	got := tb.Render("")
+	if want := "PID  COMM\n 42  \\x1b]0;PWN\\x07\\x1b[2J\n"; got != want {
+		t.Errorf("Render = %q, want %q", got, want)
+	}
+}
