@@ -100,6 +100,7 @@ func newRoot(e *env) *cobra.Command {
 	for _, c := range []*cobra.Command{newReportCmd(e), newCheckCmd(e), newPlanCmd(e), newApplyCmd(e), newRollbackCmd(e), newLabCmd(e), newWatchCmd(e), newHistoryCmd(e), newExporterCmd(e), newPostmortemCmd(e), newCaptureCmd(e)} {
 		root.AddCommand(c)
 	}
+	registerCompletions(root)
 	return root
 }
 

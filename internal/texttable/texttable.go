@@ -8,11 +8,14 @@ import (
 )
 
 // Table holds a header and rows of cells. Columns are as wide as their
-// widest cell and two spaces apart; trailing spaces are trimmed.
+// widest cell and two spaces apart; trailing spaces are trimmed. With Fit,
+// the table keeps within a width (see layout.go).
 type Table struct {
 	header []string
 	right  []bool
 	rows   [][]string
+	width  int      // 0: no limit
+	drop   []string // headers that may be left out, first first
 }
 
 // New starts a table with these column headers; a header starting with ">"
@@ -37,30 +40,38 @@ func (t *Table) Add(cells ...string) {
 	t.rows = append(t.rows, row)
 }
 
+// Fit keeps every line of the table within width columns, indent
+// included (0: no limit). Long text cells are elided with "…" (paths keep
+// their end), a text column that comes last wraps instead, and when the
+// numbers alone do not fit, the columns named by Drop are left out, with a
+// note saying which.
+func (t *Table) Fit(width int) *Table {
+	t.width = width
+	return t
+}
+
+// Drop names the columns (by header) that Fit may leave out, the first to
+// go first.
+func (t *Table) Drop(headers ...string) *Table {
+	t.drop = append(t.drop, headers...)
+	return t
+}
+
 // Lines returns the header and the rows, each line indented.
 func (t *Table) Lines(indent string) []string {
-	all := append([][]string{t.header}, t.rows...)
-	width := t.widths(all)
-	out := make([]string, 0, len(all))
-	for _, r := range all {
-		var b strings.Builder
-		b.WriteString(indent)
-		for i := range width {
-			cell := ""
-			if i < len(r) {
-				cell = r[i]
-			}
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(cell))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if t.right[i] {
-				b.WriteString(pad + cell)
-			} else {
-				b.WriteString(cell + pad)
-			}
+	l := t.layout(utf8.RuneCountInString(indent))
+	out := make([]string, 0, len(t.rows)+2)
+	out = append(out, t.line(indent, l, t.header)...)
+	for _, r := range t.rows {
+		out = append(out, t.line(indent, l, r)...)
+	}
+	if len(l.dropped) > 0 {
+		out = append(out, strings.Split(Wrap(indent+l.note(t.width), t.width), "\n")...)
+	}
+	if t.width > 0 {
+		for i, s := range out {
+			out[i] = Cut(s, t.width)
 		}
-		out = append(out, strings.TrimRight(b.String(), " "))
 	}
 	return out
 }
@@ -70,10 +81,58 @@ func (t *Table) Render(indent string) string {
 	return strings.Join(t.Lines(indent), "\n") + "\n"
 }
 
+// line lays out one row as one line, or several where the wrapping
+// column's cell is longer than its width.
+func (t *Table) line(indent string, l layout, r []string) []string {
+	cells := make([][]string, len(l.cols))
+	n := 1
+	for k, i := range l.cols {
+		cell := ""
+		if i < len(r) {
+			cell = r[i]
+		}
+		cells[k] = t.fitCell(cell, l.widths[k], k == l.wrap)
+		n = max(n, len(cells[k]))
+	}
+	out := make([]string, n)
+	for j := range n {
+		var b strings.Builder
+		b.WriteString(indent)
+		for k, i := range l.cols {
+			cell := ""
+			if j < len(cells[k]) {
+				cell = cells[k][j]
+			}
+			pad := strings.Repeat(" ", max(0, l.widths[k]-utf8.RuneCountInString(cell)))
+			if k > 0 {
+				b.WriteString("  ")
+			}
+			if t.right[i] {
+				b.WriteString(pad + cell)
+			} else {
+				b.WriteString(cell + pad)
+			}
+		}
+		out[j] = strings.TrimRight(b.String(), " ")
+	}
+	return out
+}
+
+// fitCell returns a cell as the lines it takes in a column of width w.
+func (t *Table) fitCell(cell string, w int, wrap bool) []string {
+	if utf8.RuneCountInString(cell) <= w {
+		return []string{cell}
+	}
+	if wrap {
+		return fold(cell, w, 0)
+	}
+	return []string{Elide(cell, w)}
+}
+
 // widths is each column's widest cell, in runes.
-func (t *Table) widths(rows [][]string) []int {
+func (t *Table) widths() []int {
 	width := make([]int, len(t.header))
-	for _, r := range rows {
+	for _, r := range append([][]string{t.header}, t.rows...) {
 		for i := range width {
 			if i < len(r) {
 				width[i] = max(width[i], utf8.RuneCountInString(r[i]))
