@@ -81,7 +81,7 @@ func writeCheck(e *env, snap *snapshot.Snapshot, fs []advise.Finding, gaps []lin
 		enc.SetIndent("", "  ")
 		return enc.Encode(checkDoc{Schema: checkSchema, Host: snap.Host.Hostname, TakenAt: snap.TakenAt, Findings: fs, Gaps: gaps})
 	}
-	return report.Findings(e.stdout, fs, report.Options{Color: e.color()})
+	return report.Findings(e.stdout, fs, report.Options{Color: e.color(), Width: e.width()})
 }
 
 func parseSeverityFlag(flag, v string) (advise.Severity, error) {

@@ -246,7 +246,7 @@ func writePlan(e *env, res advise.PlanResult, req plan.Request, pf planFlags) er
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	return plan.Text(e.stdout, res)
+	return plan.TextWidth(e.stdout, res, e.width())
 }
 
 // renderPlan writes the settings as one kind of file (internal/render).

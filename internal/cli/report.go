@@ -48,7 +48,7 @@ It only reads. Run as root for the exact fast path.`,
 			if e.json {
 				return report.JSON(e.stdout, snap)
 			}
-			o.Color = e.color()
+			o.Color, o.Width = e.color(), e.width()
 			return report.Text(e.stdout, snap, o)
 		},
 	}

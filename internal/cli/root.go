@@ -31,6 +31,7 @@ type env struct {
 	root           string
 	json           bool
 	noColor        bool
+	wide           bool                 // --wide: no fitting to the terminal (width.go)
 	conn           postgres.ConnOptions // --pg-*, --no-connect
 	my             mysql.ConnOptions    // --mysql-*
 	from           fromBundle           // --from: a bundle read instead of the host (capture.go)
@@ -94,6 +95,7 @@ func newRoot(e *env) *cobra.Command {
 	pf.StringVar(&e.root, "root", "/", "root for other host files (data directories, config files)")
 	pf.BoolVar(&e.json, "json", false, "write JSON (versioned schema) instead of text")
 	pf.BoolVar(&e.noColor, "no-color", false, "no colour even on a terminal (NO_COLOR is honoured too)")
+	pf.BoolVar(&e.wide, "wide", false, "full text and every column even on a narrow terminal (the default in a pipe)")
 	e.defineConnFlags(pf)
 	pf.StringVar(&e.from.path, "from", "", "read a bundle written by 'dbmem capture' instead of this host")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return e.openFrom(cmd) }

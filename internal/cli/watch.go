@@ -28,9 +28,11 @@ Every tick reads only constant-time files (status, stat, oom_score); smaps_rollu
 (exact Pss, a page-table walk per process) is read every --smaps-interval. Each
 tick shows what it cost in CPU time.
 
-On a terminal the screen is redrawn in place (Ctrl-C quits); otherwise, or with
---json, one block (one JSON object) is printed per tick. --record FILE keeps every
-tick in an SQLite file for 'dbmem history'.`,
+On a terminal the screen is redrawn in place, fitted to its width, and keys act:
+q (or Ctrl-C) quits, p pauses, s sorts the instances by the next column, + and -
+change the interval, h shows help. Otherwise, or with --json, one block (one JSON
+object) is printed per tick and no key is read. --record FILE keeps every tick in
+an SQLite file for 'dbmem history'.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Interval <= 0 || o.SmapsEvery < 0 || o.Count < 0 {
@@ -38,10 +40,14 @@ tick in an SQLite file for 'dbmem history'.`,
 			}
 			s := e.sampler()
 			o.Out, o.JSON = e.stdout, e.json
-			o.Render = watch.RenderOptions{Color: e.color(), Checking: true}
+			o.Render = watch.RenderOptions{Color: e.color(), Checking: true, Width: e.width()}
 			if f, ok := e.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !e.json {
 				o.Screen = true
-				o.Size = func() (int, int) { w, h, _ := term.GetSize(int(f.Fd())); return w, h }
+				o.Size = func() (int, int) { return e.screenWidth(f) }
+				if restore, ok := e.rawKeys(); ok {
+					defer restore()
+					o.Keys = e.stdin
+				}
 			}
 			if record != "" {
 				st, err := history.Open(record, retention)

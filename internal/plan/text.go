@@ -4,15 +4,21 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/texttable"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
 // Text writes a plan for people: the arithmetic, then every setting with
 // its formula.
 func Text(w io.Writer, r advise.PlanResult) error {
+	return TextWidth(w, r, 0)
+}
+
+// TextWidth is Text fitted to width columns (0: no limit): long lines
+// wrap, the settings' formulas wrap in their column.
+func TextWidth(w io.Writer, r advise.PlanResult, width int) error {
 	var b strings.Builder
 	h := r.Host
 	fmt.Fprintf(&b, "dbmem plan  %s\n", r.Source)
@@ -33,10 +39,10 @@ func Text(w io.Writer, r advise.PlanResult) error {
 	}
 	worstCases(&b, r)
 	b.WriteString("\nSETTINGS\n")
-	settingsTable(&b, r.Settings)
+	settingsTable(&b, r.Settings, width)
 	if len(r.Alternatives) > 0 {
 		b.WriteString("\nALTERNATIVES\n")
-		settingsTable(&b, r.Alternatives)
+		settingsTable(&b, r.Alternatives, width)
 	}
 	if len(r.Notes) > 0 {
 		b.WriteString("\nNOTES\n")
@@ -44,7 +50,7 @@ func Text(w io.Writer, r advise.PlanResult) error {
 			fmt.Fprintf(&b, "  - %s\n", n)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, texttable.Wrap(b.String(), width))
 	return err
 }
 
@@ -76,9 +82,8 @@ func worstCaseSum(w advise.WorstCase, shared string) string {
 		units.Bytes(w.PrivateBytes), units.Bytes(w.PageTablesBytes), units.Bytes(w.SharedBytes), shared)
 }
 
-func settingsTable(b *strings.Builder, s []advise.Setting) {
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  TARGET\tNAME\tVALUE\tNOW\tFORMULA")
+func settingsTable(b *strings.Builder, s []advise.Setting, width int) {
+	t := texttable.New("TARGET", "NAME", "VALUE", "NOW", "FORMULA").Fit(width)
 	for _, x := range s {
 		now := x.Current
 		if now == "" {
@@ -88,7 +93,7 @@ func settingsTable(b *strings.Builder, s []advise.Setting) {
 		if x.Unit != "" && x.Target != advise.TargetSysctl && x.Target != advise.TargetSysfs {
 			name = x.Unit + ": " + name
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", x.Target, name, x.Value, now, x.Formula)
+		t.Add(string(x.Target), name, x.Value, now, x.Formula)
 	}
-	tw.Flush()
+	b.WriteString(t.Render("  "))
 }

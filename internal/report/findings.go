@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/texttable"
 )
 
 // findingsOf returns the findings to show: the caller's, or advise.Check's
@@ -21,8 +22,8 @@ func findingsOf(s *snapshot.Snapshot, o Options) []advise.Finding {
 // Findings writes the FINDINGS section alone (dbmem check).
 func Findings(w io.Writer, fs []advise.Finding, o Options) error {
 	var b strings.Builder
-	writeFindings(&b, fs, style{on: o.Color})
-	_, err := io.WriteString(w, b.String())
+	writeFindings(&b, fs, style{on: o.Color, width: o.Width})
+	_, err := io.WriteString(w, texttable.Wrap(b.String(), o.Width))
 	return err
 }
 
@@ -62,10 +63,10 @@ func writeFinding(b *strings.Builder, f advise.Finding, st style) {
 		if i == 0 {
 			label = "evidence"
 		}
-		writeWrapped(b, label, fmt.Sprintf("%s: %s (%s)", e.Name, e.Value, e.Source))
+		st.wrapped(b, label, fmt.Sprintf("%s: %s (%s)", e.Name, e.Value, e.Source))
 	}
-	writeWrapped(b, "why", f.Why)
-	writeWrapped(b, "fix", f.Fix)
+	st.wrapped(b, "why", f.Why)
+	st.wrapped(b, "fix", f.Fix)
 	for i, s := range f.Settings {
 		label := ""
 		if i == 0 {
@@ -75,13 +76,18 @@ func writeFinding(b *strings.Builder, f advise.Finding, st style) {
 		if s.Unit != "" {
 			line += " in " + s.Unit
 		}
-		writeWrapped(b, label, line+"  ("+s.Formula+")")
+		st.wrapped(b, label, line+"  ("+s.Formula+")")
 	}
 }
 
-// writeWrapped writes "    label     text" folded at about 110 columns.
-func writeWrapped(b *strings.Builder, label, text string) {
-	const indent, width = 14, 110
+// wrapped writes "    label     text" folded at 110 columns, or the
+// terminal's width when it is narrower.
+func (st style) wrapped(b *strings.Builder, label, text string) {
+	const indent = 14
+	width := 110
+	if st.width > 0 {
+		width = max(min(width, st.width), indent+20)
+	}
 	line := fmt.Sprintf("    %-9s ", label)
 	for _, w := range strings.Fields(text) {
 		if len(line) > indent && len(line)+1+len(w) > width {

@@ -29,7 +29,7 @@ func writeHost(b *strings.Builder, h linux.Host, st style) {
 		orDash(h.THP.Enabled), orDash(h.THP.Defrag), orDash(h.THP.ShmemEnabled),
 		units.Bytes(m.AnonHugePagesBytes), units.Bytes(m.ShmemHugePagesBytes))
 	writePools(b, h)
-	writeSysctls(b, h.Sysctls)
+	writeSysctls(b, h.Sysctls, st)
 }
 
 func overcommitMeaning(mode string) string {
@@ -70,14 +70,14 @@ func writePools(b *strings.Builder, h linux.Host) {
 	b.WriteString("  Huge pages" + strings.TrimPrefix(out, "            "))
 }
 
-func writeSysctls(b *strings.Builder, s linux.Sysctls) {
+func writeSysctls(b *strings.Builder, s linux.Sysctls, st style) {
 	var parts []string
 	for _, n := range linux.SysctlNames {
 		if v, ok := s[n]; ok {
 			parts = append(parts, n+"="+v)
 		}
 	}
-	writeLabeled(b, "Sysctls", wrapWords(parts, 100))
+	writeLabeled(b, "Sysctls", wrapWords(parts, st.listWidth()))
 }
 
 // writeLabeled writes lines under a label column of 13 characters (the

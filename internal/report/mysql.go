@@ -40,7 +40,7 @@ func writeMySQLInstance(b *strings.Builder, in *mysql.Instance, h linux.Host, st
 		conn = st.warn(conn)
 	}
 	fmt.Fprintf(b, "  Connection   %s\n", conn)
-	writeMySQLSettings(b, in)
+	writeMySQLSettings(b, in, st)
 	fmt.Fprintf(b, "  Buffer pool  %s\n", bufferPoolLine(in, st))
 	fmt.Fprintf(b, "  Huge pages   %s\n", hugeMappingsLine(in.Memory.HugeMappings))
 	fmt.Fprintf(b, "  Threads      %s\n", threadsLine(in))
@@ -51,14 +51,14 @@ func writeMySQLInstance(b *strings.Builder, in *mysql.Instance, h linux.Host, st
 	}
 }
 
-func writeMySQLSettings(b *strings.Builder, in *mysql.Instance) {
+func writeMySQLSettings(b *strings.Builder, in *mysql.Instance, st style) {
 	var parts []string
 	for _, n := range mysqlSettingsShown {
 		if v, ok := in.Settings[n]; ok {
 			parts = append(parts, n+"="+v.Value+sourceNote(v))
 		}
 	}
-	writeLabeled(b, "Settings", wrapWords(parts, 100))
+	writeLabeled(b, "Settings", wrapWords(parts, st.listWidth()))
 }
 
 // sourceNote marks values that did not come from the server or defaults.

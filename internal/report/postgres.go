@@ -30,14 +30,14 @@ func writeInstance(b *strings.Builder, in *postgres.Instance, host linux.Host, o
 		conn = st.warn(conn)
 	}
 	fmt.Fprintf(b, "  Connection   %s\n", conn)
-	writeSettings(b, in)
+	writeSettings(b, in, st)
 	fmt.Fprintf(b, "  Shared mem   %s\n", sharedLine(in, st))
 	fmt.Fprintf(b, "  Cgroup       %s\n", cgroupLine(in.Cgroup))
 	writeMemory(b, in, host)
 	writeProcesses(b, in, o)
 }
 
-func writeSettings(b *strings.Builder, in *postgres.Instance) {
+func writeSettings(b *strings.Builder, in *postgres.Instance, st style) {
 	var parts []string
 	for _, n := range settingsShown {
 		v, ok := in.Settings[n]
@@ -50,7 +50,7 @@ func writeSettings(b *strings.Builder, in *postgres.Instance) {
 		}
 		parts = append(parts, s)
 	}
-	writeLabeled(b, "Settings", wrapWords(parts, 100))
+	writeLabeled(b, "Settings", wrapWords(parts, st.listWidth()))
 }
 
 func sharedLine(in *postgres.Instance, st style) string {
@@ -113,7 +113,8 @@ func writeMemory(b *strings.Builder, in *postgres.Instance, host linux.Host) {
 func writeProcesses(b *strings.Builder, in *postgres.Instance, o Options) {
 	procs, hidden := shownProcesses(in.Processes, o.All, o.TopClients)
 	t := texttable.New(">PID", "ROLE", ">RSS", ">ANON", ">SHMEM", ">HUGETLB", ">VMPTE", ">SWAP",
-		">PSS", ">PSS_ANON", ">PSS_SHMEM", ">PRIVATE", ">OOM", ">ADJ")
+		">PSS", ">PSS_ANON", ">PSS_SHMEM", ">PRIVATE", ">OOM", ">ADJ").Fit(o.Width).
+		Drop("HUGETLB", "SWAP", "PSS_SHMEM", "SHMEM", "ANON", "ADJ", "PSS")
 	for _, p := range procs {
 		s := p.Status
 		pss, pssAnon, pssShmem := "-", "-", "-"

@@ -26,7 +26,8 @@ func writeSysV(b *strings.Builder, s *sysv.Snapshot, st style) {
 	if len(s.Segments) == 0 {
 		return
 	}
-	t := texttable.New(">SHMID", "KEY", ">UID", ">SIZE", ">NATTCH", "PAGES", ">RESIDENT", "ATTACHED BY")
+	t := texttable.New(">SHMID", "KEY", ">UID", ">SIZE", ">NATTCH", "PAGES", ">RESIDENT", "ATTACHED BY").
+		Fit(st.width).Drop("UID", "KEY")
 	for _, seg := range s.Segments {
 		t.Add(fmt.Sprint(seg.ID), "0x"+seg.KeyHex(), fmt.Sprint(seg.UID), units.Short(seg.SizeBytes), fmt.Sprint(seg.Attached),
 			segPages(seg), segResident(seg, k.PageSizeBytes), pidList(seg.PIDs(), 6))

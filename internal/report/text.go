@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/texttable"
 )
 
 // Options shape the terminal report.
@@ -18,6 +19,9 @@ type Options struct {
 	TopClients int
 	// Color adds ANSI colour (only on a terminal, never with NO_COLOR).
 	Color bool
+	// Width is the terminal's width: tables and text are fitted to it
+	// (texttable.Fit, texttable.Wrap); 0 means no limit.
+	Width int
 	// Findings are shown in the FINDINGS section; nil computes them with
 	// advise.Check and default options.
 	Findings []advise.Finding
@@ -28,7 +32,7 @@ func Text(w io.Writer, s *snapshot.Snapshot, o Options) error {
 	if o.TopClients == 0 {
 		o.TopClients = 10
 	}
-	st := style{on: o.Color}
+	st := style{on: o.Color, width: o.Width}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  host %s, kernel %s, %s (read in %s)\n\n", st.head("dbmem report"),
 		orDash(s.Host.Hostname), orDash(s.Host.KernelRelease),
@@ -45,7 +49,7 @@ func Text(w io.Writer, s *snapshot.Snapshot, o Options) error {
 	b.WriteString("\n")
 	writeFindings(&b, findingsOf(s, o), st)
 	writeGaps(&b, s, st)
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, texttable.Wrap(b.String(), o.Width))
 	return err
 }
 

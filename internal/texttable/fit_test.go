@@ -7,13 +7,13 @@ import (
 	"testing"
 )
 
-func TestFitElidesPathsAtTheStartAndTextAtTheEnd(t *testing.T) {
+func TestFitElidesPathsAtTheStartAndTextInTheMiddle(t *testing.T) {
 	tb := New(">PORT", "DATA DIR", "ROLE", ">PRIVATE").Fit(40)
 	tb.Add("5432", "/var/lib/postgresql/15/main", "logical replication launcher", "1.02M")
 	got := tb.Lines("")
 	want := []string{
 		"PORT  DATA DIR     ROLE          PRIVATE",
-		"5432  …ql/15/main  logical rep…    1.02M",
+		"5432  …ql/15/main  logic…uncher    1.02M",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Lines =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -21,18 +21,29 @@ func TestFitElidesPathsAtTheStartAndTextAtTheEnd(t *testing.T) {
 }
 
 func TestFitWrapsALastTextColumn(t *testing.T) {
-	tb := New("TARGET", "NAME", ">VALUE", "FORMULA").Fit(50)
-	tb.Add("sysctl", "vm.nr_hugepages", "294", "72 needed (SHOW shared_memory_size_in_huge_pages) + 220 needed")
-	got := tb.Render("  ")
+	row := []string{"sysctl", "vm.nr_hugepages", "294", "72 needed (SHOW shared_memory_size_in_huge_pages) + 220 needed"}
+	tb := New("TARGET", "NAME", ">VALUE", "FORMULA").Fit(66)
+	tb.Add(row...)
 	want := "" +
 		"  TARGET  NAME             VALUE  FORMULA\n" +
 		"  sysctl  vm.nr_hugepages    294  72 needed (SHOW\n" +
-		"                                  shared_memory_si\n" +
-		"                                  ze_in_huge_pages\n" +
+		"                                  shared_memory_size_in_huge_pages\n" +
 		"                                  ) + 220 needed\n"
-
-	if got != want {
+	if got := tb.Render("  "); got != want {
 		t.Errorf("Render =\n%s\nwant\n%s", got, want)
+	}
+	// Too narrow to wrap beside the row: the column goes under it.
+	tb = New("TARGET", "NAME", ">VALUE", "FORMULA").Fit(50)
+	tb.Add(row...)
+	want = "" +
+		"  TARGET  NAME             VALUE\n" +
+		"      FORMULA\n" +
+		"  sysctl  vm.nr_hugepages    294\n" +
+		"      72 needed (SHOW\n" +
+		"      shared_memory_size_in_huge_pages) + 220\n" +
+		"      needed\n"
+	if got := tb.Render("  "); got != want {
+		t.Errorf("Render at 50 =\n%s\nwant\n%s", got, want)
 	}
 }
 

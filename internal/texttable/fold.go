@@ -23,6 +23,8 @@ func Wrap(text string, width int) string {
 
 // fold breaks one line, continuing at column hang.
 func fold(line string, width, hang int) []string {
+	width = max(width, 1)
+	hang = min(hang, width-1)
 	if Visible(line) <= width {
 		return []string{line}
 	}

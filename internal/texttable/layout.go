@@ -14,6 +14,10 @@ const (
 	minText  = 6
 	softText = 16
 	minWrap  = 16
+	// A last column that would wrap narrower than minBeside goes below
+	// its row instead, indented by belowIndent.
+	minBeside   = 30
+	belowIndent = 4
 )
 
 // layout is which columns a table shows and how wide each is.
@@ -21,6 +25,7 @@ type layout struct {
 	cols    []int // indexes into the header, in order
 	widths  []int // one per shown column
 	wrap    int   // index into cols of the wrapping column, or -1
+	below   bool  // the last column is written under its row
 	dropped []string
 }
 
@@ -33,8 +38,14 @@ func (t *Table) layout(indent int) layout {
 	for i := range t.header {
 		l.cols = append(l.cols, i)
 	}
+	if l.below = t.goesBelow(natural, indent); l.below {
+		l.cols = l.cols[:len(l.cols)-1]
+	}
 	for {
 		l.widths, l.wrap = t.shrink(l.cols, natural, indent, softText)
+		if l.below {
+			l.wrap = -1
+		}
 		if t.width <= 0 || total(l.widths, indent) <= t.width {
 			return l
 		}
@@ -46,6 +57,25 @@ func (t *Table) layout(indent int) layout {
 		l.cols = slices.DeleteFunc(l.cols, func(i int) bool { return i == next })
 		l.dropped = append(l.dropped, t.header[next])
 	}
+}
+
+// goesBelow reports whether the last column is long text that, beside
+// the others narrowed to their soft minimum, would have fewer than
+// minBeside columns.
+func (t *Table) goesBelow(natural []int, indent int) bool {
+	last := len(t.header) - 1
+	if t.width <= 0 || last < 1 || t.right[last] || natural[last] <= minBeside ||
+		total(natural, indent) <= t.width || t.width-indent-belowIndent < minBeside {
+		return false
+	}
+	others := make([]int, last)
+	for i := range others {
+		others[i] = natural[i]
+		if !t.right[i] {
+			others[i] = min(natural[i], max(utf8.RuneCountInString(t.header[i]), softText))
+		}
+	}
+	return t.width-total(others, indent)-2 < minBeside
 }
 
 // shrink narrows the text columns among cols, widest first, one rune at a

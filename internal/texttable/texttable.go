@@ -84,6 +84,23 @@ func (t *Table) Render(indent string) string {
 // line lays out one row as one line, or several where the wrapping
 // column's cell is longer than its width.
 func (t *Table) line(indent string, l layout, r []string) []string {
+	out := t.inline(indent, l, r)
+	if !l.below {
+		return out
+	}
+	last := len(t.header) - 1
+	if last >= len(r) || r[last] == "" {
+		return out
+	}
+	pad := indent + strings.Repeat(" ", belowIndent)
+	for _, s := range fold(r[last], t.width-len(pad), 0) {
+		out = append(out, pad+s)
+	}
+	return out
+}
+
+// inline lays out the columns of l beside each other.
+func (t *Table) inline(indent string, l layout, r []string) []string {
 	cells := make([][]string, len(l.cols))
 	n := 1
 	for k, i := range l.cols {

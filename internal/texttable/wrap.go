@@ -8,8 +8,9 @@ import (
 // Ellipsis marks text that was cut.
 const Ellipsis = "…"
 
-// Elide shortens s to w runes with an ellipsis: at the end, or at the
-// start for a path ("/var/lib/postgresql/15/main" keeps ".../15/main").
+// Elide shortens s to w runes with an ellipsis: in the middle, keeping
+// both ends ("postgresql@15-…OOMScoreAdjust"), or at the start for a path
+// ("/var/lib/postgresql/15/main" keeps "…/15/main").
 func Elide(s string, w int) string {
 	r := []rune(s)
 	if len(r) <= w {
@@ -21,7 +22,8 @@ func Elide(s string, w int) string {
 	if strings.HasPrefix(s, "/") {
 		return Ellipsis + string(r[len(r)-(w-1):])
 	}
-	return string(r[:w-1]) + Ellipsis
+	head := (w - 1) / 2
+	return string(r[:head]) + Ellipsis + string(r[len(r)-(w-1-head):])
 }
 
 // Cut shortens a line of at most width visible columns (ANSI SGR

@@ -7,17 +7,25 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/texttable"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
 // RenderOptions shape the text.
 type RenderOptions struct {
 	Color bool
-	// Width cuts lines to the terminal's width (0: no limit).
+	// Width fits tables and lines to the terminal's width (texttable.Fit
+	// and texttable.Wrap; 0: no limit).
 	Width int
 	// Checking says whether findings are computed at all, so that "none"
 	// is not shown when nothing looked.
 	Checking bool
+	// Status is the line of keys and their state, on a terminal (keys.go).
+	Status string
+	// Help, when set, is shown first: the keys explained.
+	Help []string
+	// Sort orders the instance table by one of sortKeys ("": as found).
+	Sort string
 }
 
 // line is one line of output and how to colour it.
@@ -27,41 +35,38 @@ type line struct {
 }
 
 const (
-	sgrBold   = "1"
-	sgrRed    = "31"
-	sgrYellow = "33"
-	sgrCyan   = "36"
+	sgrBold    = "1"
+	sgrReverse = "7"
+	sgrRed     = "31"
+	sgrYellow  = "33"
+	sgrCyan    = "36"
 )
 
 // Render writes the frame as text, one line per "\n".
 func Render(w io.Writer, f Frame, o RenderOptions) error {
 	var ls []line
+	if o.Status != "" {
+		ls = append(ls, line{o.Status, sgrReverse})
+	}
+	for _, h := range o.Help {
+		ls = append(ls, line{h, sgrCyan})
+	}
 	ls = append(ls, headLines(f)...)
 	ls = append(ls, hostLines(f.Host, f.Tick)...)
-	ls = append(ls, instanceLines(f)...)
-	ls = append(ls, topLines(f)...)
+	ls = append(ls, instanceLines(f, o.Width, o.Sort)...)
+	ls = append(ls, topLines(f, o.Width)...)
 	ls = append(ls, findingLines(f, o.Checking)...)
 	var b strings.Builder
 	for _, l := range ls {
-		t := cut(l.text, o.Width)
-		if o.Color && l.color != "" {
-			t = "\x1b[" + l.color + "m" + t + "\x1b[0m"
+		for _, t := range strings.Split(texttable.Wrap(l.text, o.Width), "\n") {
+			if o.Color && l.color != "" {
+				t = "\x1b[" + l.color + "m" + t + "\x1b[0m"
+			}
+			b.WriteString(t + "\n")
 		}
-		b.WriteString(t + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func cut(s string, width int) string {
-	if width <= 0 {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= width {
-		return s
-	}
-	return string(r[:width])
 }
 
 func headLines(f Frame) []line {

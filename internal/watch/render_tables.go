@@ -2,6 +2,8 @@ package watch
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -17,11 +19,13 @@ func plain(ss []string) []line {
 	return out
 }
 
-func instanceLines(f Frame) []line {
+func instanceLines(f Frame, width int, sortBy string) []line {
 	if len(f.Instances) == 0 {
 		return []line{{"POSTGRESQL  no running instance found", sgrBold}}
 	}
-	t := texttable.New(">PORT", "DATA DIR", ">PROCS", ">CONNS", ">MAX", ">PRIVATE", ">PSS PRIVATE", ">AGE", ">VMPTE", ">SHARED", "PAGE")
+	f.Instances = sortInstances(f.Instances, sortBy)
+	t := texttable.New(">PORT", "DATA DIR", ">PROCS", ">CONNS", ">MAX", ">PRIVATE", ">PSS PRIVATE", ">AGE", ">VMPTE", ">SHARED", "PAGE").
+		Fit(width).Drop("AGE", "MAX", "PROCS", "PAGE")
 	for _, in := range f.Instances {
 		pss, ago := "-", "-"
 		if in.PssAt != nil {
@@ -35,6 +39,25 @@ func instanceLines(f Frame) []line {
 		plain(t.Lines("  "))...)
 }
 
+// sortInstances returns the instances ordered by one of sortKeys, the
+// largest first for sizes and counts; ties and "" keep the order found.
+func sortInstances(in []Instance, by string) []Instance {
+	less := map[string]func(a, b Instance) bool{
+		"port":     func(a, b Instance) bool { return a.Port < b.Port },
+		"private":  func(a, b Instance) bool { return a.PrivateBytes > b.PrivateBytes },
+		"conns":    func(a, b Instance) bool { return a.Connections > b.Connections },
+		"vmpte":    func(a, b Instance) bool { return a.VmPTEBytes > b.VmPTEBytes },
+		"shared":   func(a, b Instance) bool { return a.SharedBytes > b.SharedBytes },
+		"data dir": func(a, b Instance) bool { return a.DataDir < b.DataDir },
+	}[by]
+	if less == nil {
+		return in
+	}
+	out := slices.Clone(in)
+	sort.SliceStable(out, func(i, j int) bool { return less(out[i], out[j]) })
+	return out
+}
+
 // approx marks estimates with "~".
 func approx(b uint64, exact bool) string {
 	if exact {
@@ -43,11 +66,11 @@ func approx(b uint64, exact bool) string {
 	return "~" + units.Short(b)
 }
 
-func topLines(f Frame) []line {
+func topLines(f Frame, width int) []line {
 	out := []line{{"TOP BY PRIVATE COST", sgrBold}}
-	out = append(out, plain(procTable(f.TopPrivate).Lines("  "))...)
+	out = append(out, plain(procTable(f.TopPrivate).Fit(width).Lines("  "))...)
 	out = append(out, line{"TOP BY OOM SCORE  (the OOM killer picks the highest)", sgrBold})
-	return append(out, plain(procTable(f.TopOOM).Lines("  "))...)
+	return append(out, plain(procTable(f.TopOOM).Fit(width).Lines("  "))...)
 }
 
 func procTable(ps []Proc) *texttable.Table {

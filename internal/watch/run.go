@@ -31,6 +31,9 @@ type Options struct {
 	Render RenderOptions
 	// Size returns the terminal's width and height (nil: no limits).
 	Size func() (width, height int)
+	// Keys, with Screen, is the terminal in raw mode: each byte read is a
+	// key (keys.go). The caller sets and restores raw mode.
+	Keys io.Reader
 	// OnFrame, when set, sees every sample and frame (recording).
 	OnFrame func(*Sample, Frame) error
 }
@@ -53,34 +56,75 @@ func Run(ctx context.Context, s *Sampler, o Options) error {
 		io.WriteString(o.Out, "\x1b[?1049h\x1b[?25l")
 		defer io.WriteString(o.Out, "\x1b[?25h\x1b[?1049l")
 	}
+	var keys chan byte
+	if o.Screen && !o.JSON && o.Keys != nil {
+		keys = make(chan byte, 16)
+		go readKeys(o.Keys, keys)
+	}
+	v := &view{interval: o.Interval, keys: keys != nil}
 	ticker := time.NewTicker(o.Interval)
 	defer ticker.Stop()
 	sched := schedule{smapsEvery: o.SmapsEvery}
 	for tick := 1; ; tick++ {
-		smp, err := s.Sample(ctx, sched.next(tick, s.now()))
+		f, err := o.tick(ctx, s, w, &sched, tick)
 		if ctx.Err() != nil {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		sched.done(smp)
-		f := w.Frame(smp)
-		if o.OnFrame != nil {
-			if err := o.OnFrame(smp, f); err != nil {
-				return err
-			}
-		}
-		if err := o.show(f); err != nil {
+		if err := o.show(f, *v); err != nil {
 			return err
 		}
 		if o.Count > 0 && tick >= o.Count {
 			return nil
 		}
+		if quit, err := o.wait(ctx, ticker, keys, v, f); quit || err != nil {
+			return err
+		}
+	}
+}
+
+// tick samples once and makes the frame.
+func (o Options) tick(ctx context.Context, s *Sampler, w *Watcher, sched *schedule, tick int) (Frame, error) {
+	smp, err := s.Sample(ctx, sched.next(tick, s.now()))
+	if err != nil {
+		return Frame{}, err
+	}
+	sched.done(smp)
+	f := w.Frame(smp)
+	if o.OnFrame != nil {
+		err = o.OnFrame(smp, f)
+	}
+	return f, err
+}
+
+// wait returns when the next tick is due (not while paused), or with quit
+// set when the user quits or ctx ends. A key redraws the last frame.
+func (o Options) wait(ctx context.Context, ticker *time.Ticker, keys <-chan byte, v *view, last Frame) (bool, error) {
+	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return true, nil
 		case <-ticker.C:
+			if !v.paused {
+				return false, nil
+			}
+		case k, ok := <-keys:
+			if !ok {
+				keys = nil // the terminal is gone: go on without keys
+				continue
+			}
+			before := v.interval
+			if v.press(k) {
+				return true, nil
+			}
+			if v.interval != before {
+				ticker.Reset(v.interval)
+			}
+			if err := o.show(last, *v); err != nil {
+				return true, err
+			}
 		}
 	}
 }
@@ -110,7 +154,7 @@ func (c *schedule) done(s *Sample) {
 	}
 }
 
-func (o Options) show(f Frame) error {
+func (o Options) show(f Frame, v view) error {
 	if o.JSON {
 		b, err := json.Marshal(f)
 		if err != nil {
@@ -120,6 +164,12 @@ func (o Options) show(f Frame) error {
 		return err
 	}
 	ro := o.Render
+	if v.keys {
+		ro.Status, ro.Sort = v.status(), sortKeys[v.sort]
+		if v.help {
+			ro.Help = v.helpLines()
+		}
+	}
 	height := 0
 	if o.Size != nil {
 		ro.Width, height = o.Size()
