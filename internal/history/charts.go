@@ -48,7 +48,7 @@ func Charts(h *History) []Chart {
 // collect gathers the series with the given names; for host charts every
 // label set (huge page sizes), for instance charts the instance's.
 func collect(h *History, title, unit string, names []string, inst string) Chart {
-	c := Chart{Title: title, Unit: unit}
+	c := Chart{Title: title, Unit: unit, Instance: inst}
 	for _, n := range names {
 		for _, s := range h.Series {
 			isInst := strings.HasPrefix(s.Labels, "port=")

@@ -19,7 +19,7 @@ func HTML(w io.Writer, h *History) error {
 	}
 	var charts []chart
 	for _, c := range Charts(h) {
-		ch := chart{Title: c.Title, SVG: template.HTML(c.SVG(h.From, h.To))} // built with escaped text only
+		ch := chart{Title: c.Title, SVG: template.HTML(c.SVG(h.From, h.To, Marks(c, h.Findings)))} // built with escaped text only
 		for i, n := range c.Names {
 			ch.Legend = append(ch.Legend, legend{n, palette[i%len(palette)]})
 		}
@@ -35,6 +35,7 @@ func HTML(w io.Writer, h *History) error {
 var page = template.Must(template.New("history").Funcs(template.FuncMap{
 	"dur": dur,
 	"ts":  func(t time.Time) string { return t.Format("2006-01-02 15:04:05") },
+	"inc": func(i int) int { return i + 1 },
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>dbmem history {{.H.Path}}</title>
 <style>
@@ -55,8 +56,9 @@ table{border-collapse:collapse;font-size:12px}td,th{padding:2px 8px;text-align:l
 {{.SVG}}
 {{end}}
 <h2>Findings</h2>
-{{if .H.Findings}}<table><tr><th>first seen</th><th>last seen</th><th class="num">ticks</th><th>severity</th><th>id</th><th>subject</th><th>title</th></tr>
-{{range .H.Findings}}<tr><td>{{ts .First}}</td><td>{{ts .Last}}</td><td class="num">{{.Ticks}}</td><td>{{.Severity}}</td><td>{{.ID}}</td><td>{{.Subject}}</td><td>{{.Title}}</td></tr>
+<p>Each finding is shaded, with its number, on the charts of what it is about: the host's, or its instance's.</p>
+{{if .H.Findings}}<table><tr><th class="num">#</th><th>first seen</th><th>last seen</th><th class="num">ticks</th><th>severity</th><th>id</th><th>subject</th><th>title</th></tr>
+{{range $i, $f := .H.Findings}}<tr><td class="num">{{inc $i}}</td><td>{{ts .First}}</td><td>{{ts .Last}}</td><td class="num">{{.Ticks}}</td><td>{{.Severity}}</td><td>{{.ID}}</td><td>{{.Subject}}</td><td>{{.Title}}</td></tr>
 {{end}}</table>{{else}}<p>None recorded in this range.</p>{{end}}
 </body></html>
 `))

@@ -98,23 +98,3 @@ func TestHTMLSelfContained(t *testing.T) {
 		}
 	}
 }
-
-func TestNiceAxis(t *testing.T) {
-	for _, tc := range []struct {
-		peak      float64
-		unit      string
-		top, step float64
-	}{
-		{24.7 * (1 << 30), UnitBytes, 32 << 30, 8 << 30},
-		{0, UnitBytes, 1 << 20, 1 << 18},
-		{630, UnitCount, 800, 200},
-		{1.05, UnitPagesPerSec, 1.5, 0.5},
-		{0, UnitCount, 1, 1},
-		{29, UnitCount, 30, 10},
-	} {
-		top, step := niceAxis(tc.peak, tc.unit)
-		if math.Abs(top-tc.top) > 1e-9*tc.top || math.Abs(step-tc.step) > 1e-9*tc.step {
-			t.Errorf("niceAxis(%v, %s) = %v, %v; want %v, %v", tc.peak, tc.unit, top, step, tc.top, tc.step)
-		}
-	}
-}

@@ -2,10 +2,11 @@ package history
 
 import (
 	"fmt"
-	"html"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/chart"
 )
 
 // Chart is one chart: series of one unit over the same time range.
@@ -14,113 +15,84 @@ type Chart struct {
 	Unit   string
 	Series []Series
 	Names  []string // legend entries, one per series
+	// Instance is the instance's labels for an instance's chart ("" for
+	// the host's): it decides which findings are marked on it.
+	Instance string
 }
 
 const (
-	svgW, svgH             = 760, 240
-	padL, padR, padT, padB = 64, 12, 12, 28
-	plotW, plotH           = svgW - padL - padR, svgH - padT - padB
-	maxPointsPerLine       = plotW
-	yTicks                 = 4
-	xTicks                 = 6
+	svgW, svgH = 760, 260
+	// maxPointsPerLine keeps a line at about one point per pixel.
+	maxPointsPerLine = 680
 )
 
 // palette starts with the colours of dbmem lab's charts (internal/lab/htmlreport).
 var palette = []string{"#2a7ab9", "#d9541e", "#888888", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"}
 
-// SVG renders the chart as a self-contained inline SVG element: axes, grid,
-// one polyline per series (means over at most one point per pixel), no
-// scripts and no external references.
-func (c Chart) SVG(from, to time.Time) string {
-	peak := 0.0
-	for _, s := range c.Series {
-		peak = math.Max(peak, StatsOf(s.Points).Max)
+// SVG renders the chart as inline SVG (internal/chart): a time axis from
+// from to to, y from 0 with the unit's steps and labels, one line per
+// series (means over at most one point per pixel; a lone point is a dot),
+// and each finding in marks shaded while it was seen.
+func (c Chart) SVG(from, to time.Time, marks []chart.Mark) string {
+	l := chart.Line{
+		Title: c.Title, Width: svgW, Height: svgH, Marks: marks,
+		X: chart.Axis{Title: "time (UTC)", Time: true, Min: unixSeconds(from), Max: unixSeconds(to)},
+		Y: chart.Axis{Title: c.Unit, Binary: c.Unit == UnitBytes, Integer: c.Unit == UnitCount,
+			Format: func(v float64) string { return Format(v, c.Unit) }},
 	}
-	top, step := niceAxis(peak, c.Unit)
-	span := to.Sub(from)
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
-		svgW, svgH, svgW, svgH, html.EscapeString(c.Title))
-	writeGrid(&b, c.Unit, top, step, from, span)
 	for i, s := range c.Series {
-		writeLine(&b, s.Points, palette[i%len(palette)], top, from, span)
+		ps := s.Points
+		if len(ps) > maxPointsPerLine {
+			ps = downsample(ps, maxPointsPerLine)
+		}
+		cs := chart.Series{Name: c.Names[i], Color: palette[i%len(palette)]}
+		for _, p := range ps {
+			cs.Points = append(cs.Points, chart.Point{X: unixSeconds(p.At), Y: p.Value})
+		}
+		l.Series = append(l.Series, cs)
 	}
-	b.WriteString(`</svg>`)
-	return b.String()
+	return l.SVG()
 }
 
-// niceAxis chooses the top of the y axis and the step between grid lines:
-// powers of two for bytes (8G, 16G, 24G), 1-2-5 steps for other units, at
-// most yTicks steps.
-func niceAxis(peak float64, unit string) (top, step float64) {
-	if peak <= 0 {
-		peak = 1
-		if unit == UnitBytes {
-			peak = 1 << 20
-		}
+func unixSeconds(t time.Time) float64 {
+	if t.IsZero() {
+		return 0
 	}
-	raw := peak / yTicks
-	if unit == UnitBytes {
-		step = math.Exp2(math.Ceil(math.Log2(raw)))
-	} else {
-		mag := math.Pow(10, math.Floor(math.Log10(raw)))
-		for _, m := range []float64{1, 2, 5, 10} {
-			if step = m * mag; step >= raw {
-				break
+	return float64(t.UnixNano()) / 1e9
+}
+
+// severityColors shade findings by severity.
+var severityColors = map[string]string{"critical": "#c62828", "warning": "#ef8c00", "notice": "#1f77b4", "info": "#888888"}
+
+// Marks returns the findings to mark on c, numbered as in the page's
+// findings table (1 is h.Findings[0]): an instance's chart gets the
+// findings about that instance, a host chart the others.
+func Marks(c Chart, fs []FindingSpan) []chart.Mark {
+	var out []chart.Mark
+	for i, f := range fs {
+		if about(f, c.Instance) {
+			color := severityColors[f.Severity]
+			if color == "" {
+				color = severityColors["info"]
 			}
+			out = append(out, chart.Mark{From: unixSeconds(f.First), To: unixSeconds(f.Last), Color: color,
+				Label: fmt.Sprint(i + 1), Title: fmt.Sprintf("%d. %s %s: %s: %s", i+1, strings.ToUpper(f.Severity), f.ID, f.Subject, f.Title)})
 		}
 	}
-	if unit == UnitCount && step < 1 {
-		step = 1 // no half connections
-	}
-	return step * math.Ceil(peak/step), step
+	return out
 }
 
-func writeGrid(b *strings.Builder, unit string, top, step float64, from time.Time, span time.Duration) {
-	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="#fff" stroke="#999999"/>`, padL, padT, plotW, plotH)
-	for v := 0.0; v <= top*1.0001; v += step {
-		y := yOf(v, top)
-		fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eeeeee"/>`, padL, y, padL+plotW, y)
-		fmt.Fprintf(b, `<text x="%d" y="%.1f" text-anchor="end" font-size="11" fill="#555555">%s</text>`,
-			padL-6, y+4, html.EscapeString(Format(v, unit)))
+// about reports whether a finding concerns the instance of these labels
+// ("port=5432 data_dir=/var/lib/..."), or, for "", no instance at all.
+func about(f FindingSpan, instance string) bool {
+	if instance == "" {
+		return !strings.Contains(f.Subject, "(/") && !strings.Contains(f.Subject, " :")
 	}
-	layout := "15:04"
-	if span > 24*time.Hour {
-		layout = "01-02 15:04"
-	} else if span < 10*time.Minute {
-		layout = "15:04:05"
+	port, dir, _ := strings.Cut(strings.TrimPrefix(instance, "port="), " data_dir=")
+	if dir != "" {
+		return strings.Contains(f.Subject, "("+dir+")")
 	}
-	for i := 0; i <= xTicks; i++ {
-		t := from.Add(time.Duration(float64(span) * float64(i) / xTicks))
-		x := xOf(t, from, span)
-		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eeeeee"/>`, x, padT, x, padT+plotH)
-		anchor := "middle"
-		if i == 0 {
-			anchor = "start"
-		} else if i == xTicks {
-			anchor = "end"
-		}
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="%s" font-size="11" fill="#555555">%s</text>`,
-			x, svgH-8, anchor, t.Format(layout))
-	}
-}
-
-func writeLine(b *strings.Builder, ps []TimePoint, color string, top float64, from time.Time, span time.Duration) {
-	if len(ps) == 0 {
-		return
-	}
-	pts := ps
-	if len(ps) > maxPointsPerLine {
-		pts = downsample(ps, maxPointsPerLine)
-	}
-	var coords []string
-	for _, p := range pts {
-		coords = append(coords, fmt.Sprintf("%.1f,%.1f", xOf(p.At, from, span), yOf(p.Value, top)))
-	}
-	if len(coords) == 1 {
-		coords = append(coords, coords[0])
-	}
-	fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>`, color, strings.Join(coords, " "))
+	return strings.Contains(f.Subject, ":"+port+" ") || strings.HasSuffix(f.Subject, ":"+port)
 }
 
 // downsample keeps n points: the mean of each of n equal time spans, at
@@ -136,15 +108,4 @@ func downsample(ps []TimePoint, n int) []TimePoint {
 		}
 	}
 	return out
-}
-
-func xOf(t, from time.Time, span time.Duration) float64 {
-	if span <= 0 {
-		return padL + plotW/2
-	}
-	return padL + float64(plotW)*float64(t.Sub(from))/float64(span)
-}
-
-func yOf(v, top float64) float64 {
-	return padT + float64(plotH)*(1-v/top)
 }
