@@ -166,9 +166,5 @@ func testCapabilities(t *testing.T) {
 
 // denials are the lines of text that say permission denied.
 func denials(json string) string {
-	var out []string
-	for _, m := range regexp.MustCompile(`"[^"]*permission denied[^"]*"`).FindAllString(json, -1) {
-		out = append(out, m)
-	}
-	return strings.Join(out, "\n")
+	return strings.Join(regexp.MustCompile(`"[^"]*permission denied[^"]*"`).FindAllString(json, -1), "\n")
 }
