@@ -71,14 +71,14 @@ or with --format kubernetes.`,
 				return err
 			}
 			req.MySQLPort = e.my.Port
-			res, err := plan.Run(cmd.Context(), req)
+			in, err := plan.Build(cmd.Context(), req)
 			if errors.Is(err, plan.ErrUsage) {
 				return usageError{err}
 			}
 			if err != nil {
 				return err
 			}
-			return writePlan(e, res, req, pf)
+			return writePlan(e, in, advise.Plan(in), req, pf)
 		},
 	}
 	pf.define(cmd)
@@ -237,7 +237,15 @@ func sizeFlag(name, v string) (uint64, error) {
 	return b, nil
 }
 
-func writePlan(e *env, res advise.PlanResult, req plan.Request, pf planFlags) error {
+func writePlan(e *env, in advise.PlanInput, res advise.PlanResult, req plan.Request, pf planFlags) error {
+	if pf.format == "kubernetes" {
+		out, err := render.Kubernetes(plan.Kubernetes(in, res, "dbmem plan ("+res.Source+")"))
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprint(e.stdout, out)
+		return err
+	}
 	if pf.format != "" {
 		return renderPlan(e, res, req, pf)
 	}

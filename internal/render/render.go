@@ -46,15 +46,6 @@ type Options struct {
 	MySQLConfDir    string // default DefaultMySQLConfDir
 	GrubDir         string // default DefaultGrubDir
 	TunedProfile    string // default DefaultTunedProfile
-	Pod             Pod
-}
-
-// Pod describes the Kubernetes pod the "kubernetes" kind writes.
-type Pod struct {
-	Name, Container, Image string // defaults: postgres, postgres, postgres:15
-	// MemoryBytes is the container's memory request and limit (besides huge
-	// pages); 0 leaves a comment saying how to size it.
-	MemoryBytes uint64
 }
 
 // File is one file to install.
@@ -79,9 +70,6 @@ func (o Options) withDefaults() Options {
 	def(&o.MySQLConfDir, DefaultMySQLConfDir)
 	def(&o.GrubDir, DefaultGrubDir)
 	def(&o.TunedProfile, DefaultTunedProfile)
-	def(&o.Pod.Name, "postgres")
-	def(&o.Pod.Container, "postgres")
-	def(&o.Pod.Image, "postgres:15")
 	return o
 }
 
@@ -98,7 +86,7 @@ func Format(kind string, settings []advise.Setting, o Options) (string, error) {
 	case "tuned":
 		return tuned(settings, o)
 	case "kubernetes":
-		return kubernetes(settings, o)
+		return "", fmt.Errorf("kubernetes: the pod is built from the plan's instances (plan.Kubernetes, then render.Kubernetes), not from settings alone")
 	}
 	files, err := kindFiles(kind, settings, o)
 	if err != nil {
