@@ -57,8 +57,7 @@ func plan1G() []advise.Setting {
 }
 
 func opts() Options {
-	return Options{Generated: "dbmem test", PostgresConfDir: "/etc/postgresql/15/main/conf.d", Units: []string{unit},
-	}
+	return Options{Generated: "dbmem test", PostgresConfDir: "/etc/postgresql/15/main/conf.d", Units: []string{unit}}
 }
 
 func golden(t *testing.T, name, got string) {
