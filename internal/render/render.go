@@ -46,6 +46,10 @@ type Options struct {
 	MySQLConfDir    string // default DefaultMySQLConfDir
 	GrubDir         string // default DefaultGrubDir
 	TunedProfile    string // default DefaultTunedProfile
+	// TunedInclude is the stock tuned profile the profile builds on
+	// (tuned ships postgresql, oracle, mssql, throughput-performance...);
+	// default throughput-performance. TunedIncludeFor chooses it.
+	TunedInclude string
 }
 
 // File is one file to install.
@@ -70,6 +74,7 @@ func (o Options) withDefaults() Options {
 	def(&o.MySQLConfDir, DefaultMySQLConfDir)
 	def(&o.GrubDir, DefaultGrubDir)
 	def(&o.TunedProfile, DefaultTunedProfile)
+	def(&o.TunedInclude, "throughput-performance")
 	return o
 }
 
@@ -119,6 +124,16 @@ func Files(settings []advise.Setting, o Options) ([]File, error) {
 		out = append(out, fs...)
 	}
 	return out, nil
+}
+
+// KindFiles returns the files of one kind (sysctl, systemd, postgresql,
+// mysql, kernel-cmdline), each to be installed on its own: a systemd
+// drop-in and the /sys oneshot unit are two files, never one stream.
+func KindFiles(kind string, settings []advise.Setting, o Options) ([]File, error) {
+	if err := Validate(settings); err != nil {
+		return nil, err
+	}
+	return kindFiles(kind, settings, o.withDefaults())
 }
 
 func kindFiles(kind string, settings []advise.Setting, o Options) ([]File, error) {
