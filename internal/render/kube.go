@@ -125,6 +125,9 @@ func q(b uint64) string { return advise.Quantity(b) }
 func kubePodComments(t *text, k Kube, p pod) {
 	t.comment("QoS class: Burstable. The containers set memory and huge pages (requests = limits) but no cpu; "+
 		"set cpu requests = limits in every container to make the pod Guaranteed.", "  ")
+	if countEngine(k, advise.EnginePostgres) > 1 {
+		t.comment("Containers of one pod share its network: give each PostgreSQL its own port (-c port=...) or its own pod.", "  ")
+	}
 	for _, c := range k.Containers {
 		t.comment(fmt.Sprintf("container %s: image %s (%s)", c.Name, c.Image, c.ImageNote), "  ")
 		if c.HugePagesBytes > 0 {
@@ -207,4 +210,14 @@ func cnpg(k Kube, c KubeContainer) cnpgCluster {
 		cl.Spec.ImageName = fmt.Sprintf("ghcr.io/cloudnative-pg/postgresql:%d", c.Major)
 	}
 	return cl
+}
+
+func countEngine(k Kube, engine string) int {
+	n := 0
+	for _, c := range k.Containers {
+		if c.Engine == engine {
+			n++
+		}
+	}
+	return n
 }
