@@ -15,24 +15,16 @@ type shmRow struct {
 	uid, gid            int
 }
 
-func (s Spec) pgProcs(pg PGSpec, shm *[]shmRow) []proc {
-	page := pg.PageKB
-	if page == 0 {
-		page = s.basePageKB()
-	}
-	huge := page != s.basePageKB()
-	bin := orDefault(pg.Bin, fmt.Sprintf("/usr/lib/postgresql/%d/bin/postgres", pg.Major))
-	args := []string{bin, "-D", pg.DataDir}
-	if pg.ConfDir != "" {
-		args = append(args, "-c", "config_file="+pg.ConfDir+"/postgresql.conf")
-	}
-	key := uint32(5432001 + pg.Port*1000)
-	shmID := 32768 + pg.PID%1000
-	roles := []struct {
-		title   string
-		touched uint64
-		anon    uint64
-	}{
+// pgRole is one process of an instance: its title, the shared memory it
+// touched and its private memory.
+type pgRole struct {
+	title         string
+	touched, anon uint64
+}
+
+// pgRoles are the postmaster, the auxiliary processes and the backends.
+func pgRoles(pg PGSpec) []pgRole {
+	roles := []pgRole{
 		{"", pg.SegmentKB / 50, 8192},
 		{"checkpointer", pg.SegmentKB * 9 / 10, 2048},
 		{"background writer", pg.SegmentKB * 3 / 10, 1024},
@@ -40,52 +32,72 @@ func (s Spec) pgProcs(pg PGSpec, shm *[]shmRow) []proc {
 		{"autovacuum launcher", 2048, 1536},
 		{"logical replication launcher", 1024, 1280},
 	}
+	anon := pg.BackendAnonKB
+	if anon == 0 {
+		anon = 6144
+	}
 	for i := 0; i < pg.Backends; i++ {
-		anon := pg.BackendAnonKB
-		if anon == 0 {
-			anon = 6144
-		}
-		roles = append(roles, struct {
-			title   string
-			touched uint64
-			anon    uint64
-		}{fmt.Sprintf("app app 10.0.0.%d(%d) idle", 10+i%200, 40000+i), pg.BackendShmemKB, anon})
+		roles = append(roles, pgRole{fmt.Sprintf("app app 10.0.0.%d(%d) idle", 10+i%200, 40000+i), pg.BackendShmemKB, anon})
 	}
-	prefix := "postgres: "
-	if pg.ClusterName != "" {
-		prefix += pg.ClusterName + ": "
-	}
+	return roles
+}
+
+func (s Spec) pgProcs(pg PGSpec, shm *[]shmRow) []proc {
+	key, shmID := uint32(5432001+pg.Port*1000), 32768+pg.PID%1000
 	var out []proc
-	for i, r := range roles {
-		p := proc{pid: pg.PID + i, ppid: pg.PID, comm: "postgres", uid: pg.UID, gid: pg.GID,
-			anonKB: r.anon, fileKB: 9000, adj: pg.OOMScoreAdj, cgroup: pg.Cgroup}
-		if i == 0 {
-			p.ppid, p.args, p.smaps = 1, args, true
-			if pg.PPID != nil {
-				p.ppid = *pg.PPID
-			}
-		} else {
-			p.args = []string{prefix + r.title + " "}
-			if pg.ChildOOMAdj != nil {
-				p.adj = *pg.ChildOOMAdj
-			}
-		}
-		touched := min(r.touched, pg.SegmentKB)
-		seg := mapping{sizeKB: pg.SegmentKB, perms: "rw-s", path: "/dev/zero (deleted)", inode: 4096 + uint64(pg.PID%1000),
-			pageKB: page, rssKB: touched, flags: "rd wr sh mr mw me ms sd"}
-		if huge {
-			seg.path, seg.rssKB, seg.sharedHugeKB, seg.flags = "/anon_hugepage (deleted)", 0, touched/page*page, "rd wr sh mr mw me ms de ht"
-			p.hugetlbKB = seg.sharedHugeKB
-		} else {
-			p.shmemKB = touched
-		}
-		lock := mapping{sizeKB: s.basePageKB(), perms: "rw-s", path: fmt.Sprintf("/SYSV%08x (deleted)", key), inode: uint64(shmID),
-			pageKB: s.basePageKB(), rssKB: 4, flags: "rd wr sh mr mw me ms sd"}
-		p.maps = []mapping{seg, lock}
+	for i, r := range pgRoles(pg) {
+		p := s.pgProc(pg, i, r)
+		p.maps = append(p.maps, mapping{sizeKB: s.basePageKB(), perms: "rw-s", path: fmt.Sprintf("/SYSV%08x (deleted)", key),
+			inode: uint64(shmID), pageKB: s.basePageKB(), rssKB: 4, flags: "rd wr sh mr mw me ms sd"})
 		out = append(out, p)
 	}
 	*shm = append(*shm, shmRow{key: key, id: shmID, sizeBytes: 56, rssBytes: 4096, cpid: pg.PID, nattch: len(out), uid: pg.UID, gid: pg.GID})
 	return out
+}
+
+// pgProc is the i-th process of the instance with its main segment mapped.
+func (s Spec) pgProc(pg PGSpec, i int, r pgRole) proc {
+	p := proc{pid: pg.PID + i, ppid: pg.PID, comm: "postgres", uid: pg.UID, gid: pg.GID,
+		anonKB: r.anon, fileKB: 9000, adj: pg.OOMScoreAdj, cgroup: pg.Cgroup}
+	if i == 0 {
+		p.ppid, p.args, p.smaps = 1, s.pgArgs(pg), true
+		if pg.PPID != nil {
+			p.ppid = *pg.PPID
+		}
+	} else {
+		prefix := "postgres: "
+		if pg.ClusterName != "" {
+			prefix += pg.ClusterName + ": "
+		}
+		p.args = []string{prefix + r.title + " "}
+		if pg.ChildOOMAdj != nil {
+			p.adj = *pg.ChildOOMAdj
+		}
+	}
+	page := pg.PageKB
+	if page == 0 {
+		page = s.basePageKB()
+	}
+	touched := min(r.touched, pg.SegmentKB)
+	seg := mapping{sizeKB: pg.SegmentKB, perms: "rw-s", path: "/dev/zero (deleted)", inode: 4096 + uint64(pg.PID%1000),
+		pageKB: page, rssKB: touched, flags: "rd wr sh mr mw me ms sd"}
+	if page != s.basePageKB() {
+		seg.path, seg.rssKB, seg.sharedHugeKB, seg.flags = "/anon_hugepage (deleted)", 0, touched/page*page, "rd wr sh mr mw me ms de ht"
+		p.hugetlbKB = seg.sharedHugeKB
+	} else {
+		p.shmemKB = touched
+	}
+	p.maps = []mapping{seg}
+	return p
+}
+
+func (s Spec) pgArgs(pg PGSpec) []string {
+	bin := orDefault(pg.Bin, fmt.Sprintf("/usr/lib/postgresql/%d/bin/postgres", pg.Major))
+	args := []string{bin, "-D", pg.DataDir}
+	if pg.ConfDir != "" {
+		args = append(args, "-c", "config_file="+pg.ConfDir+"/postgresql.conf")
+	}
+	return args
 }
 
 func (s Spec) pgFiles(t Tree, pg PGSpec) {
