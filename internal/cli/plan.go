@@ -152,6 +152,9 @@ func (pf *planFlags) request(cmd *cobra.Command) (plan.Request, error) {
 	if pf.format != "" && !slices.Contains(render.Kinds, pf.format) {
 		return r, usageError{fmt.Errorf("--format %q: want one of %s", pf.format, strings.Join(render.Kinds, ", "))}
 	}
+	if err := pf.checkFileFlags(); err != nil {
+		return r, err
+	}
 	// Kubernetes resources: asked for, or in a container (plan.Build).
 	r.Options.Kubernetes = pf.format == "kubernetes"
 	if r.Changes, err = pf.changes(); err != nil {

@@ -34,6 +34,19 @@ func writeFiles(e *env, files []render.File, pf planFlags) error {
 		pf.format, len(files), targetList(files))}
 }
 
+// checkFileFlags: --out-dir and --target choose among the files of a kind
+// that makes files.
+func (pf *planFlags) checkFileFlags() error {
+	if pf.outDir == "" && pf.target == "" {
+		return nil
+	}
+	switch pf.format {
+	case "sysctl", "systemd", "postgresql", "mysql", "kernel-cmdline":
+		return nil
+	}
+	return usageError{fmt.Errorf("--out-dir and --target go with --format sysctl, systemd, postgresql, mysql or kernel-cmdline (got %q)", pf.format)}
+}
+
 // fileTarget names a file by what it configures: the unit a drop-in is for
 // ("postgresql@15-main.service"), else its base name.
 func fileTarget(f render.File) string {

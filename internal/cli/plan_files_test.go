@@ -37,6 +37,9 @@ func TestPlanSystemdFiles(t *testing.T) {
 			t.Errorf("the drop-in %s sets %s: it would change how the database starts", dropIn, bad)
 		}
 	}
+	if code, _, _ := run(t, append(fx, "plan", "--format", "tuned", "--out-dir", dir)...); code != ExitUsage {
+		t.Errorf("--out-dir with --format tuned: exit %d, want %d", code, ExitUsage)
+	}
 	code, out, _ = run(t, append(fx, "plan", "--format", "systemd", "--target", "dbmem-sysfs.service")...)
 	if code != ExitOK || !strings.Contains(out, "Type=oneshot") || strings.Contains(out, "OOMScoreAdjust") {
 		t.Errorf("--target dbmem-sysfs.service: exit %d\n%s", code, out)
