@@ -29,6 +29,7 @@ type planFlags struct {
 	mysqlSets                       []string
 	margin, reserve                 float64
 	format, confDir                 string
+	outDir, target                  string
 	req                             plan.Request
 }
 
@@ -71,14 +72,14 @@ or with --format kubernetes.`,
 				return err
 			}
 			req.MySQLPort = e.my.Port
-			res, err := plan.Run(cmd.Context(), req)
+			in, err := plan.Build(cmd.Context(), req)
 			if errors.Is(err, plan.ErrUsage) {
 				return usageError{err}
 			}
 			if err != nil {
 				return err
 			}
-			return writePlan(e, res, req, pf)
+			return writePlan(e, in, advise.Plan(in), req, pf)
 		},
 	}
 	pf.define(cmd)
@@ -114,6 +115,8 @@ func (pf *planFlags) define(cmd *cobra.Command) {
 	f.IntVar(&pf.req.NodesPerQuery, "nodes", advise.DefaultNodesPerQuery, "sort/hash nodes per query assumed in the worst case")
 	f.StringVar(&pf.format, "format", "", "render the settings as one kind of file: "+strings.Join(render.Kinds, ", "))
 	f.StringVar(&pf.confDir, "conf-dir", "", "PostgreSQL include_dir for --format postgresql (default: from postgresql.conf)")
+	f.StringVar(&pf.outDir, "out-dir", "", "with --format: write each file under DIR at its installation path (DIR/etc/...)")
+	f.StringVar(&pf.target, "target", "", "with --format: print only this file (a unit such as postgresql@15-main.service, or a file name)")
 }
 
 // request turns the flags into a plan.Request.
@@ -148,6 +151,9 @@ func (pf *planFlags) request(cmd *cobra.Command) (plan.Request, error) {
 	r.Options.Reserve = pf.reserve / 100
 	if pf.format != "" && !slices.Contains(render.Kinds, pf.format) {
 		return r, usageError{fmt.Errorf("--format %q: want one of %s", pf.format, strings.Join(render.Kinds, ", "))}
+	}
+	if err := pf.checkFileFlags(); err != nil {
+		return r, err
 	}
 	// Kubernetes resources: asked for, or in a container (plan.Build).
 	r.Options.Kubernetes = pf.format == "kubernetes"
@@ -237,9 +243,17 @@ func sizeFlag(name, v string) (uint64, error) {
 	return b, nil
 }
 
-func writePlan(e *env, res advise.PlanResult, req plan.Request, pf planFlags) error {
+func writePlan(e *env, in advise.PlanInput, res advise.PlanResult, req plan.Request, pf planFlags) error {
+	if pf.format == "kubernetes" {
+		out, err := render.Kubernetes(plan.Kubernetes(in, res, "dbmem plan ("+res.Source+")"))
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprint(e.stdout, out)
+		return err
+	}
 	if pf.format != "" {
-		return renderPlan(e, res, req, pf)
+		return renderPlan(e, in, res, req, pf)
 	}
 	if e.json {
 		enc := json.NewEncoder(e.stdout)
@@ -250,8 +264,13 @@ func writePlan(e *env, res advise.PlanResult, req plan.Request, pf planFlags) er
 }
 
 // renderPlan writes the settings as one kind of file (internal/render).
-func renderPlan(e *env, res advise.PlanResult, req plan.Request, pf planFlags) error {
+func renderPlan(e *env, in advise.PlanInput, res advise.PlanResult, req plan.Request, pf planFlags) error {
 	o := render.Options{Generated: "dbmem plan (" + res.Source + ")", PostgresConfDir: pf.confDir}
+	var engines []string
+	for _, pi := range in.Instances {
+		engines = append(engines, pi.Engine.Name)
+	}
+	o.TunedInclude = render.TunedIncludeFor(engines)
 	if o.PostgresConfDir == "" && pf.format == "postgresql" && req.Snapshot != nil {
 		for _, in := range req.Snapshot.Postgres {
 			if req.Port == 0 || in.Port == req.Port {
@@ -262,10 +281,17 @@ func renderPlan(e *env, res advise.PlanResult, req plan.Request, pf planFlags) e
 			}
 		}
 	}
-	out, err := render.Format(pf.format, res.Settings, o)
+	if pf.format == "alter-system" || pf.format == "tuned" {
+		out, err := render.Format(pf.format, res.Settings, o)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprint(e.stdout, out)
+		return err
+	}
+	files, err := render.KindFiles(pf.format, res.Settings, o)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprint(e.stdout, out)
-	return err
+	return writeFiles(e, files, pf)
 }

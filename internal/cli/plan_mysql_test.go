@@ -109,7 +109,7 @@ func TestPlanMySQLWhatIf(t *testing.T) {
 			t.Errorf("5.7 what-if lacks %q: exit %d %s\n%s", want, code, stderr, out)
 		}
 	}
-	code, out, stderr = run(t, append(base, "--mysql-version", "5.7", "--format", "systemd")...)
+	code, out, stderr = run(t, append(base, "--mysql-version", "5.7", "--format", "systemd", "--target", "mysql.service")...)
 	if code != ExitOK || !strings.Contains(out, "mysql.service.d/60-dbmem.conf") || !strings.Contains(out, "\nLimitMEMLOCK=infinity\n") {
 		t.Errorf("--format systemd: exit %d %s\n%s", code, stderr, out)
 	}

@@ -46,15 +46,10 @@ type Options struct {
 	MySQLConfDir    string // default DefaultMySQLConfDir
 	GrubDir         string // default DefaultGrubDir
 	TunedProfile    string // default DefaultTunedProfile
-	Pod             Pod
-}
-
-// Pod describes the Kubernetes pod the "kubernetes" kind writes.
-type Pod struct {
-	Name, Container, Image string // defaults: postgres, postgres, postgres:15
-	// MemoryBytes is the container's memory request and limit (besides huge
-	// pages); 0 leaves a comment saying how to size it.
-	MemoryBytes uint64
+	// TunedInclude is the stock tuned profile the profile builds on
+	// (tuned ships postgresql, oracle, mssql, throughput-performance...);
+	// default throughput-performance. TunedIncludeFor chooses it.
+	TunedInclude string
 }
 
 // File is one file to install.
@@ -79,9 +74,7 @@ func (o Options) withDefaults() Options {
 	def(&o.MySQLConfDir, DefaultMySQLConfDir)
 	def(&o.GrubDir, DefaultGrubDir)
 	def(&o.TunedProfile, DefaultTunedProfile)
-	def(&o.Pod.Name, "postgres")
-	def(&o.Pod.Container, "postgres")
-	def(&o.Pod.Image, "postgres:15")
+	def(&o.TunedInclude, "throughput-performance")
 	return o
 }
 
@@ -98,7 +91,7 @@ func Format(kind string, settings []advise.Setting, o Options) (string, error) {
 	case "tuned":
 		return tuned(settings, o)
 	case "kubernetes":
-		return kubernetes(settings, o)
+		return "", fmt.Errorf("kubernetes: the pod is built from the plan's instances (plan.Kubernetes, then render.Kubernetes), not from settings alone")
 	}
 	files, err := kindFiles(kind, settings, o)
 	if err != nil {
@@ -131,6 +124,16 @@ func Files(settings []advise.Setting, o Options) ([]File, error) {
 		out = append(out, fs...)
 	}
 	return out, nil
+}
+
+// KindFiles returns the files of one kind (sysctl, systemd, postgresql,
+// mysql, kernel-cmdline), each to be installed on its own: a systemd
+// drop-in and the /sys oneshot unit are two files, never one stream.
+func KindFiles(kind string, settings []advise.Setting, o Options) ([]File, error) {
+	if err := Validate(settings); err != nil {
+		return nil, err
+	}
+	return kindFiles(kind, settings, o.withDefaults())
 }
 
 func kindFiles(kind string, settings []advise.Setting, o Options) ([]File, error) {

@@ -20,9 +20,15 @@ func tuned(settings []advise.Setting, o Options) (string, error) {
 	t := newText("#")
 	t.header(p+": a tuned profile with the database's memory settings", o.Generated,
 		"tuned-adm profile "+o.TunedProfile+" (sysctl and vm now; bootloader at the next boot)")
+	t.comment("tuned re-applies /run/sysctl.d, /etc/sysctl.d and /etc/sysctl.conf after a profile's [sysctl] "+
+		"(reapply_sysctl = 1, the default in /etc/tuned/tuned-main.conf): a key set there wins over this profile. "+
+		"Use this profile or dbmem's "+DefaultSysctlFile+", not both, and remove other values of these keys from "+
+		"/etc/sysctl.d and /etc/sysctl.conf (or set reapply_sysctl = 0).", "")
+	t.blank()
 	t.line("[main]")
 	t.line("summary=dbmem: memory settings for a database server")
-	t.line("include=throughput-performance")
+	t.comment("Everything "+o.TunedInclude+" (a profile tuned ships) sets, then the values below, which win over it.", "")
+	t.line("include=" + o.TunedInclude)
 	section(t, "sysctl", sys, func(s advise.Setting) string { return s.Name + "=" + s.Value })
 	section(t, "vm", thp, func(s advise.Setting) string { return "transparent_hugepages=" + s.Value })
 	section(t, "sysfs", otherSysfs, func(s advise.Setting) string { return "/sys/" + SysfsPath(s.Name) + "=" + s.Value })
@@ -61,4 +67,20 @@ func splitTHP(s []advise.Setting) (thp, other []advise.Setting) {
 		}
 	}
 	return thp, other
+}
+
+// TunedIncludeFor is the stock tuned profile that matches the engines: the
+// postgresql profile (tuned 2.x) when PostgreSQL is the only one, else
+// throughput-performance, which tuned's postgresql and oracle profiles
+// build on themselves.
+func TunedIncludeFor(engines []string) string {
+	for _, e := range engines {
+		if e != advise.EnginePostgres {
+			return "throughput-performance"
+		}
+	}
+	if len(engines) == 0 {
+		return "throughput-performance"
+	}
+	return "postgresql"
 }
