@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,6 +70,7 @@ func runPostmortem(ctx context.Context, e *env, f postmortemFlags) (*postmortem.
 		in.Snapshot, in.Gaps = snap, append(in.Gaps, snap.Gaps...)
 		procs, _, _ := plan.HostProcesses(fs)
 		in.Findings = advise.Check(snap, advise.Options{Processes: procs})
+		in.Hugetlb = hugetlbOf(fs, snap)
 	}
 	in.BootTime, _ = postmortem.BootTime(fs)
 	now := time.Now()
@@ -77,16 +79,40 @@ func runPostmortem(ctx context.Context, e *env, f postmortemFlags) (*postmortem.
 		if err != nil {
 			return nil, err
 		}
-		in.Logs, in.Zone, now = replaceLogs(logs, f), b.Manifest.Zone, b.Manifest.CapturedAt
+		in.Logs, in.Zone, now = replaceLogs(ctx, logs, f), b.Manifest.Zone, b.Manifest.CapturedAt
+		in.ThisHost = postmortem.HostID{Name: b.Manifest.Host, Kernel: b.Manifest.Kernel}
 		in.FindingsAbout = "the host as captured at " + now.UTC().Format("2006-01-02 15:04:05 MST")
 	} else {
 		in.Logs, in.Zone = gatherLive(ctx, fs, in.Snapshot, f)
+		in.ThisHost = thisHost(fs)
 		in.FindingsAbout = "this host as it is now"
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted while reading the logs: %w", err)
 	}
 	if f.since > 0 {
 		in.Since = now.Add(-f.since)
 	}
 	return postmortem.Analyze(in), nil
+}
+
+// thisHost names the host behind fs: its host name and kernel release.
+func thisHost(fs linux.FS) postmortem.HostID {
+	name, _ := linux.ReadSysctl(fs, "kernel.hostname")
+	kernel, _ := linux.KernelRelease(fs)
+	return postmortem.HostID{Name: name, Kernel: kernel}
+}
+
+// hugetlbOf reads the hugetlb cgroup limits of each PostgreSQL instance's
+// postmaster (to confirm the cause of a bus error).
+func hugetlbOf(fs linux.FS, snap *snapshot.Snapshot) []postmortem.HugetlbLimits {
+	var out []postmortem.HugetlbLimits
+	for _, in := range snap.Postgres {
+		if in.PostmasterPID > 0 {
+			out = append(out, postmortem.ReadHugetlb(fs, in.PostmasterPID, advise.PostgresSubject(in))...)
+		}
+	}
+	return out
 }
 
 // gatherLive reads the host's logs.
@@ -101,7 +127,7 @@ func gatherLive(ctx context.Context, fs linux.FS, snap *snapshot.Snapshot, f pos
 
 // replaceLogs swaps the bundle's kernel or database logs for the files
 // given with --kernel-log / --db-log.
-func replaceLogs(logs []postmortem.Log, f postmortemFlags) []postmortem.Log {
+func replaceLogs(ctx context.Context, logs []postmortem.Log, f postmortemFlags) []postmortem.Log {
 	if len(f.kernelLogs) == 0 && len(f.dbLogs) == 0 {
 		return logs
 	}
@@ -112,5 +138,5 @@ func replaceLogs(logs []postmortem.Log, f postmortemFlags) []postmortem.Log {
 			out = append(out, l)
 		}
 	}
-	return append(out, postmortem.ReadGiven(f.kernelLogs, f.dbLogs, f.maxBytes)...)
+	return append(out, postmortem.ReadGiven(ctx, f.kernelLogs, f.dbLogs, f.maxBytes)...)
 }

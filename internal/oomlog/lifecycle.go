@@ -5,16 +5,20 @@ import (
 	"time"
 )
 
-// open starts an event at line l.
+// open starts an event at line l, with what waited for it: task rows and
+// Mem-Info lines of a log that starts inside a report.
 func (p *parser) open(l line) {
-	p.cur = &Event{Time: l.stamp, Lines: []string{l.raw}}
+	p.cur = &Event{Time: l.stamp, Lines: []string{l.raw}, Host: l.host}
 	p.stray, p.table, p.cut, p.only = 0, false, false, ""
 	if len(p.orphans) > 0 {
 		p.cur.Tasks = p.orphans
-		p.cur.Lines = append(p.orphanLines, p.cur.Lines...)
 		p.only = "the log starts inside the task table"
-		p.orphans, p.orphanLines = nil, nil
 	}
+	p.cur.MemInfo = p.orphanMem
+	if len(p.orphanLines) > 0 {
+		p.cur.Lines = append(p.orphanLines, p.cur.Lines...)
+	}
+	p.orphans, p.orphanMem, p.orphanLines = nil, nil, nil
 }
 
 // close finishes the open event and decides whether it is complete.
@@ -24,26 +28,38 @@ func (p *parser) close() {
 		return
 	}
 	p.cur = nil
-	var why []string
-	switch {
-	case e.Victim == nil && p.table:
-		why = append(why, "cut off inside the task table, before the kill line")
-	case e.Victim == nil:
-		why = append(why, "cut off before the kill line")
-	case p.cut:
-		why = append(why, "the kill line is cut off")
+	if e.Victim == nil && e.Summary != nil {
+		e.Victim = &Victim{PID: e.Summary.PID, Name: e.Summary.Task, UID: e.Summary.UID}
+		e.VictimFrom = VictimFromSummary
 	}
-	if p.only != "" {
-		why = append(why, p.only)
-	}
-	if len(why) > 0 {
+	if why := p.reasons(e); len(why) > 0 {
 		e.Incomplete = true
 		e.IncompleteReason = strings.Join(why, "; ")
 	}
 	p.events = append(p.events, *e)
 }
 
-// onTable files the task table's header and rows.
+// reasons says what the event is missing.
+func (p *parser) reasons(e *Event) []string {
+	var why []string
+	switch {
+	case e.Victim == nil && p.table:
+		why = append(why, "cut off inside the task table, before the kill line")
+	case e.Victim == nil:
+		why = append(why, "cut off before the kill line")
+	case e.VictimFrom == VictimFromSummary:
+		why = append(why, "the kill line is missing: the victim is named only by the oom-kill line")
+	case p.cut:
+		why = append(why, "the kill line is cut off")
+	}
+	if p.only != "" {
+		why = append(why, p.only)
+	}
+	return why
+}
+
+// onTable files the task table's header and rows. Rows without their
+// header (cut off) are read by the columns every layout shares.
 func (p *parser) onTable(l line, body string) bool {
 	if cols, ok := parseHeader(body); ok {
 		if p.cur == nil {
@@ -63,7 +79,7 @@ func (p *parser) onTable(l line, body string) bool {
 		}
 		return ok
 	}
-	if !p.table && p.cur.TaskColumns == nil {
+	if p.cur.Victim != nil {
 		return false
 	}
 	t, ok := parseRow(body, p.cur.TaskColumns, p.opt.PageSize)
