@@ -65,6 +65,9 @@ type CrashRestart struct {
 	// not been shut down cleanly, with no crash of it in the log: the
 	// previous run ended before the log begins (or outside it).
 	StartupRecovery bool
+	// StopRequestedAt is the shutdown request logged before a postmaster
+	// died (a stop timeout then SIGKILLs it), zero when none.
+	StopRequestedAt time.Time
 	// StartMissing is true when the log starts after the crash began: its
 	// sessions were being ended, but the line naming what died is missing.
 	StartMissing bool

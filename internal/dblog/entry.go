@@ -33,7 +33,7 @@ const maxPrefix = 512
 
 var (
 	bracketPID = regexp.MustCompile(`\[(\d+)(?:-\d+)?\]`)
-	barePID    = regexp.MustCompile(`^\s*(\d+)\b`)
+	barePID    = regexp.MustCompile(`^\s*(\d+)(?:[\s:]|$)`)
 )
 
 // maxDumpLine bounds memory context dump lines (idents are cut at 100 bytes).

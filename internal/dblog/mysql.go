@@ -72,6 +72,7 @@ type mysqlState struct {
 	signal  *int // "got signal N" of the running instance
 	signalT stamp
 	died    *stamp // mysqld_safe saw the server gone
+	startSt stamp  // when the running instance started
 }
 
 func (s *mysqlState) line(raw string) {
@@ -85,7 +86,7 @@ func (s *mysqlState) line(raw string) {
 	}
 	m := mysqlStampRe.FindStringSubmatch(raw)
 	if m == nil {
-		if strings.Contains(raw, "Database was not shut down normally") {
+		if isMySQLRecovery(raw) {
 			s.onRecovery(stamp{}, raw)
 		}
 		return
@@ -100,8 +101,7 @@ func (s *mysqlState) message(st stamp, msg, raw string) {
 		s.onSafe(st, msg, raw)
 	case strings.Contains(msg, "as process ") && processRe.MatchString(msg):
 		s.onStart(st, msg, raw)
-	case strings.Contains(msg, "Starting crash recovery"), strings.Contains(msg, "not shut down normally"),
-		strings.Contains(msg, "not shutdown normally"):
+	case isMySQLRecovery(msg):
 		s.onRecovery(st, raw)
 	case strings.Contains(msg, "ready for connections"):
 		if s.cur != nil {
@@ -153,17 +153,26 @@ func (s *mysqlState) onStart(st stamp, msg, raw string) {
 			s.cur.step(StepStart, st)
 		}
 	}
-	s.pid, s.clean, s.started, s.signal, s.died = n, false, true, nil, nil
+	s.pid, s.clean, s.started, s.signal, s.died, s.startSt = n, false, true, nil, nil, st
+}
+
+// isMySQLRecovery: InnoDB (or the binlog) recovering from a crash.
+func isMySQLRecovery(msg string) bool {
+	return strings.Contains(msg, "Starting crash recovery") || strings.Contains(msg, "not shut down normally") ||
+		strings.Contains(msg, "not shutdown normally") || strings.Contains(msg, "Restoring possible half-written data pages")
 }
 
 func (s *mysqlState) onRecovery(st stamp, raw string) {
 	if s.cur == nil {
-		s.open(st, raw) // the first instance in the log is recovering
+		// The first instance in the log is recovering: the previous run
+		// ended uncleanly before the log begins.
+		s.cur = &CrashRestart{Engine: "mysql", Time: st.t, TimeRaw: st.raw, ZoneKnown: st.zoneKnown,
+			StartupRecovery: true, Lines: []string{raw}}
 		if s.pid != 0 {
 			s.cur.ServerPID = intPtr(s.pid)
-			s.cur.KilledPID = nil
+			s.cur.Time, s.cur.TimeRaw, s.cur.ZoneKnown = s.startSt.t, s.startSt.raw, s.startSt.zoneKnown
+			s.cur.step(StepStart, s.startSt)
 		}
-		s.cur.StartupRecovery = true
 	} else {
 		s.cur.Lines = append(s.cur.Lines, raw)
 	}

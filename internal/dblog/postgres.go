@@ -85,8 +85,10 @@ type pgState struct {
 	exited *CrashRestart
 	grand  *MemoryContext
 	// shutdown is set by an immediate shutdown request: the crash warnings
-	// that follow are the shutdown's, not a crash's.
-	shutdown bool
+	// that follow are the shutdown's, not a crash's. stopAsked is the last
+	// smart or fast shutdown request.
+	shutdown  bool
+	stopAsked stamp
 }
 
 var (

@@ -42,7 +42,7 @@ func TestRealPostgresCrashRestart(t *testing.T) {
 		ZoneKnown: true, ServerPID: intPtr(4129), Process: "server process", KilledPID: intPtr(4180), Signal: intPtr(9), SignalName: "Killed",
 		Query:           "SELECT sum(i) FROM (SELECT i FROM generate_series(1, 20000000) i ORDER BY i DESC) s",
 		TerminatingAt:   utc("2026-11-22 21:57:27.057"),
-		ReinitializedAt: utc("2026-11-22 21:57:27.076"), RecoveryAt: utc("2026-11-22 21:57:27.344"),
+		ReinitializedAt: utc("2026-11-22 21:57:27.076"), RecoveryAt: utc("2026-11-22 21:57:27.338"), // the startup process: "was interrupted"
 		RedoDoneAt: utc("2026-11-22 21:57:27.384"), ReadyAt: utc("2026-11-22 21:57:27.606"),
 		LastKnownUp: "2026-11-22 21:57:22 UTC"}
 	c.Lines = nil

@@ -45,6 +45,8 @@ func (s *pgState) onMilestone(e entry) {
 		return
 	case strings.HasPrefix(msg, "received immediate shutdown request"):
 		s.shutdown = true
+	case strings.HasPrefix(msg, "received smart shutdown request"), strings.HasPrefix(msg, "received fast shutdown request"):
+		s.stopAsked = e.st
 	case strings.HasPrefix(msg, "terminating connection due to unexpected postmaster exit"):
 		s.postmasterDied(e)
 		return
@@ -59,9 +61,11 @@ func (s *pgState) onMilestone(e entry) {
 	}
 }
 
-// isRecoveryStart: the startup process found the server was not shut down.
+// isRecoveryStart: the startup process found the server was not shut down
+// (or, with its first lines missing, is replaying WAL).
 func isRecoveryStart(msg string) bool {
-	return strings.HasPrefix(msg, "database system was interrupted") || strings.Contains(msg, "automatic recovery in progress")
+	return strings.HasPrefix(msg, "database system was interrupted") || strings.Contains(msg, "automatic recovery in progress") ||
+		strings.HasPrefix(msg, "redo starts at") || strings.HasPrefix(msg, "redo done at")
 }
 
 // isCrashEcho: what backends log while a crash restart is under way.
@@ -92,9 +96,9 @@ func (s *pgState) milestone(e entry) {
 		if m := lastUpRe.FindStringSubmatch(msg); m != nil {
 			c.LastKnownUp = m[1]
 		}
+		s.recovery(e)
 	case strings.Contains(msg, "automatic recovery in progress"):
-		c.RecoveryAt = t
-		c.step(StepRecovery, e.st)
+		s.recovery(e)
 	case strings.HasPrefix(msg, "redo starts at"):
 		c.RedoStartAt = t
 		c.step(StepRedoStart, e.st)
@@ -114,6 +118,9 @@ func (s *pgState) lastMilestone(e entry) {
 	case strings.HasPrefix(msg, "database system is ready to accept"):
 		c.ReadyAt = e.st.t
 		c.step(StepReady, e.st)
+		if c.ServerPID == nil {
+			c.ServerPID = pidOf(e) // the postmaster logs "ready"
+		}
 		s.finish()
 	case strings.Contains(msg, "restart_after_crash"), strings.HasPrefix(msg, "database system is shut down"):
 		c.NoRestart = strings.Contains(msg, "restart_after_crash")
@@ -134,8 +141,21 @@ func (s *pgState) postmasterDied(e entry) {
 	}
 	s.end("the postmaster died before the server was ready")
 	s.cur = &CrashRestart{Engine: "postgresql", Time: e.st.t, TimeRaw: e.st.raw, ZoneKnown: e.st.zoneKnown,
-		Process: "postmaster", PostmasterDied: true, NoRestart: true, SessionsTerminated: 1, Lines: e.lines}
+		Process: "postmaster", PostmasterDied: true, NoRestart: true, SessionsTerminated: 1, Lines: e.lines,
+		StopRequestedAt: s.stopAsked.t}
 	s.cur.step(StepPostmasterDied, e.st)
+}
+
+// recovery files the start of crash recovery, once.
+func (s *pgState) recovery(e entry) {
+	c := s.cur
+	for _, m := range c.Steps {
+		if m.Kind == StepRecovery {
+			return
+		}
+	}
+	c.RecoveryAt = e.st.t
+	c.step(StepRecovery, e.st)
 }
 
 func (s *pgState) startTerminating(e entry) {

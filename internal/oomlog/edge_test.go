@@ -48,7 +48,9 @@ func TestCutOffReports(t *testing.T) {
 func TestStartsInsideTaskTable(t *testing.T) {
 	text := realText(t)
 	e := one(t, parseText(t, text[strings.Index(text, "[  937.485535]"):], Options{}))
-	if !e.Incomplete || len(e.Tasks) != 1 || e.Tasks[0].PID != 15970 || e.Victim == nil || e.Constraint != ConstraintMemcg {
+	// The kill part is whole: the event is not incomplete, but says its start is missing.
+	if e.Incomplete || e.StartMissing != "the log starts inside the task table" || len(e.Tasks) != 1 || e.Tasks[0].PID != 15970 ||
+		e.Victim == nil || e.Constraint != ConstraintMemcg {
 		t.Errorf("got incomplete %v %q tasks %+v victim %+v", e.Incomplete, e.IncompleteReason, e.Tasks, e.Victim)
 	}
 }
@@ -185,9 +187,19 @@ func TestBootTime(t *testing.T) {
 }
 
 func TestNoEventsInOtherText(t *testing.T) {
-	text := "[    1.2] EXT4-fs (vda): mounted filesystem\nNov 22 21:00:00 h sshd[12]: Killed process 5 (x) total-vm:8kB\n[ 2.0] memory: usage 1kB, limit 2kB, failcnt 0\n"
+	text := "[    1.2] EXT4-fs (vda): mounted filesystem\nNov 22 21:00:00 h sshd[12]: Killed process 5 (x) total-vm:8kB\n" +
+		"[ 2.0] Mem-Info:\n[ 2.0] active_anon:1 inactive_anon:2 isolated_anon:0\n[ 2.0] 4 pages RAM\n"
 	if events := parseText(t, text, Options{}); len(events) != 0 {
 		t.Errorf("events = %+v", events)
+	}
+}
+
+// A memory cgroup's usage line is printed only by an OOM report: alone, it
+// is a cut-off report of a cgroup OOM, not nothing.
+func TestLoneMemcgUsageIsACutReport(t *testing.T) {
+	e := one(t, parseText(t, "[ 2.0] memory: usage 1kB, limit 2kB, failcnt 0\n", Options{}))
+	if e.Constraint != ConstraintMemcg || e.Memcg.LimitBytes != 2048 || !e.Incomplete || e.Victim != nil {
+		t.Errorf("event = %+v", e)
 	}
 }
 

@@ -50,10 +50,14 @@ type Event struct {
 	Tasks       []Task
 	// Reaped is the oom_reaper's report on the victim, if printed.
 	Reaped *Reaped
-	// Incomplete is true when the report was cut off; IncompleteReason says
-	// what is missing.
+	// Incomplete is true when the kill part of the report is missing or
+	// cut off (no victim, a cut kill line, a victim named only by the
+	// oom-kill or oom_reaper line); IncompleteReason says what is missing,
+	// StartMissing what of the beginning is ("the log starts after the
+	// trigger line").
 	Incomplete       bool
 	IncompleteReason string
+	StartMissing     string
 	// Lines are the raw input lines of the report, prefixes included.
 	Lines []string
 }

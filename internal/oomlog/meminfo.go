@@ -76,6 +76,10 @@ var (
 	hugeLineRe = regexp.MustCompile(`^Node (\d+) hugepages_total=(\d+) hugepages_free=(\d+) hugepages_surp=(\d+) hugepages_size=(\d+)kB`)
 	swapLineRe = regexp.MustCompile(`^(Free|Total) swap *[=:] *(\d+)kB`)
 	pagesRe    = regexp.MustCompile(`^(\d+) (pages RAM|pages of RAM|pages reserved|reserved pages)$`)
+	// Other lines of the block, read as part of it but not kept.
+	otherMemRe = regexp.MustCompile(`^(?:\d+ (?:pages HighMem/MovableOnly|pages hwpoisoned|total pagecache pages|pages in swap cache|` +
+		`pages of HIGHMEM|pages shared|pages swap cached|pages dirty|pages writeback|pages mapped|pages slab|pages pagetables|` +
+		`pages cma reserved)|Swap cache(?: stats)?:|Free swap:|Node \d+ \w+ per-cpu:|\w+ per-cpu:)`)
 )
 
 // isMemInfoHeader matches "Mem-Info:" (and 2.6.2x's "Mem-info:").
@@ -90,6 +94,8 @@ func applyMemInfo(m *MemInfo, body string, pageSize uint64) bool {
 	case isMemInfoHeader(body):
 		return true
 	case applyHuge(m, body), applySwap(m, body), applyPages(m, body, pageSize):
+		return true
+	case otherMemRe.MatchString(strings.TrimSpace(body)):
 		return true
 	}
 	return applyCounters(m, body, pageSize)

@@ -118,5 +118,6 @@ func (p *parser) finish() []Event {
 		p.pending = nil
 	}
 	p.close()
+	p.adoptOrphans()
 	return dedupe(p.events)
 }

@@ -47,7 +47,7 @@ var (
 	// "5193605.506728] ": a [seconds] stamp whose "[" a copy left behind.
 	cutMonoRe = regexp.MustCompile(`^(\d+\.\d{6})\] `)
 	// "percona # [   16.869199] ": a test harness's label before a stamp.
-	labelRe = regexp.MustCompile(`^[^\s\[\]][^\[\]]{0,40}? \[ *\d+\.\d+\]`)
+	labelRe = regexp.MustCompile(`^[^\s\[\]:][^\[\]:]{0,40}? \[ *\d+\.\d+\]`)
 )
 
 // splitter takes prefixes off lines; it keeps the year for syslog stamps.
@@ -61,12 +61,20 @@ type splitter struct {
 // quoted when posted ("> ", a leading quote, "**" or "`") is read without
 // the quoting when that reveals a prefix.
 func (sp *splitter) split(raw string) line {
-	l := sp.splitPrefix(raw)
-	if !l.prefixed && strings.ContainsAny(raw[:min(len(raw), 1)], ">\"*`") {
+	if strings.ContainsAny(raw[:min(len(raw), 1)], ">\"*`") {
 		q := strings.TrimLeft(raw, ">\"*` ")
 		if ql := sp.splitPrefix(q); ql.prefixed {
 			ql.raw = raw
 			return ql
+		}
+	}
+	l := sp.splitPrefix(raw)
+	if !l.prefixed && (strings.HasPrefix(raw, " ") || strings.HasPrefix(raw, "\t")) {
+		// An indented paste: a prefix after the blanks makes it a line of
+		// its own, not a continuation.
+		if il := sp.splitPrefix(strings.TrimLeft(raw, " \t")); il.prefixed && il.stamp.Raw != "" {
+			il.raw = raw
+			return il
 		}
 	}
 	return l

@@ -31,11 +31,13 @@ type parser struct {
 	cut   bool
 	// only notes a reason the open event is incomplete beyond the kill line.
 	only string
-	// orphans are task rows and Mem-Info lines seen with no open event (the
-	// log starts inside a report); they go to the event opened next.
+	// orphans are task rows seen with no open event (the log starts inside
+	// a report); they go to the event opened next, or make one at the end.
 	orphans     []Task
-	orphanMem   *MemInfo
 	orphanLines []string
+	orphanStamp Stamp
+	// frame is true when the open event showed a call trace of the OOM killer.
+	frame bool
 	// long counts lines too long to be part of a report.
 	long int
 }
@@ -65,39 +67,58 @@ func (p *parser) handle(l line) {
 	p.onReportLine(l, body)
 }
 
-// onOutside files a line seen with no open event: a call trace of the OOM
-// killer opens one (the log starts inside a report), Mem-Info lines wait
-// for the next event, anything else ends what was waiting.
+// onOutside files a line seen with no open event. A line that belongs to a
+// report (a call trace of the OOM killer, a memory cgroup line, Mem-Info)
+// opens one: the log starts inside a report. An event that gets nothing
+// but Mem-Info is dropped when it closes (show_mem also runs for page
+// allocation failures). Other lines end the task rows waiting for a kill.
 func (p *parser) onOutside(l line, body string) {
-	if isOOMFrame(body) {
-		p.open(l)
-		p.only = "the log starts after the trigger line"
-		applyTraceFrame(p.cur, body)
+	frame := isOOMFrame(body)
+	if !frame && !isContext(body) {
+		p.orphans, p.orphanLines = nil, nil
 		return
 	}
-	m := p.orphanMem
-	if m == nil {
-		m = &MemInfo{}
+	p.open(l)
+	p.only = "the log starts after the trigger line"
+	if !p.applyKnown(p.cur, body) {
+		p.frame = applyTraceFrame(p.cur, body) && frame
 	}
-	if applyMemInfo(m, body, p.opt.PageSize) {
-		p.orphanMem = m
-		p.orphanLines = append(p.orphanLines, l.raw)
-		return
+}
+
+// isContext reports a line that only appears inside an OOM report.
+func isContext(body string) bool {
+	return taskInRe.MatchString(body) || usageRe.MatchString(body) || strings.HasPrefix(body, memcgStatsPrefix) ||
+		applyMemInfo(&MemInfo{}, body, 4096)
+}
+
+// memcgStatsPrefix starts the stats a memory cgroup OOM prints.
+const memcgStatsPrefix = "Memory cgroup stats for "
+
+// applyKnown files a line of a report other than its main lines; it
+// reports whether it was one.
+func (p *parser) applyKnown(e *Event, body string) bool {
+	if strings.HasPrefix(body, memcgStatsPrefix) {
+		setConstraint(e, ConstraintMemcg, ConstraintFromCgroup)
+		return true
 	}
-	p.orphans, p.orphanMem, p.orphanLines = nil, nil, nil
+	return applyUsage(e, body) || applyTaskIn(e, body) || applyCPULine(e, body) ||
+		applyCpusetLine(e, body) || strings.HasPrefix(body, "Tasks state") || p.applyMem(e, body)
 }
 
 // onReportLine files a line inside an open report.
 func (p *parser) onReportLine(l line, body string) {
 	e := p.cur
-	known := applyUsage(e, body) || applyTaskIn(e, body) || applyCPULine(e, body) ||
-		applyCpusetLine(e, body) || strings.HasPrefix(body, "Tasks state") || p.applyMem(e, body)
+	known := p.applyKnown(e, body)
 	if e.Victim != nil && !known {
 		p.close() // the report is over; this line belongs to something else
 		return
 	}
 	e.Lines = append(e.Lines, l.raw)
-	if known || applyTraceFrame(e, body) {
+	if known {
+		return
+	}
+	if applyTraceFrame(e, body) {
+		p.frame = p.frame || isOOMFrame(body)
 		return
 	}
 	p.stray++

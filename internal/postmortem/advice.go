@@ -139,7 +139,7 @@ func crashAdvice(events []Explained, crashes []Crash) []Advice {
 	var out []Advice
 	if slices.ContainsFunc(all, func(c Crash) bool { return c.Signal != nil && *c.Signal == 7 && c.Engine == "postgresql" }) {
 		out = append(out, Advice{ID: "postmortem.bus_error", Title: "A PostgreSQL process died of a bus error (signal 7)",
-			Why: busErrorNote, Fix: "See why: grant the huge pages to the container, or huge_pages = off."})
+			Why: busErrorWhy, Fix: busErrorFix})
 	}
 	if slices.ContainsFunc(all, func(c Crash) bool { return c.PostmasterDied }) {
 		out = append(out, Advice{ID: "postmortem.postmaster_died", Title: "The postmaster itself died",

@@ -42,6 +42,9 @@ type Crash struct {
 	// reinitializing to ready. Null when a time is missing.
 	Downtime *time.Duration `json:"downtime_ns"`
 	Recovery *time.Duration `json:"recovery_ns"`
+	// StopRequestedAt is the shutdown request logged before a postmaster
+	// died: a stop timeout then kills it.
+	StopRequestedAt *time.Time `json:"stop_requested_at,omitempty"`
 	// NoRestart: the server did not restart by itself. PostmasterDied: the
 	// postmaster itself died. StartupRecovery: a server that started after
 	// an unclean stop outside the log. StartMissing: the log starts after
@@ -59,6 +62,8 @@ type Crash struct {
 // Step is one milestone of a restart; At and After are null when the line
 // carried no readable time.
 type Step struct {
+	// Kind is the milestone (dblog.StepReady, ...); What says it in words.
+	Kind  string         `json:"kind"`
 	What  string         `json:"what"`
 	At    *time.Time     `json:"at"`
 	After *time.Duration `json:"after_ns"`
@@ -92,6 +97,7 @@ func explainCrash(c crashRef, p dblog.Pair, killAt time.Time, loc *time.Location
 		MatchedBy: string(p.By), Certain: p.Certain, NoRestart: c.NoRestart, PostmasterDied: c.PostmasterDied,
 		StartupRecovery: c.StartupRecovery, StartMissing: c.StartMissing, Incomplete: c.Incomplete, IncompleteReason: c.IncompleteReason}
 	x.Time = timeIn(c.Time, loc)
+	x.StopRequestedAt = timeIn(c.StopRequestedAt, loc)
 	if p.By != "" && !killAt.IsZero() && !c.Time.IsZero() {
 		x.Shift, x.Delta = durPtr(p.Shift), durPtr(p.Delta)
 	}
@@ -109,6 +115,11 @@ func explainCrash(c crashRef, p dblog.Pair, killAt time.Time, loc *time.Location
 	}
 	x.Notes = crashNotes(x)
 	return x
+}
+
+// ReadyStep reports whether the server was ready again in the log.
+func (c Crash) ReadyStep() bool {
+	return len(c.Steps) > 0 && c.Steps[len(c.Steps)-1].Kind == dblog.StepReady
 }
 
 func durPtr(d time.Duration) *time.Duration { return &d }
@@ -164,8 +175,11 @@ func steps(c dblog.CrashRestart, base time.Time, loc *time.Location) []Step {
 		}
 		if m.Kind == dblog.StepCrash && c.Engine == "mysql" {
 			what = "the server was found gone (a killed mysqld logs nothing)"
+			if c.Signal != nil {
+				what = fmt.Sprintf("mysqld got signal %d (it crashed)", *c.Signal)
+			}
 		}
-		s := Step{What: what, At: timeIn(m.Time, loc)}
+		s := Step{Kind: m.Kind, What: what, At: timeIn(m.Time, loc)}
 		if !m.Time.IsZero() && !base.IsZero() {
 			s.After = durPtr(m.Time.Sub(base))
 		}

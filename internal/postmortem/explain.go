@@ -21,6 +21,9 @@ func explain(k kill, pc *crashRef, pair *dblog.Pair, r roles, loc *time.Location
 	x.Scope = scopeOf(k.Event)
 	x.Trigger = triggerOf(k.Event, r, pc)
 	x.Victim = victimOf(k.Event, r, pc)
+	if s := k.Selected; s != nil {
+		x.Selected = &Selected{PID: s.PID, Name: s.Name, Score: s.Score}
+	}
 	x.Tasks = topRows(k.Event, r, pc)
 	x.Machine = machineOf(k.MemInfo)
 	if pc != nil {

@@ -18,6 +18,9 @@ type kill struct {
 	YearFrom string
 	ThisHost bool
 	Origin   string
+	// order sorts kills by time: the report's own, or for a report without
+	// one the last time its source showed before it (log order).
+	order time.Time
 }
 
 // sameReportGap is how far apart two copies of one report may be stamped
@@ -42,16 +45,20 @@ func parseKernel(logs []Log, def *time.Location, me HostID) ([]kill, kernelResul
 		}
 		events, long, yearFrom := readKernelLog(l, def, me)
 		res.kills[i], res.longLines[i] = len(events), long
+		var last time.Time
 		for _, e := range events {
 			this, why := origin(l, e, me)
-			k := kill{Event: e, Sources: []string{l.Source}, ThisHost: this, Origin: why}
+			if !e.Time.Wall.IsZero() {
+				last = e.Time.Wall
+			}
+			k := kill{Event: e, Sources: []string{l.Source}, ThisHost: this, Origin: why, order: last}
 			if needsYear(e.Time) {
 				k.YearFrom = yearFrom
 			}
 			kills = mergeKill(kills, k)
 		}
 	}
-	sort.SliceStable(kills, func(i, j int) bool { return before(kills[i].Time, kills[j].Time) })
+	sort.SliceStable(kills, func(i, j int) bool { return kills[i].order.Before(kills[j].order) })
 	return kills, res
 }
 
@@ -122,17 +129,6 @@ func richer(a, b oomlog.Event) bool {
 		return a.Time.ZoneKnown
 	}
 	return len(a.Lines) > len(b.Lines)
-}
-
-// before orders stamps: wall times first, in order; others keep log order.
-func before(a, b oomlog.Stamp) bool {
-	switch {
-	case a.Wall.IsZero():
-		return false
-	case b.Wall.IsZero():
-		return true
-	}
-	return a.Wall.Before(b.Wall)
 }
 
 func absDur(d time.Duration) time.Duration {

@@ -139,7 +139,7 @@ func fileLog(ctx context.Context, kind Kind, name, at string, max int64) Log {
 		l.Why = "only the last " + units.Bytes(uint64(l.ReadBytes)) + " of " + units.Bytes(uint64(t.size)) + " read"
 	}
 	if t.stream {
-		l.Why = "read from a pipe or FIFO to its end"
+		l.Why = "read from a pipe, FIFO or device to its end"
 	} else {
 		l.ModTime = t.modTime
 	}

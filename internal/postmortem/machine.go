@@ -54,7 +54,9 @@ const (
 
 // machineOf summarises a Mem-Info block; nil without one.
 func machineOf(m *oomlog.MemInfo) *Machine {
-	if m == nil {
+	if m == nil || (m.AnonLRUBytes == nil && m.FileLRUBytes == nil && m.ShmemBytes == nil && m.PagetablesBytes == nil &&
+		m.SlabBytes == nil && m.FreeBytes == nil && m.SwapFreeBytes == nil && m.SwapTotalBytes == nil && m.RAMBytes == nil &&
+		len(m.HugePools) == 0) {
 		return nil
 	}
 	x := &Machine{RAMBytes: m.RAMBytes, ShmemBytes: m.ShmemBytes, FileBytes: m.FileLRUBytes, PagetablesBytes: m.PagetablesBytes,

@@ -25,8 +25,11 @@ func notes(x Explained, e oomlog.Event) []string {
 	if x.Victim == nil && e.Selected != nil {
 		add(fmt.Sprintf("The kernel chose %s (pid %d) to kill; the line saying it was killed is not in the log.", e.Selected.Name, e.Selected.PID))
 	}
-	if x.Incomplete {
+	switch {
+	case x.Incomplete:
 		add(fmt.Sprintf("The report is incomplete (%s): what is shown is what the log kept.", x.IncompleteReason))
+	case e.StartMissing != "":
+		add(fmt.Sprintf("The beginning of the report is not in the log (%s).", e.StartMissing))
 	}
 	return out
 }
@@ -127,8 +130,12 @@ func orUnknown(s string) string {
 // crashNotes explain a crash restart beyond its steps.
 func crashNotes(c Crash) []string {
 	var out []string
-	if c.Signal != nil && *c.Signal == 7 {
-		out = append(out, busErrorNote)
+	if c.Signal != nil && *c.Signal == 7 && c.Engine == "postgresql" {
+		out = append(out, "Signal 7 (SIGBUS): in a container this is almost always huge pages the container may not use (see \"bus error\" below).")
+	}
+	if c.PostmasterDied && c.StopRequestedAt != nil && c.Time != nil {
+		out = append(out, fmt.Sprintf("A shutdown was requested %s before the postmaster died: a stop timeout (docker stop waits 10 s by default) "+
+			"kills a server that is slow to stop with SIGKILL.", shortDur(c.Time.Sub(*c.StopRequestedAt))))
 	}
 	if c.Signal != nil && *c.Signal == 9 && c.MatchedBy == "" {
 		out = append(out, "SIGKILL is what the OOM killer sends (look in the kernel log of that host at that time); "+
@@ -141,18 +148,22 @@ func crashNotes(c Crash) []string {
 	return append(out, restartNote(c)...)
 }
 
-// busErrorNote is the huge-pages-in-a-container failure.
-const busErrorNote = "Signal 7 (SIGBUS) in PostgreSQL is almost always huge pages in a container: the server mapped its shared " +
-	"memory in huge pages (huge_pages = try finds a pool on the host), but the container's hugetlb cgroup limit does not " +
-	"cover them. Without a reservation limit (hugetlb.<size>.rsvd.*, kernel 5.7+, set by recent runc) the mmap succeeds and " +
-	"the fault only comes when a page is first touched, killing whichever process touched it. Fix: grant the pod the huge " +
-	"pages it maps (resources.limits hugepages-2Mi at least shared_memory_size, with huge_pages = on), or set huge_pages = off " +
-	"(initdb too), or run a kernel and runtime that set the rsvd limit so the mmap fails and huge_pages = try falls back."
+// busErrorWhy and busErrorFix are the huge-pages-in-a-container failure.
+const (
+	busErrorWhy = "Signal 7 (SIGBUS) in PostgreSQL is almost always huge pages in a container: the server mapped its shared " +
+		"memory in huge pages (huge_pages = try finds a pool on the host), but the container's hugetlb cgroup limit does not " +
+		"cover them. Without a reservation limit (hugetlb.<size>.rsvd.*, kernel 5.7+, set by recent runc) the mmap succeeds and " +
+		"the fault only comes when a page is first touched, killing whichever process touched it; the postmaster then restarts " +
+		"the instance, and the next touch kills again."
+	busErrorFix = "Grant the pod the huge pages it maps (resources.limits hugepages-2Mi of at least SHOW shared_memory_size, " +
+		"with huge_pages = on), or set huge_pages = off (initdb too: it reads the sample config), or run a kernel and runtime " +
+		"that set the rsvd limit so that the mmap fails and huge_pages = try falls back to 4 KiB pages."
+)
 
 func restartNote(c Crash) []string {
 	var out []string
 	switch {
-	case c.PostmasterDied && len(c.Steps) > 0 && c.Steps[len(c.Steps)-1].What == stepNames["ready"]:
+	case c.PostmasterDied && c.ReadyStep():
 		out = append(out, "The postmaster itself died: nothing restarts PostgreSQL then; it came back only when something outside "+
 			"(the service manager, an operator, the container runtime) started it again.")
 	case c.PostmasterDied:

@@ -84,6 +84,9 @@ type Explained struct {
 	// Victim when no line names the victim.
 	Trigger *Trigger `json:"trigger"`
 	Victim  *Victim  `json:"victim"`
+	// Selected is the process an old kernel's "Kill process N (x) score S"
+	// line chose (its child may have been killed instead).
+	Selected *Selected `json:"selected,omitempty"`
 	// Tasks are the largest rows of the task table by RSS; TaskCount all rows.
 	Tasks     []Task `json:"top_tasks,omitempty"`
 	TaskCount int    `json:"task_count"`
@@ -183,6 +186,13 @@ type Victim struct {
 	AlreadyExiting        bool     `json:"already_exiting,omitempty"`
 	// Selected is the process an old kernel chose before killing a child.
 	SelectedPID *int `json:"selected_pid,omitempty"`
+}
+
+// Selected is the process named by "Kill process N (x) score S".
+type Selected struct {
+	PID   int    `json:"pid"`
+	Name  string `json:"name"`
+	Score *int   `json:"score"`
 }
 
 // Advice is what the logs themselves show should change.

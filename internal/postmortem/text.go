@@ -125,6 +125,9 @@ func stamp(t *time.Time, raw, yearFrom string) string {
 		return "(no time in the log)"
 	}
 	if yearFrom == yearUnknown {
+		if m := syslogStampRe.FindString(raw); m != "" {
+			raw = m
+		}
 		return inert.Text(strings.TrimSpace(raw)) + " (year unknown)"
 	}
 	return inert.Text(strings.TrimSpace(raw)) + " (no wall time)"

@@ -19,10 +19,10 @@ func writeEvent(w io.Writer, n int, x Explained, zone string) {
 		fmt.Fprintf(w, "   (the log printed no year: taken from %s)\n", x.YearFrom)
 	}
 	if !x.FromThisHost {
-		fmt.Fprintf(w, "   from another host: %s\n", inert.Text(x.Origin))
+		fmt.Fprintf(w, "   not this host's: %s; explained from the log alone\n", inert.Text(x.Origin))
 	}
 	if x.Headline != "" {
-		fmt.Fprintf(w, "   HEADLINE %s\n", inert.Text(x.Headline))
+		fmt.Fprintf(w, "   main cause: %s\n", inert.Text(x.Headline))
 	}
 	writeVictim(w, x.Victim)
 	writeTrigger(w, x.Trigger)

@@ -39,6 +39,10 @@ func writeCrash(w io.Writer, c Crash, indent string) {
 
 func crashTitle(c Crash) string {
 	switch {
+	case c.Engine == "mysql" && c.StartupRecovery:
+		return "MySQL/MariaDB recovery at startup"
+	case c.Engine == "mysql" && c.NoRestart:
+		return "MySQL/MariaDB crash, not restarted in the log"
 	case c.Engine == "mysql":
 		return "MySQL/MariaDB restart after a crash"
 	case c.PostmasterDied:

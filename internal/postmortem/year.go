@@ -18,9 +18,12 @@ const (
 
 var (
 	syslogStampRe = regexp.MustCompile(`^([A-Z][a-z]{2}) +\d{1,2} \d\d:\d\d:\d\d`)
-	// "2026-11-22T21:29:01" (rsyslog, journal, dmesg --time-format iso) or
-	// dmesg -T's "[Sun Nov 22 21:29:01 2026]".
-	datedLineRe = regexp.MustCompile(`(?m)^(?:\S+ )?(\d{4})-\d\d-\d\d[T ]\d\d:\d\d:\d\d|^\[\w{3} \w{3} +\d{1,2} \d\d:\d\d:\d\d (\d{4})\]`)
+	// A line of the same log that prints its year: an RFC 3339 stamp
+	// (rsyslog, journalctl -o short-iso) or journalctl's header, "-- Logs
+	// begin at Sun 2026-11-01 10:00:00 UTC, end at ..." / "-- Journal
+	// begins at ...". (A dmesg -T stamp pasted into the same text is
+	// another capture, maybe of another host: it does not count.)
+	datedLineRe = regexp.MustCompile(`(?m)^(?:(\d{4})-\d\d-\d\dT\d\d:\d\d:\d\d|-- (?:Logs begin|Journal begins) at \w{3} (\d{4})-\d\d-\d\d)`)
 )
 
 // needsYear reports a syslog stamp with no year, left without a wall time.
