@@ -45,10 +45,10 @@ func hostSection(r *Report, in Input, crashes []crashRef) (*HostSection, string)
 func notMine(r *Report) string {
 	switch {
 	case len(r.Events) > 0:
-		return "no event comes from this host's own logs (" + r.Events[0].Origin + "): the advice above is from the logs alone; " +
+		return "no event comes from this host's own logs (" + r.Events[0].Origin + "), so nothing about this host is shown; " +
 			"run dbmem check on the host they come from for its state"
 	case len(r.Crashes) > 0:
-		return "the database logs were given on the command line: the advice above is from the logs alone"
+		return "the database logs were given on the command line, so nothing about this host is shown"
 	}
 	return ""
 }

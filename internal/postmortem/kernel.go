@@ -52,7 +52,7 @@ func parseKernel(logs []Log, def *time.Location, me HostID) ([]kill, kernelResul
 				last = e.Time.Wall
 			}
 			k := kill{Event: e, Sources: []string{l.Source}, ThisHost: this, Origin: why, order: last}
-			if needsYear(e.Time) {
+			if syslogStampRe.MatchString(e.Time.Raw) {
 				k.YearFrom = yearFrom
 			}
 			kills = mergeKill(kills, k)

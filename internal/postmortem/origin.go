@@ -21,8 +21,10 @@ func origin(l Log, e oomlog.Event, me HostID) (bool, string) {
 	hostDiffers := e.Host != "" && me.Name != "" && !sameHost(e.Host, me.Name)
 	kernelDiffers := e.KernelRelease != "" && me.Kernel != "" && e.KernelRelease != me.Kernel
 	switch {
+	case l.Given && hostDiffers:
+		return false, "a file given on the command line whose lines name host " + e.Host + " (this host is " + me.Name + ")"
 	case hostDiffers:
-		return false, "its lines name host " + e.Host + "; this host is " + me.Name
+		return false, "its lines name host " + e.Host + "; this host is " + me.Name + " (a log collected from elsewhere)"
 	case l.Given && e.Host != "" && me.Name != "" && !kernelDiffers:
 		return true, "a file given on the command line whose lines name this host"
 	case l.Given && kernelDiffers:
