@@ -34,9 +34,14 @@ cgroup (which, with its limit), the process that asked for memory, the victim wi
 anon/file/shmem RSS, page tables and oom_score_adj, the largest processes of the kernel's task table,
 and for PostgreSQL the crash restart that followed (every session ended, recovery time, the query
 the killed backend ran). Kills and restarts are paired by PID (certain) or by time (said to be a
-guess). Then the advice: what the events show, and dbmem check's OOM-related findings.
+guess). A figure the log does not print is "not in the log" (null in --json), never 0. Then the
+advice: what the logs show, and, only for this host's own logs, dbmem check's OOM-related findings
+in their own section (a file given with --kernel-log/--db-log is another host's unless its lines
+name this host).
 
-Big logs are read from their end (--max-log-bytes each). Sources read, missing or empty are listed.`,
+Big logs are read from their end (--max-log-bytes each); pipes and FIFOs are read until their writer
+closes them (for at most 30 s); lines over 1 MiB are skipped and counted. Sources read,
+missing or empty are listed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := runPostmortem(cmd.Context(), e, f)

@@ -1,8 +1,6 @@
 package postmortem
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"path"
 	"strconv"
@@ -58,9 +56,9 @@ func ReadHugetlb(fs linux.FS, pid int, instance string) []HugetlbLimits {
 // hugetlbDir finds the hugetlb hierarchy in /proc/PID/cgroup: the v1
 // "N:hugetlb:/path" line, else the v2 "0::/path" line.
 func hugetlbDir(b []byte) (dir, rel string) {
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		f := strings.SplitN(sc.Text(), ":", 3)
+	// Split, not a bufio.Scanner: nothing is dropped at a long line.
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(line, ":", 3)
 		if len(f) == 3 && strings.Contains(","+f[1]+",", ",hugetlb,") {
 			return "hugetlb", f[2]
 		}

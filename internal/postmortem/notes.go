@@ -81,8 +81,11 @@ func costNotes(v *Victim) []string {
 	if v == nil || v.AlreadyExiting {
 		return nil
 	}
-	if v.FreedBytes == nil {
-		return []string{"What the kill gave back is not in the log (the kill line prints no memory figures)."}
+	switch {
+	case v.FreedBytes == nil && v.NamedBy != "the kill line":
+		return []string{"What the kill gave back is not in the log (no kill line with its memory figures)."}
+	case v.FreedBytes == nil:
+		return []string{"What the kill gave back is not in the log (this kill line prints no memory figures)."}
 	}
 	if v.ShmemDominates {
 		return []string{fmt.Sprintf("The kill freed almost nothing: %s of its %s RSS was shared memory that stays "+
