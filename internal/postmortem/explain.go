@@ -1,7 +1,6 @@
 package postmortem
 
 import (
-	"slices"
 	"sort"
 	"time"
 
@@ -132,6 +131,3 @@ func killLine(e oomlog.Event) string {
 	}
 	return ""
 }
-
-// splitTable reports whether the table splits RSS into anon, file and shmem.
-func splitTable(cols []string) bool { return slices.Contains(cols, "rss_anon") }
