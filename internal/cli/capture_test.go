@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dbmem/dbmem/internal/postmortem"
 )
 
 // A bundle captured from a recorded tree gives the same report, check and
@@ -65,7 +67,7 @@ func TestPostmortemOnRecordedLogs(t *testing.T) {
 		Schema string `json:"schema"`
 		Kills  int    `json:"kills"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); code != ExitOK || err != nil || doc.Schema != "dbmem.postmortem/v1" || doc.Kills != 1 {
+	if err := json.Unmarshal([]byte(out), &doc); code != ExitOK || err != nil || doc.Schema != postmortem.Schema || doc.Kills != 1 {
 		t.Errorf("--json: exit %d, %v, %+v", code, err, doc)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,9 +34,14 @@ cgroup (which, with its limit), the process that asked for memory, the victim wi
 anon/file/shmem RSS, page tables and oom_score_adj, the largest processes of the kernel's task table,
 and for PostgreSQL the crash restart that followed (every session ended, recovery time, the query
 the killed backend ran). Kills and restarts are paired by PID (certain) or by time (said to be a
-guess). Then the advice: what the events show, and dbmem check's OOM-related findings.
+guess). A figure the log does not print is "not in the log" (null in --json), never 0. Then the
+advice: what the logs show, and, only for this host's own logs, dbmem check's OOM-related findings
+in their own section (a file given with --kernel-log/--db-log is another host's unless its lines
+name this host).
 
-Big logs are read from their end (--max-log-bytes each). Sources read, missing or empty are listed.`,
+Big logs are read from their end (--max-log-bytes each); pipes and FIFOs are read until their writer
+closes them (for at most 30 s); lines over 1 MiB are skipped and counted. Sources read,
+missing or empty are listed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := runPostmortem(cmd.Context(), e, f)
@@ -69,6 +75,7 @@ func runPostmortem(ctx context.Context, e *env, f postmortemFlags) (*postmortem.
 		in.Snapshot, in.Gaps = snap, append(in.Gaps, snap.Gaps...)
 		procs, _, _ := plan.HostProcesses(fs)
 		in.Findings = advise.Check(snap, advise.Options{Processes: procs})
+		in.Hugetlb = hugetlbOf(fs, snap)
 	}
 	in.BootTime, _ = postmortem.BootTime(fs)
 	now := time.Now()
@@ -77,16 +84,40 @@ func runPostmortem(ctx context.Context, e *env, f postmortemFlags) (*postmortem.
 		if err != nil {
 			return nil, err
 		}
-		in.Logs, in.Zone, now = replaceLogs(logs, f), b.Manifest.Zone, b.Manifest.CapturedAt
+		in.Logs, in.Zone, now = replaceLogs(ctx, logs, f), b.Manifest.Zone, b.Manifest.CapturedAt
+		in.ThisHost = postmortem.HostID{Name: b.Manifest.Host, Kernel: b.Manifest.Kernel}
 		in.FindingsAbout = "the host as captured at " + now.UTC().Format("2006-01-02 15:04:05 MST")
 	} else {
 		in.Logs, in.Zone = gatherLive(ctx, fs, in.Snapshot, f)
+		in.ThisHost = thisHost(fs)
 		in.FindingsAbout = "this host as it is now"
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted while reading the logs: %w", err)
 	}
 	if f.since > 0 {
 		in.Since = now.Add(-f.since)
 	}
 	return postmortem.Analyze(in), nil
+}
+
+// thisHost names the host behind fs: its host name and kernel release.
+func thisHost(fs linux.FS) postmortem.HostID {
+	name, _ := linux.ReadSysctl(fs, "kernel.hostname")
+	kernel, _ := linux.KernelRelease(fs)
+	return postmortem.HostID{Name: name, Kernel: kernel}
+}
+
+// hugetlbOf reads the hugetlb cgroup limits of each PostgreSQL instance's
+// postmaster (to confirm the cause of a bus error).
+func hugetlbOf(fs linux.FS, snap *snapshot.Snapshot) []postmortem.HugetlbLimits {
+	var out []postmortem.HugetlbLimits
+	for _, in := range snap.Postgres {
+		if in.PostmasterPID > 0 {
+			out = append(out, postmortem.ReadHugetlb(fs, in.PostmasterPID, advise.PostgresSubject(in))...)
+		}
+	}
+	return out
 }
 
 // gatherLive reads the host's logs.
@@ -101,7 +132,7 @@ func gatherLive(ctx context.Context, fs linux.FS, snap *snapshot.Snapshot, f pos
 
 // replaceLogs swaps the bundle's kernel or database logs for the files
 // given with --kernel-log / --db-log.
-func replaceLogs(logs []postmortem.Log, f postmortemFlags) []postmortem.Log {
+func replaceLogs(ctx context.Context, logs []postmortem.Log, f postmortemFlags) []postmortem.Log {
 	if len(f.kernelLogs) == 0 && len(f.dbLogs) == 0 {
 		return logs
 	}
@@ -112,5 +143,5 @@ func replaceLogs(logs []postmortem.Log, f postmortemFlags) []postmortem.Log {
 			out = append(out, l)
 		}
 	}
-	return append(out, postmortem.ReadGiven(f.kernelLogs, f.dbLogs, f.maxBytes)...)
+	return append(out, postmortem.ReadGiven(ctx, f.kernelLogs, f.dbLogs, f.maxBytes)...)
 }

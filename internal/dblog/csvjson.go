@@ -1,7 +1,6 @@
 package dblog
 
 import (
-	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/loglines"
 )
 
 // csvlog columns (PostgreSQL 9.0+; later versions append more).
@@ -66,25 +67,22 @@ type jsonRecord struct {
 
 // readJSON reads a jsonlog file (one object per line) into s; lines that
 // are not JSON objects go to the memory context dump reader.
-func readJSON(r io.Reader, loc *time.Location, s sink) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 4<<20)
-	for sc.Scan() {
-		raw := sc.Text()
+func readJSON(r io.Reader, loc *time.Location, s sink) (loglines.Stats, error) {
+	st, err := loglines.Read(r, maxLine, func(raw string) {
 		var j jsonRecord
 		if !strings.HasPrefix(raw, "{") || json.Unmarshal([]byte(raw), &j) != nil {
 			s.dumpLine(raw)
-			continue
+			return
 		}
 		e := entry{pid: j.PID, severity: j.Severity, message: j.Message, detail: j.Detail,
 			hint: j.Hint, context: j.Context, query: j.Statement, lines: []string{raw}}
 		e.st, _ = parseStamp(j.Timestamp, loc)
 		s.entry(e)
+	})
+	if err != nil {
+		return st, fmt.Errorf("read jsonlog: %w", err)
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read jsonlog: %w", err)
-	}
-	return nil
+	return st, nil
 }
 
 // PostgresLogFormat guesses a PostgreSQL log's format from the start of

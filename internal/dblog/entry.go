@@ -33,7 +33,7 @@ const maxPrefix = 512
 
 var (
 	bracketPID = regexp.MustCompile(`\[(\d+)(?:-\d+)?\]`)
-	barePID    = regexp.MustCompile(`^\s*(\d+)\b`)
+	barePID    = regexp.MustCompile(`^\s*(\d+)(?:[\s:]|$)`)
 )
 
 // maxDumpLine bounds memory context dump lines (idents are cut at 100 bytes).
@@ -41,28 +41,59 @@ const maxDumpLine = 4 << 10
 
 // splitLine reads "prefix SEVERITY:  text". ok is false for lines without a
 // severity, such as memory context dump lines or a query's continuation.
+// Logs as people post them are read too: a severity glued to a copied
+// stamp ("20:31:13LOG:  "), one space after it ("LOG: text"), quoting and
+// a container runtime's prefix in front ("postgres_1  | ").
 func splitLine(s string, loc *time.Location) (e entry, ok bool) {
 	head := s
 	if len(head) > maxPrefix {
 		head = head[:maxPrefix]
 	}
+	start, sev, end := findSeverity(head, ":  ")
+	if sev == "" {
+		start, sev, end = findSeverity(head, ": ")
+	}
+	if sev == "" {
+		return e, false
+	}
+	prefix := s[:start]
+	var n int
+	e.st, n = parseStamp(prefix, loc)
+	e.pid = prefixPID(prefix[n:])
+	e.severity, e.message, e.lines = sev, strings.TrimSpace(s[end:]), []string{s}
+	return e, true
+}
+
+// findSeverity finds the first "SEVERITY" + sep in head: where the severity
+// starts, what it is and where its message starts.
+func findSeverity(head, sep string) (start int, sev string, end int) {
 	for off := 0; off < len(head); {
-		i := strings.Index(head[off:], ":  ")
+		i := strings.Index(head[off:], sep)
 		if i < 0 {
-			return e, false
+			return 0, "", 0
 		}
 		i += off
-		start := strings.LastIndexAny(head[:i], " \t]") + 1
-		if severities[head[start:i]] {
-			prefix := s[:start]
-			e.st, _ = parseStamp(prefix, loc)
-			e.pid = prefixPID(prefix[len(e.st.raw):])
-			e.severity, e.message, e.lines = head[start:i], s[i+3:], []string{s}
-			return e, true
+		start = strings.LastIndexAny(head[:i], " \t]|*>`") + 1
+		if word := head[start:i]; severities[word] {
+			return start, word, i + len(sep)
+		}
+		if word := gluedSeverity(head[start:i]); word != "" {
+			return i - len(word), word, i + len(sep)
 		}
 		off = i + 1
 	}
-	return e, false
+	return 0, "", 0
+}
+
+// gluedSeverity returns the severity at the end of a word whose start is a
+// time ("20:31:13LOG"), as docker's UI copies them.
+func gluedSeverity(word string) string {
+	for _, sev := range []string{"LOG", "ERROR", "FATAL", "PANIC", "WARNING", "DETAIL", "HINT", "STATEMENT", "CONTEXT"} {
+		if rest, ok := strings.CutSuffix(word, sev); ok && rest != "" && rest[len(rest)-1] >= '0' && rest[len(rest)-1] <= '9' {
+			return sev
+		}
+	}
+	return ""
 }
 
 // prefixPID finds %p: "[1234]" (stock and Debian prefixes) or the first

@@ -31,10 +31,12 @@ func ExampleMatch() {
 		panic(err)
 	}
 	for _, c := range pg.Crashes {
-		fmt.Printf("%s: %s (PID %d) terminated by signal %d: %s\n", c.TimeRaw, c.Process, c.KilledPID, c.Signal, c.SignalName)
+		// Figures a log does not print are nil (PIDs, signal) or zero times.
+		fmt.Printf("%s: %s (PID %d) terminated by signal %d: %s\n", c.TimeRaw, c.Process, *c.KilledPID, *c.Signal, c.SignalName)
 		fmt.Printf("  query: %s\n", c.Query)
-		fmt.Printf("  reinitialized after %v, ready after %v (recovery %v)\n",
-			c.ReinitializedAt.Sub(c.Time), c.Downtime(), c.RecoveryDuration())
+		down, _ := c.Downtime()
+		rec, _ := c.RecoveryDuration()
+		fmt.Printf("  reinitialized after %v, ready after %v (recovery %v)\n", c.ReinitializedAt.Sub(c.Time), down, rec)
 	}
 	for _, m := range dblog.Match(kills, pg.Crashes, 5*time.Second) {
 		fmt.Printf("kernel kill %d <-> crash %d by %s (certain %v), crash logged %v after the kill\n",

@@ -39,7 +39,7 @@ func TestRootLiveMariaDBKilledAndRestarted(t *testing.T) {
 		t.Fatalf("crashes %+v (%v):\n%s", crashes, err, b)
 	}
 	c := crashes[0]
-	if c.KilledPID != first.Process.Pid || c.ServerPID != second.Process.Pid || c.ReadyAt.IsZero() || c.RecoveryAt.IsZero() || c.Incomplete {
+	if pv(c.KilledPID) != first.Process.Pid || pv(c.ServerPID) != second.Process.Pid || c.ReadyAt.IsZero() || c.RecoveryAt.IsZero() || c.Incomplete {
 		t.Errorf("crash = %+v, want killed %d restarted as %d", c, first.Process.Pid, second.Process.Pid)
 	}
 	if *record {

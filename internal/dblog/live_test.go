@@ -57,7 +57,7 @@ func checkLivePair(t *testing.T, kernelText, pgText string, pid int) {
 		t.Fatalf("crashes %+v (%v):\n%s", log.Crashes, err, pgText)
 	}
 	cr := log.Crashes[0]
-	if cr.KilledPID != pid || cr.Signal != 9 || cr.SignalName != "Killed" || cr.Process != "server process" ||
+	if pv(cr.KilledPID) != pid || pv(cr.Signal) != 9 || cr.SignalName != "Killed" || cr.Process != "server process" ||
 		!strings.Contains(cr.Query, "generate_series") || cr.Incomplete || cr.ReadyAt.IsZero() || cr.ReinitializedAt.IsZero() {
 		t.Errorf("crash = %+v", cr)
 	}

@@ -76,7 +76,7 @@ func (m *matcher) byPID() {
 		best, bestDelta := -1, time.Duration(1<<62)
 		var bestShift time.Duration
 		for ki, e := range m.kernel {
-			if m.usedK[ki] || e.Victim == nil || c.KilledPID == 0 || e.Victim.PID != c.KilledPID {
+			if m.usedK[ki] || e.Victim == nil || c.KilledPID == nil || e.Victim.PID != *c.KilledPID {
 				continue
 			}
 			shift, delta, timed := offset(e, c)

@@ -106,9 +106,12 @@ func (o OutOfMemoryError) Largest(n int) []MemoryContext {
 	return named
 }
 
-// outOfMemory builds the error from an entry, or ok is false.
+// outOfMemory builds the error from an entry, or ok is false: "ERROR:  out
+// of memory", or the postmaster's "could not fork new process for
+// connection: Cannot allocate memory" (the connection was refused).
 func outOfMemory(e entry) (OutOfMemoryError, bool) {
-	if (e.severity != "ERROR" && e.severity != "FATAL") || !strings.HasPrefix(e.message, "out of memory") {
+	fork := e.severity == "LOG" && strings.HasPrefix(e.message, "could not fork") && strings.Contains(e.message, "Cannot allocate memory")
+	if !fork && ((e.severity != "ERROR" && e.severity != "FATAL") || !strings.HasPrefix(e.message, "out of memory")) {
 		return OutOfMemoryError{}, false
 	}
 	o := OutOfMemoryError{Time: e.st.t, TimeRaw: e.st.raw, ZoneKnown: e.st.zoneKnown, PID: e.pid,

@@ -45,8 +45,8 @@ func zoneOf(z string) (*time.Location, bool) {
 
 var (
 	// %m / %t: "2026-11-22 21:29:01.123 UTC", "2026-11-22 21:29:01 CET",
-	// "2026-11-22 21:29:01.123 +01".
-	pgTimeRe = regexp.MustCompile(`^(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?)(?: ?([A-Za-z]{1,6}|[+-]\d\d(?::?\d\d)?))?`)
+	// "2026-11-22 21:29:01.123 +01", docker's "2017-10-05T19:43:05.270392682Z".
+	pgTimeRe = regexp.MustCompile(`(\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?)\*{0,2}(?: ?([A-Za-z]{1,6}|[+-]\d\d(?::?\d\d)?)\b)?`)
 	// %n: "1732310941.123"
 	epochRe = regexp.MustCompile(`^(\d{9,11})\.(\d{3})\b`)
 )
@@ -58,19 +58,27 @@ type stamp struct {
 	zoneKnown bool
 }
 
-// parseStamp reads the time at the start of s; n is how much of s it used.
+// parseStamp reads the time in s, a line's prefix: the last date-time in
+// it (a log viewer may put its own time before the server's); n is where
+// what follows the stamp starts.
 func parseStamp(s string, loc *time.Location) (st stamp, n int) {
-	if m := pgTimeRe.FindStringSubmatch(s); m != nil {
-		st.raw = m[0]
-		zone, known := zoneOf(m[2])
+	all := pgTimeRe.FindAllStringSubmatchIndex(s, -1)
+	if len(all) > 0 {
+		m := all[len(all)-1]
+		st.raw = s[m[0]:m[1]]
+		zoneText := ""
+		if m[4] >= 0 {
+			zoneText = s[m[4]:m[5]]
+		}
+		zone, known := zoneOf(zoneText)
 		if !known {
 			zone = loc
 		}
-		t, err := time.ParseInLocation("2006-01-02 15:04:05.999999999", strings.Replace(m[1], "T", " ", 1), zone)
+		t, err := time.ParseInLocation("2006-01-02 15:04:05.999999999", strings.Replace(s[m[2]:m[3]], "T", " ", 1), zone)
 		if err == nil {
 			st.t, st.zoneKnown = t, known
 		}
-		return st, len(m[0])
+		return st, m[1]
 	}
 	if m := epochRe.FindStringSubmatch(s); m != nil {
 		sec, _ := strconv.ParseInt(m[1], 10, 64)

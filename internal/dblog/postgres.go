@@ -2,6 +2,8 @@ package dblog
 
 import (
 	"bufio"
+
+	"github.com/dbmem/dbmem/internal/loglines"
 	"io"
 	"regexp"
 	"strings"
@@ -21,6 +23,18 @@ type Options struct {
 type PostgresLog struct {
 	Crashes     []CrashRestart
 	OutOfMemory []OutOfMemoryError
+	// Postmasters are the postmaster PIDs the log shows ("ready to accept
+	// connections", "starting PostgreSQL" and "listening on" lines).
+	Postmasters []Postmaster
+	// Stats counts the lines read and the over-long ones skipped.
+	Stats loglines.Stats
+}
+
+// Postmaster is a postmaster PID and when the log first shows it.
+type Postmaster struct {
+	PID     int
+	Time    time.Time
+	TimeRaw string
 }
 
 // ParsePostgres reads a PostgreSQL server log with default Options.
@@ -41,11 +55,11 @@ func (o Options) ParsePostgres(r io.Reader) (PostgresLog, error) {
 	var err error
 	switch PostgresLogFormat(head) {
 	case "json":
-		err = readJSON(br, o.Location, st)
+		st.out.Stats, err = readJSON(br, o.Location, st)
 	case "csv":
 		err = readCSV(br, o.Location, st)
 	default:
-		err = readStderr(br, o.Location, st)
+		st.out.Stats, err = readStderr(br, o.Location, st)
 	}
 	st.end("the log ends before the server was ready again")
 	return st.out, err
@@ -70,6 +84,11 @@ type pgState struct {
 	// says whether it caused a restart.
 	exited *CrashRestart
 	grand  *MemoryContext
+	// shutdown is set by an immediate shutdown request: the crash warnings
+	// that follow are the shutdown's, not a crash's. stopAsked is the last
+	// smart or fast shutdown request.
+	shutdown  bool
+	stopAsked stamp
 }
 
 var (
@@ -93,6 +112,7 @@ func (s *pgState) dumpLine(raw string) {
 }
 
 func (s *pgState) entry(e entry) {
+	s.notePostmaster(e)
 	if o, ok := outOfMemory(e); ok {
 		o.Contexts, o.GrandTotal = s.dump, s.grand
 		s.dump, s.grand = nil, nil
@@ -108,4 +128,20 @@ func (s *pgState) entry(e entry) {
 		return
 	}
 	s.onMilestone(e)
+}
+
+// notePostmaster records the postmaster PID of the lines only it logs.
+func (s *pgState) notePostmaster(e entry) {
+	if e.pid == 0 || e.severity != "LOG" {
+		return
+	}
+	m := e.message
+	if !strings.HasPrefix(m, "database system is ready to accept") && !strings.HasPrefix(m, "starting PostgreSQL") &&
+		!strings.HasPrefix(m, "listening on") {
+		return
+	}
+	if n := len(s.out.Postmasters); n > 0 && s.out.Postmasters[n-1].PID == e.pid {
+		return
+	}
+	s.out.Postmasters = append(s.out.Postmasters, Postmaster{PID: e.pid, Time: e.st.t, TimeRaw: e.st.raw})
 }

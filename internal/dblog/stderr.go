@@ -1,11 +1,12 @@
 package dblog
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/loglines"
 )
 
 // sink receives what a log reader finds, in log order.
@@ -15,9 +16,7 @@ type sink interface {
 }
 
 // readStderr reads a stderr log (any prefix) into s.
-func readStderr(r io.Reader, loc *time.Location, s sink) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 4<<20)
+func readStderr(r io.Reader, loc *time.Location, s sink) (loglines.Stats, error) {
 	var pending *entry
 	flush := func() {
 		if pending != nil {
@@ -25,8 +24,7 @@ func readStderr(r io.Reader, loc *time.Location, s sink) error {
 			pending = nil
 		}
 	}
-	for sc.Scan() {
-		raw := strings.TrimRight(sc.Text(), "\r")
+	st, err := loglines.Read(r, maxLine, func(raw string) {
 		e, ok := splitLine(raw, loc)
 		switch {
 		case ok && isDetail(e.severity) && pending != nil && (e.pid == pending.pid || e.pid == 0):
@@ -40,10 +38,13 @@ func readStderr(r io.Reader, loc *time.Location, s sink) error {
 			flush()
 			s.dumpLine(raw)
 		}
-	}
+	})
 	flush()
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read database log: %w", err)
+	if err != nil {
+		return st, fmt.Errorf("read database log: %w", err)
 	}
-	return nil
+	return st, nil
 }
+
+// maxLine bounds the lines read; longer ones are skipped and counted.
+const maxLine = 4 << 20

@@ -46,9 +46,16 @@ func merge(a, b Event) Event {
 	if a.Trigger == nil {
 		a.Trigger = b.Trigger
 	}
-	if a.Constraint == ConstraintUnknown || (a.ConstraintInferred && !b.ConstraintInferred && b.Constraint != ConstraintUnknown) {
-		a.Constraint, a.ConstraintInferred = b.Constraint, b.ConstraintInferred
+	if b.Constraint != ConstraintUnknown && constraintRank[b.ConstraintFrom] > constraintRank[a.ConstraintFrom] {
+		a.Constraint, a.ConstraintInferred, a.ConstraintFrom = b.Constraint, b.ConstraintInferred, b.ConstraintFrom
 	}
+	if a.MemInfo == nil {
+		a.MemInfo = b.MemInfo
+	}
+	if a.Summary == nil {
+		a.Summary = b.Summary
+	}
+	a.KernelRelease = cmp.Or(a.KernelRelease, b.KernelRelease)
 	a.OOMMemcg = cmp.Or(a.OOMMemcg, b.OOMMemcg)
 	a.TaskMemcg = cmp.Or(a.TaskMemcg, b.TaskMemcg)
 	a.Cpuset = cmp.Or(a.Cpuset, b.Cpuset)
@@ -66,7 +73,7 @@ func merge(a, b Event) Event {
 		a.Reaped = b.Reaped
 	}
 	if a.Incomplete && !b.Incomplete {
-		a.Victim, a.Incomplete, a.IncompleteReason = b.Victim, false, ""
+		a.Victim, a.VictimFrom, a.Incomplete, a.IncompleteReason = b.Victim, b.VictimFrom, false, ""
 	}
 	a.Lines = append(a.Lines, b.Lines...)
 	return a

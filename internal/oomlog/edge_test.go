@@ -48,7 +48,9 @@ func TestCutOffReports(t *testing.T) {
 func TestStartsInsideTaskTable(t *testing.T) {
 	text := realText(t)
 	e := one(t, parseText(t, text[strings.Index(text, "[  937.485535]"):], Options{}))
-	if !e.Incomplete || len(e.Tasks) != 1 || e.Tasks[0].PID != 15970 || e.Victim == nil || e.Constraint != ConstraintMemcg {
+	// The kill part is whole: the event is not incomplete, but says its start is missing.
+	if e.Incomplete || e.StartMissing != "the log starts inside the task table" || len(e.Tasks) != 1 || e.Tasks[0].PID != 15970 ||
+		e.Victim == nil || e.Constraint != ConstraintMemcg {
 		t.Errorf("got incomplete %v %q tasks %+v victim %+v", e.Incomplete, e.IncompleteReason, e.Tasks, e.Victim)
 	}
 }
@@ -89,11 +91,11 @@ Oct 14 10:22:40 localhost kernel: Killed process 2702 (sh)
 	if e.Trigger == nil || e.Trigger.GFPMask != "0xd0" || e.Memcg == nil || e.Memcg.LimitBytes != 4096 {
 		t.Errorf("trigger %+v memcg %+v", e.Trigger, e.Memcg)
 	}
-	if len(e.Tasks) != 1 || e.Tasks[0].RSSBytes != 347*4096 || e.Tasks[0].PgtablesBytes != 12*4096 {
+	if len(e.Tasks) != 1 || e.Tasks[0].RSSBytes != 347*4096 || vu(e.Tasks[0].PgtablesBytes) != 12*4096 {
 		t.Errorf("tasks = %+v", e.Tasks)
 	}
 	// The kernel chose 2687 and killed its child 2702 instead.
-	if e.Selected.PID != 2687 || e.Victim.PID != 2702 || e.Victim.TotalVMBytes != 113124<<10 || e.Incomplete {
+	if e.Selected.PID != 2687 || e.Victim.PID != 2702 || vu(e.Victim.TotalVMBytes) != 113124<<10 || e.Incomplete {
 		t.Errorf("selected %+v victim %+v incomplete %q", e.Selected, e.Victim, e.IncompleteReason)
 	}
 }
@@ -104,10 +106,10 @@ func TestOtherFormats(t *testing.T) {
 		check      func(Event) bool
 	}{
 		{"2.6.2x", "Out of Memory: Kill process 2345 (java) score 12345 and children.\nOut of memory: Killed process 2346 (java).\n",
-			func(e Event) bool { return e.Selected.Score == 12345 && e.Victim.PID == 2346 && !e.Incomplete }},
+			func(e Event) bool { return vi(e.Selected.Score) == 12345 && e.Victim.PID == 2346 && !e.Incomplete }},
 		{"5.2 UID only", "Out of memory: Killed process 4321 (mysqld) total-vm:2000kB, anon-rss:1000kB, file-rss:0kB, shmem-rss:4kB, UID:27\n",
 			func(e Event) bool {
-				return e.Victim.UID == 27 && e.Victim.ShmemRSSBytes == 4096 && !e.Victim.HasPgtables
+				return vi(e.Victim.UID) == 27 && vu(e.Victim.ShmemRSSBytes) == 4096 && e.Victim.PgtablesBytes == nil
 			}},
 		{"kmsg", "3,1234,937485561,-;Memory cgroup out of memory: Killed process 1 (x) total-vm:8kB, anon-rss:4kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:4kB oom_score_adj:0\n",
 			func(e Event) bool {
@@ -122,13 +124,13 @@ func TestOtherFormats(t *testing.T) {
 		{"short-monotonic", "[  937.485561] db1 kernel: Out of memory: Killed process 9 (x) total-vm:8kB, anon-rss:4kB, file-rss:0kB\n",
 			func(e Event) bool { return e.Victim.Message == "Out of memory" && e.Time.HasMonotonic }},
 		{"caller id", "[   32.056886][   T71] Out of memory: Killed process 737 (firewalld) total-vm:358672kB, anon-rss:22640kB, file-rss:12328kB, shmem-rss:0kB, UID:0 pgtables:421888kB oom_score_adj:0\n",
-			func(e Event) bool { return e.Victim.PgtablesBytes == 421888<<10 }},
+			func(e Event) bool { return vu(e.Victim.PgtablesBytes) == 421888<<10 }},
 		{"name with parentheses", "Out of memory: Killed process 77 ((sd-pam)) total-vm:8kB, anon-rss:4kB, file-rss:0kB\n",
 			func(e Event) bool { return e.Victim.Name == "(sd-pam)" && !e.Incomplete }},
 		{"localized dmesg -T", "[dim. avril  5 18:24:23 2020] Out of memory: Killed process 9 (x) total-vm:8kB, anon-rss:4kB, file-rss:0kB\n",
 			func(e Event) bool { return e.Time.Clock == ClockNone && e.Time.Raw == "[dim. avril  5 18:24:23 2020]" }},
 		{"reaper only", "[ 9.0] oom_reaper: reaped process 5 (x), now anon-rss:0kB, file-rss:0kB, shmem-rss:8kB\n",
-			func(e Event) bool { return e.Incomplete && e.Reaped.ShmemRSSBytes == 8192 && e.Victim.PID == 5 }},
+			func(e Event) bool { return e.Incomplete && vu(e.Reaped.ShmemRSSBytes) == 8192 && e.Victim.PID == 5 }},
 		{"already exiting", "[ 9.0] Memory cgroup out of memory: OOM victim 5 (x) is already exiting. Skip killing the task\n",
 			func(e Event) bool { return e.Victim.AlreadyExiting && e.Victim.PID == 5 && !e.Incomplete }},
 		{"mempolicy", "[ 9.0] oom-kill:constraint=CONSTRAINT_MEMORY_POLICY,nodemask=1,cpuset=/,mems_allowed=0-1,global_oom,task_memcg=/,task=x,pid=5,uid=0\n[ 9.1] Out of memory: Killed process 5 (x) total-vm:8kB, anon-rss:4kB, file-rss:0kB\n",
@@ -150,7 +152,7 @@ func TestTaskRowsWithSpacesAndPageSize(t *testing.T) {
 		"[   4242]  1000  4242   100000    50000   800000        7             0 Web Content\n" +
 		"Out of memory: Killed process 4242 (Web Content) total-vm:6400000kB, anon-rss:3200000kB, file-rss:0kB, shmem-rss:0kB\n"
 	e := one(t, parseText(t, text, Options{PageSize: 65536}))
-	if len(e.Tasks) != 1 || e.Tasks[0].Name != "Web Content" || e.Tasks[0].RSSBytes != 50000*65536 || e.Tasks[0].SwapBytes != 7*65536 || e.Tasks[0].PgtablesBytes != 800000 {
+	if len(e.Tasks) != 1 || e.Tasks[0].Name != "Web Content" || e.Tasks[0].RSSBytes != 50000*65536 || vu(e.Tasks[0].SwapBytes) != 7*65536 || vu(e.Tasks[0].PgtablesBytes) != 800000 {
 		t.Errorf("tasks = %+v", e.Tasks)
 	}
 	if !strings.Contains(e.IncompleteReason, "after the trigger line") || e.Victim.Name != "Web Content" {
@@ -185,9 +187,19 @@ func TestBootTime(t *testing.T) {
 }
 
 func TestNoEventsInOtherText(t *testing.T) {
-	text := "[    1.2] EXT4-fs (vda): mounted filesystem\nNov 22 21:00:00 h sshd[12]: Killed process 5 (x) total-vm:8kB\n[ 2.0] memory: usage 1kB, limit 2kB, failcnt 0\n"
+	text := "[    1.2] EXT4-fs (vda): mounted filesystem\nNov 22 21:00:00 h sshd[12]: Killed process 5 (x) total-vm:8kB\n" +
+		"[ 2.0] Mem-Info:\n[ 2.0] active_anon:1 inactive_anon:2 isolated_anon:0\n[ 2.0] 4 pages RAM\n"
 	if events := parseText(t, text, Options{}); len(events) != 0 {
 		t.Errorf("events = %+v", events)
+	}
+}
+
+// A memory cgroup's usage line is printed only by an OOM report: alone, it
+// is a cut-off report of a cgroup OOM, not nothing.
+func TestLoneMemcgUsageIsACutReport(t *testing.T) {
+	e := one(t, parseText(t, "[ 2.0] memory: usage 1kB, limit 2kB, failcnt 0\n", Options{}))
+	if e.Constraint != ConstraintMemcg || e.Memcg.LimitBytes != 2048 || !e.Incomplete || e.Victim != nil {
+		t.Errorf("event = %+v", e)
 	}
 }
 
@@ -217,4 +229,19 @@ func TestRealReformattedAsJournalAndKernLog(t *testing.T) {
 			t.Errorf("%s: time %v victim %+v tasks %d lines %d", name, e.Time.Wall, e.Victim, len(e.Tasks), len(e.Lines))
 		}
 	}
+}
+
+// vu and vi read optional figures in tests; -1 stands for "not printed".
+func vu(p *uint64) int64 {
+	if p == nil {
+		return -1
+	}
+	return int64(*p)
+}
+
+func vi(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
 }

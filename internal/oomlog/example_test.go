@@ -24,10 +24,11 @@ func ExampleParse() {
 		facts, _ := e.Facts()
 		fmt.Printf("%s  %s OOM (limit %d MiB, usage %d MiB) in %s\n", e.Time.Wall.Format("2006-01-02 15:04:05.000000 MST"),
 			e.Constraint, e.Memcg.LimitBytes>>20, e.Memcg.UsageBytes>>20, e.OOMMemcg)
-		fmt.Printf("trigger: %s pid %d gfp_mask=%s order=%d\n", e.Trigger.Name, e.Trigger.PID, e.Trigger.GFPMask, e.Trigger.Order)
+		fmt.Printf("trigger: %s pid %d gfp_mask=%s order=%d\n", e.Trigger.Name, *e.Trigger.PID, e.Trigger.GFPMask, *e.Trigger.Order)
+		// Fields a kernel does not print are nil; this 6.18 kill line prints them all.
 		fmt.Printf("killed:  %s pid %d uid %d: anon %d KiB, file %d KiB, shmem %d KiB, page tables %d KiB\n",
-			v.Name, v.PID, v.UID, v.AnonRSSBytes>>10, v.FileRSSBytes>>10, v.ShmemRSSBytes>>10, v.PgtablesBytes>>10)
-		fmt.Printf("shmem share of RSS %.1f%%, freed by the kill about %d KiB\n", facts.ShmemShare*100, facts.FreedBytes>>10)
+			v.Name, v.PID, *v.UID, *v.AnonRSSBytes>>10, *v.FileRSSBytes>>10, *v.ShmemRSSBytes>>10, *v.PgtablesBytes>>10)
+		fmt.Printf("shmem share of RSS %.1f%%, freed by the kill about %d KiB\n", *facts.ShmemShare*100, *facts.FreedBytes>>10)
 		fmt.Printf("task table: %d rows, columns %v\n", len(e.Tasks), e.TaskColumns)
 	}
 	// Output:

@@ -1,23 +1,25 @@
 package oomlog
 
 // KillFacts are numbers about a kill that a report turns into words, e.g.
-// "the kill freed almost nothing: 93% of the victim's RSS was shared memory".
+// "the kill freed almost nothing: 93% of the victim's RSS was shared
+// memory". Each is nil when the figures it needs were not printed.
 type KillFacts struct {
-	// RSSBytes is anon + file + shmem RSS of the victim.
-	RSSBytes uint64
-	// ShmemShare is ShmemRSSBytes / RSSBytes (0 when RSS is 0).
-	ShmemShare float64
+	// RSSBytes is anon + file (+ shmem when printed) RSS of the victim.
+	RSSBytes *uint64
+	// ShmemShare is ShmemRSSBytes / RSSBytes.
+	ShmemShare *float64
 	// FreedBytes estimates what the kill gave back: anonymous memory plus
-	// page tables. Shared memory stays allocated while another process maps
-	// it (PostgreSQL shared_buffers), file pages were reclaimable anyway.
-	FreedBytes uint64
+	// page tables (when printed: FreedIncludesPgtables). Shared memory
+	// stays allocated while another process maps it (PostgreSQL
+	// shared_buffers), file pages were reclaimable anyway.
+	FreedBytes            *uint64
+	FreedIncludesPgtables bool
 	// ShmemDominates is true when shared memory is more than half the RSS:
 	// the badness score counted memory that killing this process cannot free.
 	ShmemDominates bool
 	// ReapedBytes is what the oom_reaper reports as gone (RSS before minus
-	// RSS after); HasReaped tells whether a reaper line was printed.
-	ReapedBytes uint64
-	HasReaped   bool
+	// RSS after), when both are known.
+	ReapedBytes *uint64
 }
 
 // Facts returns the numbers about the victim; ok is false without a victim.
@@ -26,23 +28,31 @@ func (e Event) Facts() (f KillFacts, ok bool) {
 	if v == nil {
 		return f, false
 	}
-	f.RSSBytes = v.AnonRSSBytes + v.FileRSSBytes + v.ShmemRSSBytes
-	if f.RSSBytes > 0 {
-		f.ShmemShare = float64(v.ShmemRSSBytes) / float64(f.RSSBytes)
-	}
-	f.FreedBytes = v.AnonRSSBytes + v.PgtablesBytes
-	f.ShmemDominates = f.ShmemShare > 0.5
-	if r := e.Reaped; r != nil {
-		after := r.AnonRSSBytes + r.FileRSSBytes + r.ShmemRSSBytes
-		f.HasReaped = true
-		if after < f.RSSBytes {
-			f.ReapedBytes = f.RSSBytes - after
+	if v.AnonRSSBytes != nil && v.FileRSSBytes != nil {
+		rss := *v.AnonRSSBytes + *v.FileRSSBytes + deref(v.ShmemRSSBytes)
+		f.RSSBytes = &rss
+		if v.ShmemRSSBytes != nil && rss > 0 {
+			share := float64(*v.ShmemRSSBytes) / float64(rss)
+			f.ShmemShare, f.ShmemDominates = &share, share > 0.5
 		}
+	}
+	if v.AnonRSSBytes != nil {
+		freed := *v.AnonRSSBytes + deref(v.PgtablesBytes)
+		f.FreedBytes, f.FreedIncludesPgtables = &freed, v.PgtablesBytes != nil
+	}
+	if r := e.Reaped; r != nil && f.RSSBytes != nil {
+		after := r.AnonRSSBytes + r.FileRSSBytes + deref(r.ShmemRSSBytes)
+		gone := uint64(0)
+		if after < *f.RSSBytes {
+			gone = *f.RSSBytes - after
+		}
+		f.ReapedBytes = &gone
 	}
 	return f, true
 }
 
-// TaskTotals sums task table rows.
+// TaskTotals sums task table rows; the optional columns sum only the rows
+// that have them.
 type TaskTotals struct {
 	Count                                  int
 	RSSBytes, RSSAnonBytes, RSSShmemBytes  uint64
@@ -57,10 +67,10 @@ func (e Event) TotalsByName() map[string]TaskTotals {
 		s := out[t.Name]
 		s.Count++
 		s.RSSBytes += t.RSSBytes
-		s.RSSAnonBytes += t.RSSAnonBytes
-		s.RSSShmemBytes += t.RSSShmemBytes
-		s.PgtablesBytes += t.PgtablesBytes
-		s.SwapBytes += t.SwapBytes
+		s.RSSAnonBytes += deref(t.RSSAnonBytes)
+		s.RSSShmemBytes += deref(t.RSSShmemBytes)
+		s.PgtablesBytes += deref(t.PgtablesBytes)
+		s.SwapBytes += deref(t.SwapBytes)
 		s.TotalVMBytes += t.TotalVMBytes
 		out[t.Name] = s
 	}

@@ -35,11 +35,12 @@ func one(t *testing.T, events []Event) Event {
 // The real capture of kernel 6.18 (cgroup v1 memory limit of 64 MiB) in the
 // three forms dmesg prints it: the same event whatever the stamp.
 func TestRealMemcgHogAllStampForms(t *testing.T) {
-	wantVictim := &Victim{PID: 15970, Name: "oomlog.test", UID: 0, TotalVMBytes: 1262128 << 10,
-		AnonRSSBytes: 65280 << 10, FileRSSBytes: 2940 << 10, PgtablesBytes: 212 << 10,
-		Message: "Memory cgroup out of memory", HasUID: true, HasShmemRSS: true, HasPgtables: true, HasOOMScoreAdj: true}
+	wantVictim := &Victim{PID: 15970, Name: "oomlog.test", UID: Int(0), TotalVMBytes: U64(1262128 << 10),
+		AnonRSSBytes: U64(65280 << 10), FileRSSBytes: U64(2940 << 10), ShmemRSSBytes: U64(0), PgtablesBytes: U64(212 << 10),
+		OOMScoreAdj: Int(0), Message: "Memory cgroup out of memory"}
 	wantTask := Task{PID: 15970, UID: 0, TGID: 15970, TotalVMBytes: 315532 * 4096, RSSBytes: 17055 * 4096,
-		RSSAnonBytes: 16320 * 4096, RSSFileBytes: 735 * 4096, PgtablesBytes: 217088, Name: "oomlog.test"}
+		RSSAnonBytes: U64(16320 * 4096), RSSFileBytes: U64(735 * 4096), RSSShmemBytes: U64(0), PgtablesBytes: U64(217088),
+		SwapBytes: U64(0), OOMScoreAdj: Int(0), Name: "oomlog.test"}
 	wall := time.Date(2026, 11, 22, 21, 43, 16, 485165000, time.UTC)
 	for suffix, want := range map[string]Stamp{
 		"dmesg.txt":     {Raw: "[  937.485165]", Clock: ClockMonotonic, Monotonic: 937485165 * time.Microsecond, HasMonotonic: true},
@@ -54,7 +55,7 @@ func TestRealMemcgHogAllStampForms(t *testing.T) {
 		if !reflect.DeepEqual(e.Victim, wantVictim) {
 			t.Errorf("%s: victim = %+v\nwant %+v", suffix, e.Victim, wantVictim)
 		}
-		if len(e.Tasks) != 1 || e.Tasks[0] != wantTask {
+		if len(e.Tasks) != 1 || !reflect.DeepEqual(e.Tasks[0], wantTask) {
 			t.Errorf("%s: tasks = %+v, want [%+v]", suffix, e.Tasks, wantTask)
 		}
 		checkRealHog(t, suffix, e)
@@ -69,12 +70,13 @@ func checkRealHog(t *testing.T, suffix string, e Event) {
 		t.Errorf("%s: constraint %q inferred %v memcg %q/%q cpuset %q mems %q", suffix, e.Constraint,
 			e.ConstraintInferred, e.OOMMemcg, e.TaskMemcg, e.Cpuset, e.MemsAllowed)
 	}
-	wantMemcg := MemcgUsage{UsageBytes: 64 << 20, LimitBytes: 64 << 20, SwapUsageBytes: 64 << 20, SwapLimitBytes: 64 << 20, HasSwap: true}
-	if e.Memcg == nil || *e.Memcg != wantMemcg {
+	wantMemcg := MemcgUsage{UsageBytes: 64 << 20, LimitBytes: 64 << 20,
+		Swap: &SwapUsage{Kind: "memory+swap", UsageBytes: 64 << 20, LimitBytes: 64 << 20}}
+	if e.Memcg == nil || !reflect.DeepEqual(*e.Memcg, wantMemcg) {
 		t.Errorf("%s: memcg = %+v", suffix, e.Memcg)
 	}
-	wantTrigger := Trigger{Name: "oomlog.test", PID: 15970, GFPMask: "0xcc0(GFP_KERNEL)", HasOOMScoreAdj: true}
-	if e.Trigger == nil || *e.Trigger != wantTrigger {
+	wantTrigger := Trigger{Name: "oomlog.test", PID: Int(15970), UID: Int(0), GFPMask: "0xcc0(GFP_KERNEL)", Order: Int(0), OOMScoreAdj: Int(0)}
+	if e.Trigger == nil || !reflect.DeepEqual(*e.Trigger, wantTrigger) {
 		t.Errorf("%s: trigger = %+v", suffix, e.Trigger)
 	}
 	if want := []string{"uid", "tgid", "total_vm", "rss", "rss_anon", "rss_file", "rss_shmem", "pgtables_bytes", "swapents", "oom_score_adj"}; !reflect.DeepEqual(e.TaskColumns, want) {
@@ -91,18 +93,18 @@ func TestRealPostgresBackendKill(t *testing.T) {
 	for _, suffix := range []string{"dmesg.txt", "dmesg-iso.txt"} {
 		e := one(t, parseFixture(t, "pg-backend-memcg-v1-kernel-6.18.44-fc-v769-"+suffix, Options{}))
 		v := e.Victim
-		if v == nil || v.PID != 4180 || v.Name != "postgres" || v.UID != 101 || v.ShmemRSSBytes != 3536<<10 ||
-			v.AnonRSSBytes != 133504<<10 || v.FileRSSBytes != 62432<<10 || v.PgtablesBytes != 616<<10 {
+		if v == nil || v.PID != 4180 || v.Name != "postgres" || vi(v.UID) != 101 || vu(v.ShmemRSSBytes) != 3536<<10 ||
+			vu(v.AnonRSSBytes) != 133504<<10 || vu(v.FileRSSBytes) != 62432<<10 || vu(v.PgtablesBytes) != 616<<10 {
 			t.Errorf("%s: victim = %+v", suffix, v)
 		}
-		if e.Trigger == nil || e.Trigger.PID != 4180 || e.Memcg.LimitBytes != 128<<20 || e.Incomplete {
+		if e.Trigger == nil || vi(e.Trigger.PID) != 4180 || e.Memcg.LimitBytes != 128<<20 || e.Incomplete {
 			t.Errorf("%s: trigger %+v memcg %+v incomplete %q", suffix, e.Trigger, e.Memcg, e.IncompleteReason)
 		}
 		row, ok := e.VictimTask()
-		if !ok || row.UID != 101 || row.RSSShmemBytes != 884*4096 || row.RSSBytes != row.RSSAnonBytes+row.RSSFileBytes+row.RSSShmemBytes {
+		if !ok || row.UID != 101 || vu(row.RSSShmemBytes) != 884*4096 || int64(row.RSSBytes) != vu(row.RSSAnonBytes)+vu(row.RSSFileBytes)+vu(row.RSSShmemBytes) {
 			t.Errorf("%s: row = %+v", suffix, row)
 		}
-		if f, _ := e.Facts(); f.ShmemDominates || f.FreedBytes != (133504+616)<<10 {
+		if f, _ := e.Facts(); f.ShmemDominates || vu(f.FreedBytes) != (133504+616)<<10 {
 			t.Errorf("%s: facts = %+v", suffix, f)
 		}
 	}

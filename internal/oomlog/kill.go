@@ -11,12 +11,14 @@ var (
 	// (3.x-5.0), "... score %li and children." (2.6.2x), "kill process %d (%s)
 	// score %lu or a child" (2.6.3x).
 	selectRe = regexp.MustCompile(`(?i:kill) process (\d+) \((.*)\) score (-?\d+)`)
-	// "Killed process 123 (x) ..." and RHEL 6 "Killed process 123, UID 0, (x) ...".
+	// "Killed process 123 (x) ...", RHEL 6 "Killed process 123, UID 0, (x) ..."
+	// and RHEL 7 "Killed process 123 (x), UID 27, total-vm:...".
 	killedRe = regexp.MustCompile(`Killed process (\d+)(?:, UID (\d+),)? \(`)
 	// "total-vm:1234kB", "UID:113", "UID 113", "oom_score_adj:-900".
 	fieldRe = regexp.MustCompile(`([A-Za-z_-]+)[: ](-?\d+)(kB)?`)
-	// ") total-vm:" ends the process name; names may hold parentheses.
-	nameEndRe = regexp.MustCompile(`\) (?:total-vm|vsz|anon-rss)[: ]`)
+	// ") total-vm:" (or RHEL 7's "), UID 27, total-vm:") ends the process
+	// name; names may hold parentheses.
+	nameEndRe = regexp.MustCompile(`\)(?:, UID \d+,)? (?:total-vm|vsz|anon-rss)[: ]`)
 	// "oom_reaper: reaped process %d (%s), now anon-rss:%lukB, file-rss:%lukB, shmem-rss:%lukB"
 	reapedRe = regexp.MustCompile(`oom_reaper: reaped process (\d+) \((.*)\), now anon-rss:(\d+)kB, file-rss:(\d+)kB(?:, shmem-rss:(\d+)kB)?`)
 	// "%s: OOM victim %d (%s) is already exiting. Skip killing the task"
@@ -29,9 +31,8 @@ func parseSelect(body string) (*Selected, bool) {
 	if m == nil || strings.Contains(body, "sharing same memory") {
 		return nil, false
 	}
-	s := &Selected{Name: m[2]}
+	s := &Selected{Name: m[2], Score: atoiPtr(m[3])}
 	s.PID, _ = strconv.Atoi(m[1])
-	s.Score, _ = strconv.Atoi(m[3])
 	return s, true
 }
 
@@ -57,8 +58,7 @@ func parseKilled(body string) (v *Victim, cut bool, ok bool) {
 	v = &Victim{Message: strings.TrimSuffix(strings.TrimSpace(body[:loc[0]]), ":")}
 	v.PID, _ = strconv.Atoi(body[loc[2]:loc[3]])
 	if loc[4] >= 0 {
-		v.UID, _ = strconv.Atoi(body[loc[4]:loc[5]])
-		v.HasUID = true
+		v.UID = atoiPtr(body[loc[4]:loc[5]])
 	}
 	rest := body[loc[1]:]
 	end := nameEndRe.FindStringIndex(rest)
@@ -86,9 +86,9 @@ func applyKillFields(v *Victim, s string) bool {
 		if err != nil {
 			continue
 		}
-		u := uint64(0)
+		u := U64(0)
 		if n > 0 {
-			u = kib(uint64(n))
+			u = U64(kib(uint64(n)))
 		}
 		switch m[1] {
 		case "total-vm", "vsz":
@@ -98,13 +98,13 @@ func applyKillFields(v *Victim, s string) bool {
 		case "file-rss":
 			v.FileRSSBytes, seen = u, seen|4
 		case "shmem-rss":
-			v.ShmemRSSBytes, v.HasShmemRSS = u, true
+			v.ShmemRSSBytes = u
 		case "pgtables":
-			v.PgtablesBytes, v.HasPgtables = u, true
+			v.PgtablesBytes = u
 		case "UID":
-			v.UID, v.HasUID = int(n), true
+			v.UID = Int(int(n))
 		case "oom_score_adj":
-			v.OOMScoreAdj, v.HasOOMScoreAdj = int(n), true
+			v.OOMScoreAdj = Int(int(n))
 		}
 	}
 	return seen == 7
@@ -120,7 +120,9 @@ func parseReaped(body string) (*Reaped, bool) {
 	r.PID, _ = strconv.Atoi(m[1])
 	r.AnonRSSBytes = kibString(m[3])
 	r.FileRSSBytes = kibString(m[4])
-	r.ShmemRSSBytes = kibString(m[5])
+	if m[5] != "" {
+		r.ShmemRSSBytes = U64(kibString(m[5]))
+	}
 	return r, true
 }
 

@@ -87,16 +87,16 @@ func checkLiveEvent(t *testing.T, e Event, pid int, g *memcgtest.Group) {
 	}
 	// Pages the hog touched before it was moved stay charged to the old
 	// cgroup (v1 does not move charges), so anon-rss may pass the limit a little.
-	if e.Victim.AnonRSSBytes < g.LimitBytes/2 || e.Victim.AnonRSSBytes > g.LimitBytes+16<<20 {
-		t.Errorf("victim anon-rss %d, want about the limit %d", e.Victim.AnonRSSBytes, g.LimitBytes)
+	if anon := vu(e.Victim.AnonRSSBytes); anon < int64(g.LimitBytes/2) || anon > int64(g.LimitBytes+16<<20) {
+		t.Errorf("victim anon-rss %d, want about the limit %d", anon, g.LimitBytes)
 	}
 	row, ok := e.VictimTask()
-	if !ok || row.RSSBytes == 0 || row.PgtablesBytes == 0 {
+	if !ok || row.RSSBytes == 0 || vu(row.PgtablesBytes) <= 0 {
 		t.Errorf("victim's task row = %+v (found %v), want rss and page tables", row, ok)
 	}
 	// The trigger's PID is the allocating thread's id: one of the hog's
 	// Go runtime threads, not necessarily its main thread.
-	if e.Trigger == nil || e.Trigger.Name != e.Victim.Name || e.Trigger.PID == 0 {
+	if e.Trigger == nil || e.Trigger.Name != e.Victim.Name || e.Trigger.PID == nil {
 		t.Errorf("trigger = %+v, want a thread of the hog %q", e.Trigger, e.Victim.Name)
 	}
 }

@@ -1,17 +1,18 @@
 package oomlog
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/loglines"
 )
 
 // Options tune how Parse reads stamps and sizes. The zero value is usable.
 type Options struct {
-	// PageSize converts the task table's page counts to bytes (default 4096;
-	// 65536 on some arm64 and ppc64le kernels).
+	// PageSize converts the task table's and Mem-Info's page counts to
+	// bytes (default 4096; 65536 on some arm64 and ppc64le kernels).
 	PageSize uint64
 	// Location is the zone of stamps printed without a UTC offset (BSD
 	// syslog, journalctl's default short output, dmesg -T). Default UTC.
@@ -24,8 +25,12 @@ type Options struct {
 	Year int
 }
 
-// maxLine bounds one input line; longer lines make Parse fail.
+// maxLine bounds one input line; longer lines are skipped and counted
+// (Stats.LongLines), never a reason to stop reading.
 const maxLine = 1 << 20
+
+// Stats says how much of the input was read.
+type Stats = loglines.Stats
 
 // Parse reads a kernel log and returns its OOM events in log order, with
 // default Options.
@@ -34,6 +39,13 @@ func Parse(r io.Reader) ([]Event, error) { return Options{}.Parse(r) }
 // Parse reads a kernel log and returns its OOM events in log order. On a read
 // error it returns the events found so far and the error.
 func (o Options) Parse(r io.Reader) ([]Event, error) {
+	events, _, err := o.ParseStats(r)
+	return events, err
+}
+
+// ParseStats is Parse that also says how many lines were read and how many
+// were too long to be part of a report and were skipped.
+func (o Options) ParseStats(r io.Reader) ([]Event, Stats, error) {
 	if o.PageSize == 0 {
 		o.PageSize = 4096
 	}
@@ -41,28 +53,33 @@ func (o Options) Parse(r io.Reader) ([]Event, error) {
 		o.Location = time.UTC
 	}
 	p := &parser{opt: o, sp: splitter{loc: o.Location, year: o.Year}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
-	for sc.Scan() {
-		p.feed(sc.Text())
-	}
+	st, err := loglines.Read(r, maxLine, p.feed)
 	events := p.finish()
-	if err := sc.Err(); err != nil {
-		return events, fmt.Errorf("read kernel log: %w (lines are limited to %d bytes)", err, maxLine)
+	st.LongLines += p.long
+	if err != nil {
+		return events, st, fmt.Errorf("read kernel log: %w", err)
 	}
-	return events, nil
+	return events, st, nil
 }
 
 // feed joins wrapped lines: an unprefixed line that starts with blanks or
-// "↪" continues the line before it.
+// "↪" continues the line before it (mail and terminal wrapping), and so
+// does an unprefixed line that a terminal cut mid-word (wrapTail).
 func (p *parser) feed(raw string) {
 	raw = strings.TrimRight(raw, "\r")
 	l := p.sp.split(raw)
-	if p.pending != nil && !l.prefixed && isContinuation(raw) && len(p.pending.raw) < maxBody {
-		p.pending.raw += "\n" + raw
-		p.pending.body = strings.TrimRight(p.pending.body, " ") + " " +
-			strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(raw), "↪"))
-		return
+	if p.pending != nil && !l.prefixed && len(p.pending.raw) < maxBody {
+		switch {
+		case isContinuation(raw):
+			p.pending.raw += "\n" + raw
+			p.pending.body = strings.TrimRight(p.pending.body, " ") + " " +
+				strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(raw), "↪"))
+			return
+		case p.pending.prefixed && isWrapTail(raw, p.pending.raw):
+			p.pending.raw += "\n" + raw
+			p.pending.body += raw
+			return
+		}
 	}
 	if p.pending != nil {
 		p.handle(*p.pending)
@@ -75,6 +92,24 @@ func isContinuation(raw string) bool {
 		strings.HasPrefix(raw, "↪")
 }
 
+// wrapWidth is the shortest line a terminal or a web form wraps.
+const wrapWidth = 72
+
+// isWrapTail reports whether raw, an unprefixed line after a long prefixed
+// one, is the rest of that line cut at the terminal's width ("/kubepo" +
+// "ds/pod..", "rss:44" + "8KB"): not prose (which starts with a capital),
+// not markdown, not a line of its own.
+func isWrapTail(raw, prev string) bool {
+	if raw == "" || len(prev) < wrapWidth {
+		return false
+	}
+	c := raw[0]
+	if (c >= 'A' && c <= 'Z') || c == '[' || c == '<' || c == '`' || c == '#' || c == '>' {
+		return false
+	}
+	return !strings.HasPrefix(raw, "...")
+}
+
 // finish handles the last line, closes the open event and merges reports
 // that were printed (or collected) twice.
 func (p *parser) finish() []Event {
@@ -83,5 +118,6 @@ func (p *parser) finish() []Event {
 		p.pending = nil
 	}
 	p.close()
+	p.adoptOrphans()
 	return dedupe(p.events)
 }

@@ -114,18 +114,25 @@ func setColumn(t *Task, col string, v int64, pageSize uint64) {
 	case "rss":
 		t.RSSBytes = pages * pageSize
 	case "rss_anon":
-		t.RSSAnonBytes = pages * pageSize
+		t.RSSAnonBytes = U64(pages * pageSize)
 	case "rss_file":
-		t.RSSFileBytes = pages * pageSize
+		t.RSSFileBytes = U64(pages * pageSize)
 	case "rss_shmem":
-		t.RSSShmemBytes = pages * pageSize
+		t.RSSShmemBytes = U64(pages * pageSize)
 	case "pgtables_bytes":
-		t.PgtablesBytes = pages
+		t.PgtablesBytes = U64(pages)
 	case "nr_ptes", "nr_pmds":
-		t.PgtablesBytes += pages * pageSize
+		t.PgtablesBytes = U64(pages*pageSize + deref(t.PgtablesBytes))
 	case "swapents":
-		t.SwapBytes = pages * pageSize
+		t.SwapBytes = U64(pages * pageSize)
 	case "oom_score_adj":
-		t.OOMScoreAdj = int(v)
+		t.OOMScoreAdj = Int(int(v))
 	}
+}
+
+func deref(p *uint64) uint64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

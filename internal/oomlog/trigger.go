@@ -12,8 +12,15 @@ var (
 	// with "nodemask=..," (4.9-4.18), "oom_adj=%d, " (RHEL 6) or
 	// "oomkilladj=%d" (2.6.2x).
 	triggerRe = regexp.MustCompile(`(\S.*?) invoked oom-killer: gfp_mask=(\S+?),.*?\border=(-?\d+)(?:.*?\b(?:oom_score_adj|oomkilladj)=(-?\d+))?`)
-	// "CPU: 1 PID: 4312 Comm: python3 Not tainted 6.8.0" (6.11+: "CPU: 1 UID: 0 PID: ...").
-	cpuLineRe = regexp.MustCompile(`^CPU: \d+ (?:UID: \d+ )?PID: (\d+) Comm: `)
+	// The stack dump header that follows: "CPU: 1 PID: 4312 Comm: python3
+	// Not tainted 6.8.0" (6.11+: "CPU: 1 UID: 0 PID: ..."), and on 2.6/3.x
+	// "Pid: 5795, comm: SABnzbd.py Not tainted 2.6.24-24-server #1".
+	cpuLineRe = regexp.MustCompile(`^CPU: \d+ (?:UID: (\d+) )?PID: (\d+) Comm: (.*?) (?:Not tainted|Tainted:|Kdump:)`)
+	pidLineRe = regexp.MustCompile(`^Pid: (\d+), comm: (.*?) (?:Not tainted|Tainted:)`)
+	// "5.15.0-72-generic #79-Ubuntu" after the taint flags.
+	releaseRe = regexp.MustCompile(`(?:Not tainted|Tainted: [^#]*?) (\d+\.\d+[^\s#]*) #`)
+	// "pgcenter cpuset=/ mems_allowed=0" (before 4.19).
+	cpusetLineRe = regexp.MustCompile(`^(.+) cpuset=(\S+) mems_allowed=(\S+)$`)
 	// "memory: usage %llukB, limit %llukB, failcnt %lu"; also "swap: usage"
 	// (v2) and "memory+swap: usage" (v1).
 	usageRe = regexp.MustCompile(`^(memory|swap|memory\+swap): usage (\d+)kB, limit (\d+)kB, failcnt (\d+)`)
@@ -40,27 +47,59 @@ func parseTrigger(body string) (*Trigger, bool) {
 	// "oom02:4583 invoked" names the pid too.
 	if name, pid, ok := strings.Cut(t.Name, ":"); ok {
 		if n, err := strconv.Atoi(pid); err == nil {
-			t.Name, t.PID = name, n
+			t.Name, t.PID = name, Int(n)
 		}
 	}
-	t.Order, _ = strconv.Atoi(m[3])
-	if m[4] != "" {
-		t.OOMScoreAdj, _ = strconv.Atoi(m[4])
-		t.HasOOMScoreAdj = true
+	if n, err := strconv.Atoi(m[3]); err == nil {
+		t.Order = Int(n)
+	}
+	if n, err := strconv.Atoi(m[4]); err == nil && m[4] != "" {
+		t.OOMScoreAdj = Int(n)
 	}
 	return t, true
 }
 
-// applyCPULine takes the trigger's PID from the stack dump header.
+// applyCPULine reads the stack dump header: the trigger's PID (and UID on
+// 6.x) when the command is the trigger's, and the kernel release.
 func applyCPULine(e *Event, body string) bool {
-	m := cpuLineRe.FindStringSubmatch(body)
+	var uid, pid, comm string
+	if m := cpuLineRe.FindStringSubmatch(body); m != nil {
+		uid, pid, comm = m[1], m[2], m[3]
+	} else if m := pidLineRe.FindStringSubmatch(body); m != nil {
+		pid, comm = m[1], m[2]
+	} else {
+		return false
+	}
+	if r := releaseRe.FindStringSubmatch(body); r != nil && e.KernelRelease == "" {
+		e.KernelRelease = r[1]
+	}
+	t := e.Trigger
+	if t == nil || t.PID != nil || strings.TrimSpace(comm) != strings.TrimSpace(t.Name) {
+		return true
+	}
+	t.PID = atoiPtr(pid)
+	t.UID = atoiPtr(uid)
+	return true
+}
+
+// applyCpusetLine reads "x cpuset=/ mems_allowed=0" of kernels before 4.19.
+func applyCpusetLine(e *Event, body string) bool {
+	m := match(body, " cpuset=", cpusetLineRe)
 	if m == nil {
 		return false
 	}
-	if e.Trigger != nil && e.Trigger.PID == 0 {
-		e.Trigger.PID, _ = strconv.Atoi(m[1])
+	if e.Cpuset == "" {
+		e.Cpuset, e.MemsAllowed = m[2], m[3]
 	}
 	return true
+}
+
+func atoiPtr(s string) *int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return nil
+	}
+	return &n
 }
 
 // applyUsage reads a cgroup's "memory: usage" or "swap: usage" line.
@@ -77,12 +116,17 @@ func applyUsage(e *Event, body string) bool {
 	}
 	if m[1] == "memory" {
 		e.Memcg.UsageBytes, e.Memcg.LimitBytes, e.Memcg.Failcnt = kib(usage), kib(limit), failcnt
+		e.Memcg.LimitUnlimited = unlimited(limit)
 	} else {
-		e.Memcg.SwapUsageBytes, e.Memcg.SwapLimitBytes, e.Memcg.HasSwap = kib(usage), kib(limit), true
+		e.Memcg.Swap = &SwapUsage{Kind: m[1], UsageBytes: kib(usage), LimitBytes: kib(limit), LimitUnlimited: unlimited(limit)}
 	}
-	setConstraint(e, ConstraintMemcg, true)
+	setConstraint(e, ConstraintMemcg, ConstraintFromCgroup)
 	return true
 }
+
+// unlimited reports a limit of PAGE_COUNTER_MAX (9007199254740988kB on
+// 64-bit with 4 KiB pages) or more: no limit set.
+func unlimited(limitKB uint64) bool { return limitKB >= 9007199254740988 }
 
 // applyTaskIn reads the cgroup v1 "Task in X killed as a result of limit of Y".
 func applyTaskIn(e *Event, body string) bool {
@@ -91,75 +135,8 @@ func applyTaskIn(e *Event, body string) bool {
 		return false
 	}
 	e.TaskMemcg, e.OOMMemcg = m[1], m[2]
-	setConstraint(e, ConstraintMemcg, true)
+	setConstraint(e, ConstraintMemcg, ConstraintFromCgroup)
 	return true
-}
-
-// applySummary reads the one-line summary (4.19+):
-// "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,
-// mems_allowed=0,oom_memcg=/a,task_memcg=/a/b,task=postgres,pid=12,uid=113".
-func applySummary(e *Event, body string) bool {
-	i := strings.Index(body, "oom-kill:")
-	if i < 0 || !strings.Contains(body[i:], "constraint=") {
-		return false
-	}
-	for _, kv := range splitSummary(body[i+len("oom-kill:"):]) {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "constraint":
-			setConstraint(e, constraintOf(v), false)
-		case "cpuset":
-			e.Cpuset = v
-		case "mems_allowed":
-			e.MemsAllowed = v
-		case "oom_memcg":
-			e.OOMMemcg = v
-		case "task_memcg":
-			e.TaskMemcg = v
-		}
-	}
-	return true
-}
-
-// splitSummary splits on the commas that start a new key=value field, so
-// that mems_allowed=0-3,5 and cgroup paths with commas stay whole.
-func splitSummary(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] != ',' {
-			continue
-		}
-		next := s[i+1:]
-		eq := strings.IndexAny(next, "=,")
-		if (eq > 0 && next[eq] == '=') || strings.HasPrefix(next, "global_oom") {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
-}
-
-func constraintOf(v string) Constraint {
-	switch v {
-	case "CONSTRAINT_NONE":
-		return ConstraintGlobal
-	case "CONSTRAINT_MEMCG":
-		return ConstraintMemcg
-	case "CONSTRAINT_CPUSET":
-		return ConstraintCpuset
-	case "CONSTRAINT_MEMORY_POLICY":
-		return ConstraintMempolicy
-	}
-	return Constraint(strings.ToLower(strings.TrimPrefix(v, "CONSTRAINT_")))
-}
-
-// setConstraint records a constraint; a printed one wins over an inferred one.
-func setConstraint(e *Event, c Constraint, inferred bool) {
-	if c == ConstraintUnknown || (inferred && e.Constraint != ConstraintUnknown && !e.ConstraintInferred) {
-		return
-	}
-	e.Constraint, e.ConstraintInferred = c, inferred
 }
 
 // kib converts kB (the kernel's KiB) to bytes.

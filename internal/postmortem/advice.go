@@ -2,11 +2,10 @@ package postmortem
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/advise"
-	"github.com/dbmem/dbmem/internal/postgres"
-	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -33,33 +32,14 @@ func RelevantFindings(fs []advise.Finding, instances map[string]bool) []advise.F
 	return out
 }
 
-// instancesOf names the instances the events involve.
-func instancesOf(events []Explained) map[string]bool {
-	out := map[string]bool{}
-	add := func(s string) {
-		if s != "" {
-			out[s] = true
-		}
-	}
-	for _, x := range events {
-		add(x.Victim.Instance)
-		if x.Crash != nil {
-			add(x.Crash.Instance)
-		}
-		for _, t := range x.Tasks {
-			add(t.Instance)
-		}
-	}
-	return out
-}
-
-// eventAdvice is what the events themselves show should change.
-func eventAdvice(events []Explained, s *snapshot.Snapshot) []Advice {
+// logAdvice is what the logs themselves show should change, from the logs
+// alone (nothing about the host dbmem runs on).
+func logAdvice(events []Explained, crashes []Crash) []Advice {
 	var out []Advice
 	for _, rule := range adviceRules {
 		var a Advice
 		for i, x := range events {
-			if b, ok := rule(x, s); ok {
+			if b, ok := rule(x); ok {
 				if a.ID == "" {
 					a = b
 				}
@@ -70,50 +50,51 @@ func eventAdvice(events []Explained, s *snapshot.Snapshot) []Advice {
 			out = append(out, a)
 		}
 	}
-	return out
+	return append(out, crashAdvice(events, crashes)...)
 }
 
-var adviceRules = []func(Explained, *snapshot.Snapshot) (Advice, bool){
-	adviseShmemVictim, advisePostmaster, adviseBackendRestart, adviseCgroup,
+var adviceRules = []func(Explained) (Advice, bool){
+	adviseMachine, adviseShmemVictim, advisePostmaster, adviseBackendRestart, adviseCgroup,
 }
 
-func adviseShmemVictim(x Explained, s *snapshot.Snapshot) (Advice, bool) {
-	if !x.Victim.ShmemDominates {
+// adviseMachine turns the machine's headline into advice.
+func adviseMachine(x Explained) (Advice, bool) {
+	if x.Headline == "" {
+		return Advice{}, false
+	}
+	why, fix, _ := strings.Cut(x.Headline, " Fix: ")
+	return Advice{ID: "postmortem.machine_" + strings.ReplaceAll(x.Machine.Dominant[0], " ", "_"),
+		Title: "The machine's memory went to " + x.Machine.Dominant[0], Why: why, Fix: fix}, true
+}
+
+func adviseShmemVictim(x Explained) (Advice, bool) {
+	if x.Victim == nil || !x.Victim.ShmemDominates {
 		return Advice{}, false
 	}
 	return Advice{ID: "postmortem.shmem_victim", Title: "The kernel killed a process whose size was mostly shared memory",
 		Why: "Without huge pages every page of shared memory a process touches counts in its RSS, so a checkpointer or a " +
 			"long-lived backend looks huge to the OOM killer; killing it frees almost nothing, and for PostgreSQL it restarts the instance.",
 		Fix: "Put shared memory in huge pages (PostgreSQL huge_pages = on, vm.nr_hugepages from `dbmem plan`): hugetlb pages are " +
-			"not in RSS, so the badness becomes what a process really owns." + hugeNow(s)}, true
+			"not in RSS, so the badness becomes what a process really owns."}, true
 }
 
-// hugeNow says whether the instances of the snapshot already use huge pages.
-func hugeNow(s *snapshot.Snapshot) string {
-	if s == nil || len(s.Postgres) == 0 {
-		return ""
-	}
-	for _, in := range s.Postgres {
-		if in.Shared == nil || !in.Shared.Hugetlb {
-			return fmt.Sprintf(" Now: %s maps its shared memory in 4 KiB pages.", advise.PostgresSubject(in))
-		}
-	}
-	return " Now: every running instance already uses huge pages."
-}
-
-func advisePostmaster(x Explained, _ *snapshot.Snapshot) (Advice, bool) {
-	if x.Victim.Role != "postmaster" {
+func advisePostmaster(x Explained) (Advice, bool) {
+	if x.Victim == nil || x.Victim.Role != "postmaster" {
 		return Advice{}, false
 	}
+	adj := "Its oom_score_adj is not in the log."
+	if x.Victim.OOMScoreAdj != nil {
+		adj = fmt.Sprintf("Its oom_score_adj was %d.", *x.Victim.OOMScoreAdj)
+	}
 	return Advice{ID: "postmortem.postmaster_killed", Title: "The postmaster was killed",
-		Why: fmt.Sprintf("Its oom_score_adj was %d. Without the postmaster the instance is down until it is started again.", x.Victim.OOMScoreAdj),
+		Why: adj + " Without the postmaster the instance is down until it is started again.",
 		Fix: "Start the postmaster with oom_score_adj -1000 (systemd OOMScoreAdjust=-1000) and give the backends back a normal " +
 			"score with PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj and PG_OOM_ADJUST_VALUE=0."}, true
 }
 
-func adviseBackendRestart(x Explained, _ *snapshot.Snapshot) (Advice, bool) {
+func adviseBackendRestart(x Explained) (Advice, bool) {
 	c := x.Crash
-	if c == nil || c.Engine != "postgresql" || c.NoRestart || x.Victim.Role == "postmaster" {
+	if c == nil || c.Engine != "postgresql" || c.NoRestart || (x.Victim != nil && x.Victim.Role == "postmaster") {
 		return Advice{}, false
 	}
 	return Advice{ID: "postmortem.backend_restart", Title: "One process's death restarted the whole instance",
@@ -124,31 +105,48 @@ func adviseBackendRestart(x Explained, _ *snapshot.Snapshot) (Advice, bool) {
 			"query fails with \"ERROR: out of memory\" and the instance stays up."}, true
 }
 
-func adviseCgroup(x Explained, s *snapshot.Snapshot) (Advice, bool) {
-	if x.Scope.Constraint != "memcg" || x.Victim.Role == "" {
+func adviseCgroup(x Explained) (Advice, bool) {
+	if x.Scope.Constraint != "memcg" || x.Victim == nil || !isDatabase(x.Victim.Name, x.Victim.Role) {
 		return Advice{}, false
 	}
-	a := Advice{ID: "postmortem.cgroup_limit", Title: "A memory cgroup (container) limit was hit",
-		Why: fmt.Sprintf("%s was killed because %s reached its limit of %s, whatever the rest of the machine had free.",
-			x.Victim.Name, orUnknown(x.Scope.Cgroup), units.Bytes(x.Scope.LimitBytes)),
-		Fix: "Size the limit above the instance's worst case (memory.worst_case in `dbmem check` run inside it), or lower " +
-			"work_mem / max_connections to fit the limit."}
-	if in := instanceIn(s, x.Scope.Cgroup); in != nil {
-		wc := advise.PostgresWorkload(in, advise.DefaultNodesPerQuery).WorstCase()
-		a.Why += fmt.Sprintf(" %s runs in that cgroup now; its worst case is %s.", advise.PostgresSubject(in), units.Bytes(wc.TotalBytes))
+	limit := "its limit (not in the log)"
+	if x.Scope.LimitBytes != nil && !x.Scope.LimitUnlimited {
+		limit = "its limit of " + units.Bytes(*x.Scope.LimitBytes)
 	}
-	return a, true
+	return Advice{ID: "postmortem.cgroup_limit", Title: "A memory cgroup (container) limit was hit",
+		Why: fmt.Sprintf("%s was killed because %s reached %s, whatever the rest of the machine had free.",
+			x.Victim.Name, orUnknown(x.Scope.Cgroup), limit),
+		Fix: "Size the limit above the instance's worst case (memory.worst_case in `dbmem check` run inside it), or lower " +
+			"work_mem / max_connections to fit the limit."}, true
 }
 
-// instanceIn returns the snapshot's instance whose cgroup is path.
-func instanceIn(s *snapshot.Snapshot, path string) *postgres.Instance {
-	if s == nil || path == "" {
-		return nil
-	}
-	for _, in := range s.Postgres {
-		if in.Cgroup != nil && (in.Cgroup.Path == path || in.Cgroup.LimitPath == path) {
-			return in
+// databaseNames are the process names of the engines dbmem knows.
+var databaseNames = []string{"postgres", "postmaster", "mysqld", "mariadbd", "oracle", "redis-server"}
+
+func isDatabase(name, role string) bool {
+	return role != "" || slices.Contains(databaseNames, name) || strings.HasPrefix(name, "ora_")
+}
+
+// crashAdvice is what the database logs show: a bus error, a postmaster
+// that died.
+func crashAdvice(events []Explained, crashes []Crash) []Advice {
+	all := append([]Crash(nil), crashes...)
+	for _, x := range events {
+		if x.Crash != nil {
+			all = append(all, *x.Crash)
 		}
 	}
-	return nil
+	var out []Advice
+	if slices.ContainsFunc(all, func(c Crash) bool { return c.Signal != nil && *c.Signal == 7 && c.Engine == "postgresql" }) {
+		out = append(out, Advice{ID: "postmortem.bus_error", Title: "A PostgreSQL process died of a bus error (signal 7)",
+			Why: busErrorWhy, Fix: busErrorFix})
+	}
+	if slices.ContainsFunc(all, func(c Crash) bool { return c.PostmasterDied }) {
+		out = append(out, Advice{ID: "postmortem.postmaster_died", Title: "The postmaster itself died",
+			Why: "When the postmaster dies its backends end (\"unexpected postmaster exit\") and nothing restarts PostgreSQL: " +
+				"the instance is down until something starts it again.",
+			Fix: "If the kernel killed it: OOMScoreAdjust=-1000 for the postmaster (PG_OOM_ADJUST_FILE/VALUE for its children). " +
+				"If a container runtime did (a stop timeout): give the server time to shut down. Run it under a service manager that restarts it."})
+	}
+	return out
 }

@@ -17,16 +17,24 @@ const DefaultTolerance = time.Minute
 // Input is everything Analyze reads. It does no I/O.
 type Input struct {
 	Logs []Log
+	// ThisHost names the host whose state Snapshot and Findings describe
+	// (this one, or a bundle's): logs that name another host, or files
+	// given on the command line that do not name it, are explained from
+	// the logs alone.
+	ThisHost HostID
 	// Snapshot of the host now (or the bundle's), for the roles of
-	// processes still running and the advice; may be nil.
+	// processes still running and the remarks on this host; may be nil.
 	Snapshot *snapshot.Snapshot
 	// BootTime dates the snapshot's process start times.
 	BootTime time.Time
 	// Findings are advise.Check's on Snapshot; only OOM-related ones are
 	// kept. FindingsAbout says which state of the host they judge ("this
-	// host now", "the host as captured at ...").
+	// host as it is now", "the host as captured at ...").
 	Findings      []advise.Finding
 	FindingsAbout string
+	// Hugetlb are the hugetlb cgroup limits of this host's instances
+	// (ReadHugetlb), to confirm a bus error's cause.
+	Hugetlb []HugetlbLimits
 	// Zone shows times and reads stamps without a zone (default UTC).
 	Zone string
 	// Tolerance pairs kills and crashes by time (default DefaultTolerance).
@@ -46,15 +54,13 @@ func Analyze(in Input) *Report {
 	if in.Tolerance <= 0 {
 		in.Tolerance = DefaultTolerance
 	}
-	kills, kc := parseKernel(in.Logs, loc)
-	crashes, errs, dc := parseDB(in.Logs, loc)
-	r := &Report{Schema: Schema, Zone: in.Zone, Kills: len(kills), Events: []Explained{}, Gaps: in.Gaps}
-	if in.Snapshot != nil {
-		r.Host = in.Snapshot.Host.Hostname
-	}
-	r.Sources = summarize(in.Logs, kc, dc)
-	byKill, used := pair(kills, crashes, in.Tolerance)
-	rl := newRoles(in.Snapshot, in.BootTime, crashes)
+	kills, kr := parseKernel(in.Logs, loc, in.ThisHost)
+	db := parseDB(in.Logs, loc)
+	r := &Report{Schema: Schema, Zone: in.Zone, Host: in.ThisHost.Name, Kills: len(kills), Events: []Explained{}, Gaps: in.Gaps}
+	r.Sources = summarize(in.Logs, kr, db)
+	byKill, used := pair(kills, db.crashes, in.Tolerance)
+	local := newRoles(in.Snapshot, in.BootTime, db)
+	foreign := newRoles(nil, time.Time{}, db)
 	for i, k := range kills {
 		if !shown(i, k, len(kills), in) {
 			r.Omitted++
@@ -63,16 +69,18 @@ func Analyze(in Input) *Report {
 		p, paired := byKill[i]
 		var pc *crashRef
 		if paired {
-			pc = &crashes[p.Crash]
+			pc = &db.crashes[p.Crash]
+		}
+		rl := foreign
+		if k.ThisHost {
+			rl = local
 		}
 		r.Events = append(r.Events, explain(k, pc, &p, rl, loc))
 	}
-	r.Crashes = unpaired(crashes, used, in.Since, loc)
-	r.OutOfMemory = oomErrors(errs, in.Since, loc)
-	if len(r.Events) > 0 {
-		r.Advice = eventAdvice(r.Events, in.Snapshot)
-		r.Findings, r.FindingsAbout = RelevantFindings(in.Findings, instancesOf(r.Events)), in.FindingsAbout
-	}
+	r.Crashes = unpaired(db.crashes, used, in.Since, loc)
+	r.OutOfMemory = oomErrors(db.errs, in.Since, loc)
+	r.Advice = logAdvice(r.Events, r.Crashes)
+	r.ThisHost, r.ThisHostWhy = hostSection(r, in, db.crashes)
 	return r
 }
 
@@ -128,16 +136,19 @@ func oomErrors(errs []oomErrRef, since time.Time, loc *time.Location) []OOMError
 		if !since.IsZero() && !e.Time.IsZero() && e.Time.Before(since) {
 			continue
 		}
-		o := OOMError{TimeRaw: e.TimeRaw, Instance: e.Instance, Source: e.Source, PID: e.PID, Severity: e.Severity,
-			RequestBytes: e.RequestBytes, Context: e.Context, Query: e.Query}
-		if !e.Time.IsZero() {
-			o.Time = e.Time.In(loc)
+		o := OOMError{Time: timeIn(e.Time, loc), TimeRaw: e.TimeRaw, Instance: e.Instance, Source: e.Source, Severity: e.Severity,
+			Message: e.Message, Context: e.Context, Query: e.Query}
+		if e.PID != 0 {
+			o.PID = oomlog.Int(e.PID)
+		}
+		if e.RequestBytes > 0 {
+			o.RequestBytes = oomlog.U64(e.RequestBytes)
 		}
 		if l := e.Largest(1); len(l) > 0 {
-			o.Largest, o.LargestBytes = l[0].Name, l[0].TotalBytes
+			o.Largest, o.LargestBytes = l[0].Name, oomlog.U64(l[0].TotalBytes)
 		}
 		if e.GrandTotal != nil {
-			o.GrandTotal = e.GrandTotal.TotalBytes
+			o.GrandTotal = oomlog.U64(e.GrandTotal.TotalBytes)
 		}
 		out = append(out, o)
 	}
@@ -145,10 +156,12 @@ func oomErrors(errs []oomErrRef, since time.Time, loc *time.Location) []OOMError
 }
 
 // summarize pairs each source with what was found in it.
-func summarize(logs []Log, kills map[int]int, db map[int][2]int) []SourceSummary {
+func summarize(logs []Log, kr kernelResult, db dbResult) []SourceSummary {
 	out := make([]SourceSummary, 0, len(logs))
 	for i, l := range logs {
-		out = append(out, SourceSummary{Log: l, Kills: kills[i], Crashes: db[i][0], OOMErrors: db[i][1]})
+		s := SourceSummary{Log: l, Kills: kr.kills[i], Crashes: db.counts[i][0], OOMErrors: db.counts[i][1]}
+		s.LongLines = kr.longLines[i] + db.longLines[i]
+		out = append(out, s)
 	}
 	return out
 }

@@ -8,15 +8,98 @@ import (
 	"github.com/dbmem/dbmem/internal/dblog"
 )
 
+// Crash is what the database log says happened next. Figures the log did
+// not give are null.
+type Crash struct {
+	Engine    string     `json:"engine"`
+	Instance  string     `json:"instance,omitempty"`
+	Source    string     `json:"source"`
+	Time      *time.Time `json:"time"`
+	TimeRaw   string     `json:"time_raw"`
+	ZoneKnown bool       `json:"zone_known"`
+	Process   string     `json:"process,omitempty"`
+	KilledPID *int       `json:"killed_pid"`
+	ServerPID *int       `json:"server_pid"`
+	Signal    *int       `json:"signal"`
+	// SignalName as logged ("Killed", "Bus error").
+	SignalName string `json:"signal_name,omitempty"`
+	ExitCode   *int   `json:"exit_code"`
+	// Query is what the killed backend was running, when logged.
+	Query              string `json:"query,omitempty"`
+	SessionsTerminated int    `json:"sessions_terminated"`
+	ConnectionsRefused int    `json:"connections_refused"`
+	// MatchedBy: "pid" (certain), "time" or "time-shifted" (guesses);
+	// Guess says why it is one. Delta is crash time minus kill time after
+	// Shift, the clock offset assumed.
+	MatchedBy string         `json:"matched_by,omitempty"`
+	Certain   bool           `json:"certain"`
+	Guess     string         `json:"guess,omitempty"`
+	Shift     *time.Duration `json:"shift_ns,omitempty"`
+	Delta     *time.Duration `json:"delta_ns,omitempty"`
+	// Steps are the restart's milestones in log order, dated or not.
+	Steps []Step `json:"steps"`
+	// Downtime is from the kill (or the crash line) to ready; Recovery from
+	// reinitializing to ready. Null when a time is missing.
+	Downtime *time.Duration `json:"downtime_ns"`
+	Recovery *time.Duration `json:"recovery_ns"`
+	// StopRequestedAt is the shutdown request logged before a postmaster
+	// died: a stop timeout then kills it.
+	StopRequestedAt *time.Time `json:"stop_requested_at,omitempty"`
+	// NoRestart: the server did not restart by itself. PostmasterDied: the
+	// postmaster itself died. StartupRecovery: a server that started after
+	// an unclean stop outside the log. StartMissing: the log starts after
+	// the crash began.
+	NoRestart        bool   `json:"no_restart,omitempty"`
+	PostmasterDied   bool   `json:"postmaster_died,omitempty"`
+	StartupRecovery  bool   `json:"startup_recovery,omitempty"`
+	StartMissing     bool   `json:"start_missing,omitempty"`
+	Incomplete       bool   `json:"incomplete,omitempty"`
+	IncompleteReason string `json:"incomplete_reason,omitempty"`
+	// Notes explain it (the bus error of huge pages in a container, ...).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Step is one milestone of a restart; At and After are null when the line
+// carried no readable time.
+type Step struct {
+	// Kind is the milestone (dblog.StepReady, ...); What says it in words.
+	Kind  string         `json:"kind"`
+	What  string         `json:"what"`
+	At    *time.Time     `json:"at"`
+	After *time.Duration `json:"after_ns"`
+}
+
+// OOMError is PostgreSQL's "ERROR: out of memory", or the postmaster's
+// "could not fork new process for connection: Cannot allocate memory".
+type OOMError struct {
+	Time         *time.Time `json:"time"`
+	TimeRaw      string     `json:"time_raw"`
+	Instance     string     `json:"instance,omitempty"`
+	Source       string     `json:"source"`
+	PID          *int       `json:"pid"`
+	Severity     string     `json:"severity"`
+	Message      string     `json:"message"`
+	RequestBytes *uint64    `json:"request_bytes"`
+	Context      string     `json:"context,omitempty"`
+	// Largest is the memory context holding the most, from the dump.
+	Largest      string  `json:"largest_context,omitempty"`
+	LargestBytes *uint64 `json:"largest_context_bytes"`
+	GrandTotal   *uint64 `json:"grand_total_bytes"`
+	Query        string  `json:"query,omitempty"`
+}
+
 // explainCrash describes the restart that followed a kill at killAt (zero
 // when unknown or unpaired).
 func explainCrash(c crashRef, p dblog.Pair, killAt time.Time, loc *time.Location) Crash {
 	x := Crash{Engine: c.Engine, Instance: c.Instance, Source: c.Source, TimeRaw: c.TimeRaw, ZoneKnown: c.ZoneKnown,
-		Process: c.Process, KilledPID: c.KilledPID, ServerPID: c.ServerPID, Signal: c.Signal, Query: c.Query,
-		SessionsTerminated: c.SessionsTerminated, MatchedBy: string(p.By), Certain: p.Certain, Shift: p.Shift, Delta: p.Delta,
-		NoRestart: c.NoRestart, Incomplete: c.Incomplete, IncompleteReason: c.IncompleteReason}
-	if !c.Time.IsZero() {
-		x.Time = c.Time.In(loc)
+		Process: c.Process, KilledPID: c.KilledPID, ServerPID: c.ServerPID, Signal: c.Signal, SignalName: c.SignalName,
+		ExitCode: c.ExitCode, Query: c.Query, SessionsTerminated: c.SessionsTerminated, ConnectionsRefused: c.ConnectionsRefused,
+		MatchedBy: string(p.By), Certain: p.Certain, NoRestart: c.NoRestart, PostmasterDied: c.PostmasterDied,
+		StartupRecovery: c.StartupRecovery, StartMissing: c.StartMissing, Incomplete: c.Incomplete, IncompleteReason: c.IncompleteReason}
+	x.Time = timeIn(c.Time, loc)
+	x.StopRequestedAt = timeIn(c.StopRequestedAt, loc)
+	if p.By != "" && !killAt.IsZero() && !c.Time.IsZero() {
+		x.Shift, x.Delta = durPtr(p.Shift), durPtr(p.Delta)
 	}
 	x.Guess = guess(p, c)
 	base := c.Time
@@ -25,48 +108,83 @@ func explainCrash(c crashRef, p dblog.Pair, killAt time.Time, loc *time.Location
 	}
 	x.Steps = steps(c.CrashRestart, base, loc)
 	if !c.ReadyAt.IsZero() && !base.IsZero() {
-		x.Downtime = c.ReadyAt.Sub(base)
+		x.Downtime = durPtr(c.ReadyAt.Sub(base))
 	}
-	x.Recovery = c.RecoveryDuration()
+	if d, ok := c.RecoveryDuration(); ok {
+		x.Recovery = durPtr(d)
+	}
+	x.Notes = crashNotes(x)
 	return x
+}
+
+// ReadyStep reports whether the server was ready again in the log.
+func (c Crash) ReadyStep() bool {
+	return len(c.Steps) > 0 && c.Steps[len(c.Steps)-1].Kind == dblog.StepReady
+}
+
+func durPtr(d time.Duration) *time.Duration { return &d }
+
+// timeIn returns t in loc, or nil when t is unknown.
+func timeIn(t time.Time, loc *time.Location) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.In(loc)
+	return &t
 }
 
 // guess says why a pairing is not certain, or "" when it is.
 func guess(p dblog.Pair, c crashRef) string {
 	switch p.By {
 	case dblog.ByTime:
-		return fmt.Sprintf("a guess: no PID in common (the log names PID %d); paired because the crash was logged %s after the kill",
-			c.KilledPID, signedDur(p.Delta))
+		named := "names no PID"
+		if c.KilledPID != nil {
+			named = fmt.Sprintf("names PID %d", *c.KilledPID)
+		}
+		return fmt.Sprintf("a guess: no PID in common (the log %s); paired because the crash was logged %s after the kill",
+			named, signedDur(p.Delta))
 	case dblog.ByShiftedTime:
 		return fmt.Sprintf("a guess: paired by time with the two clocks %s apart; one log's time zone was probably read wrong", signedDur(p.Shift))
 	}
 	return ""
 }
 
-// steps lists the restart's milestones with their delay after base.
+// stepNames say what each milestone means for the person on call.
+var stepNames = map[string]string{
+	dblog.StepCrash:          "the death was logged",
+	dblog.StepPostmasterDied: "the postmaster died: its backends ended (\"unexpected postmaster exit\")",
+	dblog.StepTerminating:    "terminating every other server process",
+	dblog.StepReinitializing: "all server processes gone: reinitializing",
+	dblog.StepRestart:        "mysqld_safe restarted the server",
+	dblog.StepStart:          "a new server instance started",
+	dblog.StepRecovery:       "crash recovery started",
+	dblog.StepRedoStart:      "redo started",
+	dblog.StepRedoDone:       "redo done",
+	dblog.StepReady:          "ready to accept connections",
+	dblog.StepEnded:          "the server ended again before it was ready",
+}
+
+// steps lists the restart's milestones in log order, with their delay
+// after base when both are dated.
 func steps(c dblog.CrashRestart, base time.Time, loc *time.Location) []Step {
-	var out []Step
-	add := func(what string, t time.Time) {
-		if t.IsZero() {
-			return
+	out := make([]Step, 0, len(c.Steps))
+	for _, m := range c.Steps {
+		what := stepNames[m.Kind]
+		if m.Kind == dblog.StepCrash && c.Engine == "postgresql" && c.KilledPID != nil {
+			what = fmt.Sprintf("the postmaster logged the death of PID %d", *c.KilledPID)
 		}
-		s := Step{What: what, At: t.In(loc)}
-		if !base.IsZero() {
-			s.After = t.Sub(base)
+		if m.Kind == dblog.StepCrash && c.Engine == "mysql" {
+			what = "the server was found gone (a killed mysqld logs nothing)"
+			if c.Signal != nil {
+				what = fmt.Sprintf("mysqld got signal %d (it crashed)", *c.Signal)
+			}
+		}
+		s := Step{Kind: m.Kind, What: what, At: timeIn(m.Time, loc)}
+		if !m.Time.IsZero() && !base.IsZero() {
+			s.After = durPtr(m.Time.Sub(base))
 		}
 		out = append(out, s)
 	}
-	first := "the postmaster logged the death of PID " + fmt.Sprint(c.KilledPID)
-	if c.Engine == "mysql" {
-		first = "a new server instance started (the killed one logged nothing)"
-	}
-	add(first, c.Time)
-	add("terminating every other server process", c.TerminatingAt)
-	add("all server processes gone: reinitializing", c.ReinitializedAt)
-	add("crash recovery started", c.RecoveryAt)
-	add("redo started", c.RedoStartAt)
-	add("redo done", c.RedoDoneAt)
-	add("ready to accept connections", c.ReadyAt)
 	return out
 }
 

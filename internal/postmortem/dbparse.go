@@ -13,6 +13,9 @@ import (
 type crashRef struct {
 	dblog.CrashRestart
 	Source, Instance string
+	// ThisHost is true for a log dbmem found for one of this host's
+	// instances (or the bundle's); a --db-log file may come from anywhere.
+	ThisHost bool
 }
 
 // oomErrRef is an "out of memory" error and its log.
@@ -21,12 +24,25 @@ type oomErrRef struct {
 	Source, Instance string
 }
 
+// pmRef is a postmaster PID a database log shows.
+type pmRef struct {
+	dblog.Postmaster
+	Instance string
+}
+
+// dbResult is what the database logs hold.
+type dbResult struct {
+	crashes     []crashRef
+	errs        []oomErrRef
+	postmasters []pmRef
+	counts      map[int][2]int // crashes and errors per source index
+	longLines   map[int]int
+}
+
 // parseDB reads every database log. A log of unknown kind (--db-log) is
 // read as what its lines look like.
-func parseDB(logs []Log, def *time.Location) ([]crashRef, []oomErrRef, map[int][2]int) {
-	var crashes []crashRef
-	var errs []oomErrRef
-	counts := map[int][2]int{}
+func parseDB(logs []Log, def *time.Location) dbResult {
+	res := dbResult{counts: map[int][2]int{}, longLines: map[int]int{}}
 	for i, l := range logs {
 		if l.State != StateRead || l.Kind == KindKernel {
 			continue
@@ -37,19 +53,22 @@ func parseDB(logs []Log, def *time.Location) ([]crashRef, []oomErrRef, map[int][
 			kind = guessDBKind(l.Text)
 		}
 		if kind == KindMySQL {
-			cs, _ := o.ParseMySQL(bytes.NewReader(l.Text))
-			crashes = addCrashes(crashes, cs, l)
-			counts[i] = [2]int{len(cs), 0}
+			my, _ := o.ReadMySQL(bytes.NewReader(l.Text)) // reading from memory does not fail
+			res.crashes = addCrashes(res.crashes, my.Crashes, l)
+			res.counts[i], res.longLines[i] = [2]int{len(my.Crashes), 0}, my.Stats.LongLines
 			continue
 		}
 		pg, _ := o.ParsePostgres(bytes.NewReader(l.Text))
-		crashes = addCrashes(crashes, pg.Crashes, l)
+		res.crashes = addCrashes(res.crashes, pg.Crashes, l)
 		for _, e := range pg.OutOfMemory {
-			errs = append(errs, oomErrRef{OutOfMemoryError: e, Source: l.Source, Instance: l.Instance})
+			res.errs = append(res.errs, oomErrRef{OutOfMemoryError: e, Source: l.Source, Instance: l.Instance})
 		}
-		counts[i] = [2]int{len(pg.Crashes), len(pg.OutOfMemory)}
+		for _, p := range pg.Postmasters {
+			res.postmasters = append(res.postmasters, pmRef{Postmaster: p, Instance: l.Instance})
+		}
+		res.counts[i], res.longLines[i] = [2]int{len(pg.Crashes), len(pg.OutOfMemory)}, pg.Stats.LongLines
 	}
-	return crashes, errs, counts
+	return res
 }
 
 // addCrashes appends crashes not already read from another file (a log
@@ -58,21 +77,23 @@ func addCrashes(out []crashRef, cs []dblog.CrashRestart, l Log) []crashRef {
 	for _, c := range cs {
 		dup := false
 		for _, o := range out {
-			if o.KilledPID == c.KilledPID && o.Time.Equal(c.Time) && o.Engine == c.Engine {
+			if eqInt(o.KilledPID, c.KilledPID) && o.Time.Equal(c.Time) && o.Engine == c.Engine && o.TimeRaw == c.TimeRaw {
 				dup = true
 				break
 			}
 		}
 		if !dup {
-			out = append(out, crashRef{CrashRestart: c, Source: l.Source, Instance: l.Instance})
+			out = append(out, crashRef{CrashRestart: c, Source: l.Source, Instance: l.Instance, ThisHost: !l.Given})
 		}
 	}
 	return out
 }
 
+func eqInt(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
 var (
 	pgLineRe    = regexp.MustCompile(`\b(LOG|ERROR|FATAL|PANIC|WARNING|DETAIL|STATEMENT):  `)
-	mysqlLineRe = regexp.MustCompile(`\[(Note|Warning|ERROR|System|Error)\]`)
+	mysqlLineRe = regexp.MustCompile(`\[(Note|Warning|ERROR|System|Error)\]|mysqld_safe |InnoDB: `)
 )
 
 // guessDBKind tells a MySQL error log from a PostgreSQL log by its first

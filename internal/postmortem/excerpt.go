@@ -14,7 +14,8 @@ func KernelExcerpt(l Log, def *time.Location) Log {
 		return l
 	}
 	var b strings.Builder
-	for _, e := range parseKernelLog(l, def) {
+	events, _ := parseKernelLog(l, def, 0)
+	for _, e := range events {
 		for _, line := range e.Lines {
 			b.WriteString(line)
 			b.WriteByte('\n')

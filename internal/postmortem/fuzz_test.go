@@ -3,6 +3,7 @@ package postmortem
 import (
 	"io"
 	"testing"
+	"time"
 )
 
 // FuzzAnalyze feeds arbitrary kernel and database logs to Analyze and the
@@ -13,7 +14,7 @@ func FuzzAnalyze(f *testing.F) {
 	}
 	f.Add([]byte("[ 1.0] Out of memory: Killed process 1 (x)"), []byte("LOG:  server process (PID 1) was terminated by signal 9"), "Europe/Paris")
 	f.Fuzz(func(t *testing.T, kernel, db []byte, zone string) {
-		logs := []Log{{Kind: KindKernel, Source: "k", State: StateRead, Text: kernel, Zone: zone, Year: 2026},
+		logs := []Log{{Kind: KindKernel, Source: "k", State: StateRead, Text: kernel, Zone: zone, ModTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
 			{Kind: KindPostgres, Source: "p", State: StateRead, Text: db}, {Source: "m", State: StateRead, Text: db}}
 		r := Analyze(Input{Logs: logs, Zone: zone, Last: 3})
 		if err := Text(io.Discard, r); err != nil {

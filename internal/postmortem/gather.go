@@ -44,7 +44,7 @@ func Gather(ctx context.Context, o GatherOptions) []Log {
 		o.Run = ExecRunner
 	}
 	logs := gatherKernel(ctx, o)
-	logs = append(logs, gatherDB(o)...)
+	logs = append(logs, gatherDB(ctx, o)...)
 	for i := range logs {
 		if logs[i].Zone == "" {
 			logs[i].Zone = o.Zone
@@ -55,23 +55,28 @@ func Gather(ctx context.Context, o GatherOptions) []Log {
 
 // ReadGiven reads log files named by the user (--kernel-log, --db-log) as
 // given, not under any root; the kind of a database log is guessed from
-// its lines.
-func ReadGiven(kernel, db []string, max int64) []Log {
+// its lines. They are marked Given: such a file may come from any host.
+// Reading stops when ctx is done; a FIFO or pipe is read until its end or
+// a deadline.
+func ReadGiven(ctx context.Context, kernel, db []string, max int64) []Log {
 	if max <= 0 {
 		max = DefaultMaxBytes
 	}
 	asGiven := func(p string) string { return p }
-	logs := fileLogs(KindKernel, "", kernel, asGiven, max, int64(len(kernel))*max)
-	for _, l := range fileLogs("", "", db, asGiven, max, int64(len(db))*max) {
+	logs := fileLogs(ctx, KindKernel, "", kernel, asGiven, max, int64(len(kernel))*max)
+	for _, l := range fileLogs(ctx, "", "", db, asGiven, max, int64(len(db))*max) {
 		l.Kind = guessDBKind(l.Text)
 		logs = append(logs, l)
+	}
+	for i := range logs {
+		logs[i].Given = true
 	}
 	return logs
 }
 
 func gatherKernel(ctx context.Context, o GatherOptions) []Log {
 	if len(o.KernelLogs) > 0 {
-		return ReadGiven(o.KernelLogs, nil, o.MaxBytes)
+		return ReadGiven(ctx, o.KernelLogs, nil, o.MaxBytes)
 	}
 	var logs []Log
 	if o.FS.IsLive() {
@@ -84,14 +89,14 @@ func gatherKernel(ctx context.Context, o GatherOptions) []Log {
 			logs = append(logs, Log{Kind: KindKernel, Source: base, State: StateMissing, Why: "no such file"})
 			continue
 		}
-		logs = append(logs, fileLogs(KindKernel, "", files, o.FS.HostPath, o.MaxBytes, 4*o.MaxBytes)...)
+		logs = append(logs, fileLogs(ctx, KindKernel, "", files, o.FS.HostPath, o.MaxBytes, 4*o.MaxBytes)...)
 	}
 	return logs
 }
 
-func gatherDB(o GatherOptions) []Log {
+func gatherDB(ctx context.Context, o GatherOptions) []Log {
 	if len(o.DBLogs) > 0 {
-		return ReadGiven(nil, o.DBLogs, o.MaxBytes)
+		return ReadGiven(ctx, nil, o.DBLogs, o.MaxBytes)
 	}
 	var plans []logPlan
 	for _, in := range o.Postgres {
@@ -102,13 +107,13 @@ func gatherDB(o GatherOptions) []Log {
 	}
 	var logs []Log
 	for _, p := range plans {
-		logs = append(logs, readPlan(o.FS, p, o.MaxBytes)...)
+		logs = append(logs, readPlan(ctx, o.FS, p, o.MaxBytes)...)
 	}
 	return logs
 }
 
 // readPlan reads the files of one instance's plan, newest first.
-func readPlan(fs linux.FS, p logPlan, max int64) []Log {
+func readPlan(ctx context.Context, fs linux.FS, p logPlan, max int64) []Log {
 	if p.Why != "" {
 		return []Log{{Kind: p.Kind, Source: "(not found)", Instance: p.Instance, State: StateMissing, Why: p.Why}}
 	}
@@ -125,7 +130,7 @@ func readPlan(fs linux.FS, p logPlan, max int64) []Log {
 				Why: "no file in the log directory matches log_filename (" + p.Match.String() + ")"}}
 		}
 	}
-	logs := fileLogs(p.Kind, p.Instance, files, fs.HostPath, max, 4*max)
+	logs := fileLogs(ctx, p.Kind, p.Instance, files, fs.HostPath, max, 4*max)
 	for i := range logs {
 		if p.Zone != "" {
 			logs[i].Zone = p.Zone

@@ -102,7 +102,7 @@ func rotations(base string, names []string) []string {
 
 // fileLogs reads the newest files first, each up to max bytes, until budget
 // is spent. hostPath maps a host path to where it is read.
-func fileLogs(kind Kind, instance string, paths []string, hostPath func(string) string, max, budget int64) []Log {
+func fileLogs(ctx context.Context, kind Kind, instance string, paths []string, hostPath func(string) string, max, budget int64) []Log {
 	var out []Log
 	for _, p := range paths {
 		if budget <= 0 {
@@ -110,7 +110,7 @@ func fileLogs(kind Kind, instance string, paths []string, hostPath func(string) 
 				Why: "not read: the bytes budget for this source is spent on newer files"})
 			continue
 		}
-		l := fileLog(kind, p, hostPath(p), min(max, budget))
+		l := fileLog(ctx, kind, p, hostPath(p), min(max, budget))
 		l.Instance = instance
 		budget -= l.ReadBytes
 		out = append(out, l)
@@ -119,9 +119,9 @@ func fileLogs(kind Kind, instance string, paths []string, hostPath func(string) 
 }
 
 // fileLog reads the tail of one log file.
-func fileLog(kind Kind, name, at string, max int64) Log {
+func fileLog(ctx context.Context, kind Kind, name, at string, max int64) Log {
 	l := Log{Kind: kind, Source: name}
-	t, err := readTail(at, max)
+	t, err := readTail(ctx, at, max)
 	switch {
 	case os.IsNotExist(err):
 		l.State, l.Why = StateMissing, "no such file"
@@ -138,26 +138,10 @@ func fileLog(kind Kind, name, at string, max int64) Log {
 	if t.truncated {
 		l.Why = "only the last " + units.Bytes(uint64(l.ReadBytes)) + " of " + units.Bytes(uint64(t.size)) + " read"
 	}
-	if st, err := os.Stat(at); err == nil {
-		l.Year = syslogYear(l.Text, st.ModTime())
+	if t.stream {
+		l.Why = "read from a pipe, FIFO or device to its end"
+	} else {
+		l.ModTime = t.modTime
 	}
 	return l
-}
-
-var syslogMonthRe = regexp.MustCompile(`^([A-Z][a-z]{2}) [ \d]\d \d\d:\d\d:\d\d`)
-
-// syslogYear guesses the year of the first line of a syslog file from the
-// file's modification time: BSD syslog stamps print no year. A first line
-// in a later month than the file's last write is from the year before.
-func syslogYear(text []byte, mtime time.Time) int {
-	first := firstLine(string(text[:min(len(text), 256)]))
-	m := syslogMonthRe.FindStringSubmatch(first)
-	if m == nil {
-		return mtime.Year()
-	}
-	t, err := time.Parse("Jan", m[1])
-	if err == nil && t.Month() > mtime.Month() {
-		return mtime.Year() - 1
-	}
-	return mtime.Year()
 }

@@ -45,9 +45,12 @@ type Log struct {
 	// MariaDB, PostgreSQL's ambiguous abbreviations): an IANA name, or
 	// "UTC+hh:mm" for a fixed offset.
 	Zone string `json:"zone,omitempty"`
-	// Year is the year of syslog stamps, which print none (from the file's
-	// modification time).
-	Year int `json:"year,omitempty"`
+	// Given is true for a file named on the command line (--kernel-log,
+	// --db-log): it may come from any host.
+	Given bool `json:"given,omitempty"`
+	// ModTime is the file's modification time: the year of its syslog
+	// stamps when nothing better says it.
+	ModTime time.Time `json:"mod_time,omitzero"`
 	// BootTime gives monotonic dmesg stamps a wall time.
 	BootTime time.Time `json:"boot_time,omitzero"`
 	// Excerpt is true when Text holds only the lines of the OOM reports (or

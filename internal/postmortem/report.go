@@ -7,13 +7,16 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
-// Schema versions the JSON form of a Report.
-const Schema = "dbmem.postmortem/v1"
+// Schema versions the JSON form of a Report. v2: a figure the logs did not
+// give is null (v1 printed 0), events say whether they come from this
+// host's own logs, and the Mem-Info block is reported.
+const Schema = "dbmem.postmortem/v2"
 
 // Report is the explanation of every OOM kill found.
 type Report struct {
 	Schema string `json:"schema"`
-	Host   string `json:"host,omitempty"`
+	// Host is this host's name (the one dbmem runs on, or the bundle's).
+	Host string `json:"host,omitempty"`
 	// Zone is the zone times are shown in (the host's).
 	Zone    string          `json:"zone"`
 	Sources []SourceSummary `json:"sources"`
@@ -28,12 +31,24 @@ type Report struct {
 	// OutOfMemory are allocations that failed inside PostgreSQL (the query
 	// ended, the server stayed up).
 	OutOfMemory []OOMError `json:"out_of_memory_errors,omitempty"`
-	// Advice follows from the events themselves; Findings are advise.Check's
-	// on the current host (or the bundle's), kept to OOM-related ones.
-	Advice        []Advice         `json:"advice,omitempty"`
-	Findings      []advise.Finding `json:"findings,omitempty"`
-	FindingsAbout string           `json:"findings_about,omitempty"`
-	Gaps          []linux.Gap      `json:"gaps,omitempty"`
+	// Advice follows from the logs alone.
+	Advice []Advice `json:"advice,omitempty"`
+	// ThisHost is what this host shows now about the events of its own
+	// logs: advise.Check's findings and remarks on the running instances.
+	// It is empty when no event comes from this host's logs; ThisHostWhy
+	// then says why.
+	ThisHost    *HostSection `json:"this_host,omitempty"`
+	ThisHostWhy string       `json:"this_host_omitted,omitempty"`
+	Gaps        []linux.Gap  `json:"gaps,omitempty"`
+}
+
+// HostSection is this host's state, for the events of its own logs.
+type HostSection struct {
+	// About says which state: "this host as it is now", "the host as
+	// captured at ...".
+	About    string           `json:"about"`
+	Notes    []string         `json:"notes,omitempty"`
+	Findings []advise.Finding `json:"findings,omitempty"`
 }
 
 // SourceSummary is a log source and what was found in it.
@@ -42,30 +57,48 @@ type SourceSummary struct {
 	Kills     int `json:"oom_kills"`
 	Crashes   int `json:"crash_restarts"`
 	OOMErrors int `json:"out_of_memory_errors"`
+	// LongLines were too long to be log lines that matter and were skipped.
+	LongLines int `json:"long_lines_skipped"`
 }
 
-// Explained is one OOM kill.
+// Explained is one OOM kill (or a report that names no victim).
 type Explained struct {
-	// Time is the report's time (zero when the log has no usable clock);
-	// TimeRaw the stamp as printed; ZoneKnown false when a zone was assumed.
-	Time      time.Time `json:"time,omitzero"`
-	TimeRaw   string    `json:"time_raw"`
-	ZoneKnown bool      `json:"zone_known"`
+	// Time is the report's time, null when the log has no usable clock;
+	// TimeRaw the stamp as printed; ZoneKnown false when a zone was
+	// assumed; YearFrom says where the year of a syslog stamp came from.
+	Time      *time.Time `json:"time"`
+	TimeRaw   string     `json:"time_raw"`
+	ZoneKnown bool       `json:"zone_known"`
+	YearFrom  string     `json:"year_from,omitempty"`
 	// Sources are the logs holding a copy of the report.
 	Sources []string `json:"sources"`
-	Scope   Scope    `json:"scope"`
-	Trigger *Task    `json:"trigger,omitempty"`
-	Victim  Victim   `json:"victim"`
+	// FromThisHost is true when the report is in this host's own logs;
+	// Origin says why or why not; Host and KernelRelease are what the
+	// report's lines print.
+	FromThisHost  bool   `json:"from_this_host"`
+	Origin        string `json:"origin"`
+	Host          string `json:"host,omitempty"`
+	KernelRelease string `json:"kernel_release,omitempty"`
+	Scope         Scope  `json:"scope"`
+	// Trigger is null when the report has no "invoked oom-killer" line;
+	// Victim when no line names the victim.
+	Trigger *Trigger `json:"trigger"`
+	Victim  *Victim  `json:"victim"`
+	// Selected is the process an old kernel's "Kill process N (x) score S"
+	// line chose (its child may have been killed instead).
+	Selected *Selected `json:"selected,omitempty"`
 	// Tasks are the largest rows of the task table by RSS; TaskCount all rows.
 	Tasks     []Task `json:"top_tasks,omitempty"`
 	TaskCount int    `json:"task_count"`
-	// TaskSplit is true when the table splits RSS into anon, file and shmem
-	// (kernels 6.8+); older tables give RSS only.
-	TaskSplit bool   `json:"task_split"`
-	Crash     *Crash `json:"crash_restart,omitempty"`
+	// Machine is the Mem-Info block: the whole machine at that moment.
+	Machine *Machine `json:"machine"`
+	Crash   *Crash   `json:"crash_restart,omitempty"`
 	// Incomplete: the report was cut off (IncompleteReason says where).
 	Incomplete       bool   `json:"incomplete,omitempty"`
 	IncompleteReason string `json:"incomplete_reason,omitempty"`
+	// Headline is the main cause when the machine's state shows one (page
+	// tables, a huge page pool or shared memory taking most of it).
+	Headline string `json:"headline,omitempty"`
 	// Notes explain the event in sentences.
 	Notes []string `json:"notes"`
 	// KillLine is the kernel's kill line as printed.
@@ -74,116 +107,98 @@ type Explained struct {
 
 // Scope is the limit that was hit.
 type Scope struct {
-	// Constraint: global, memcg, cpuset, mempolicy or "" (unknown).
+	// Constraint: global, memcg, cpuset, mempolicy or "" (not in the log);
+	// From says which lines told it; Inferred is true unless it was printed.
 	Constraint string `json:"constraint"`
+	From       string `json:"from,omitempty"`
 	Inferred   bool   `json:"inferred,omitempty"`
 	// Cgroup is the memory cgroup whose limit was hit, TaskCgroup the
 	// victim's own.
 	Cgroup     string `json:"cgroup,omitempty"`
 	TaskCgroup string `json:"task_cgroup,omitempty"`
-	LimitBytes uint64 `json:"limit_bytes,omitempty"`
-	UsageBytes uint64 `json:"usage_bytes,omitempty"`
+	// LimitBytes and UsageBytes are the "memory: usage" line's; null when
+	// it was not printed. LimitUnlimited: the printed limit means none.
+	LimitBytes     *uint64 `json:"limit_bytes"`
+	LimitUnlimited bool    `json:"limit_unlimited,omitempty"`
+	UsageBytes     *uint64 `json:"usage_bytes"`
 }
 
-// Task is a process of the task table (or the trigger), with its role
-// when known.
+// Trigger is the process whose allocation invoked the OOM killer.
+type Trigger struct {
+	PID         *int   `json:"pid"`
+	Name        string `json:"name"`
+	UID         *int   `json:"uid"`
+	OOMScoreAdj *int   `json:"oom_score_adj"`
+	GFPMask     string `json:"gfp_mask,omitempty"`
+	Order       *int   `json:"order"`
+	Role        string `json:"role,omitempty"`
+	RoleFrom    string `json:"role_from,omitempty"`
+	Instance    string `json:"instance,omitempty"`
+}
+
+// Task is a row of the task table, with its role when known. Columns the
+// kernel's table layout does not have are null.
 type Task struct {
 	PID  int    `json:"pid"`
 	Name string `json:"name"`
 	// Role ("client backend", "checkpointer", "postmaster", "mysqld") and
 	// where it was learnt (RoleFrom: "database log", "running process").
-	Role          string `json:"role,omitempty"`
-	RoleFrom      string `json:"role_from,omitempty"`
-	Instance      string `json:"instance,omitempty"`
-	RSSBytes      uint64 `json:"rss_bytes"`
-	AnonBytes     uint64 `json:"rss_anon_bytes,omitempty"`
-	ShmemBytes    uint64 `json:"rss_shmem_bytes,omitempty"`
-	PgtablesBytes uint64 `json:"pgtables_bytes"`
-	SwapBytes     uint64 `json:"swap_bytes"`
-	OOMScoreAdj   int    `json:"oom_score_adj"`
-	Victim        bool   `json:"victim,omitempty"`
+	Role          string  `json:"role,omitempty"`
+	RoleFrom      string  `json:"role_from,omitempty"`
+	Instance      string  `json:"instance,omitempty"`
+	UID           int     `json:"uid"`
+	RSSBytes      uint64  `json:"rss_bytes"`
+	AnonBytes     *uint64 `json:"rss_anon_bytes"`
+	ShmemBytes    *uint64 `json:"rss_shmem_bytes"`
+	PgtablesBytes *uint64 `json:"pgtables_bytes"`
+	SwapBytes     *uint64 `json:"swap_bytes"`
+	OOMScoreAdj   *int    `json:"oom_score_adj"`
+	Victim        bool    `json:"victim,omitempty"`
 }
 
 // Victim is the killed process as the kill line (and task table) show it.
 type Victim struct {
-	Task
-	UID            *int   `json:"uid,omitempty"`
-	TotalVMBytes   uint64 `json:"total_vm_bytes"`
-	FileBytes      uint64 `json:"rss_file_bytes"`
-	HasShmem       bool   `json:"has_shmem"`
-	HasOOMScoreAdj bool   `json:"has_oom_score_adj"`
+	PID      int    `json:"pid"`
+	Name     string `json:"name"`
+	Role     string `json:"role,omitempty"`
+	RoleFrom string `json:"role_from,omitempty"`
+	Instance string `json:"instance,omitempty"`
+	// NamedBy is the line that named it: "the kill line", "the oom-kill
+	// line" (no kill line), "the oom_reaper line".
+	NamedBy       string  `json:"named_by"`
+	UID           *int    `json:"uid"`
+	TotalVMBytes  *uint64 `json:"total_vm_bytes"`
+	RSSBytes      *uint64 `json:"rss_bytes"`
+	AnonBytes     *uint64 `json:"rss_anon_bytes"`
+	FileBytes     *uint64 `json:"rss_file_bytes"`
+	ShmemBytes    *uint64 `json:"rss_shmem_bytes"`
+	PgtablesBytes *uint64 `json:"pgtables_bytes"`
+	SwapBytes     *uint64 `json:"swap_bytes"`
+	OOMScoreAdj   *int    `json:"oom_score_adj"`
 	// ShmemShare is shmem-rss / RSS; FreedBytes what the kill gave back
 	// (anon-rss + page tables); ShmemDominates when shared memory was over
-	// half the RSS.
-	ShmemShare     float64 `json:"shmem_share"`
-	FreedBytes     uint64  `json:"freed_bytes"`
-	ShmemDominates bool    `json:"shmem_dominates"`
-	ReapedBytes    *uint64 `json:"reaped_bytes,omitempty"`
-	AlreadyExiting bool    `json:"already_exiting,omitempty"`
+	// half the RSS. Null when the figures they need were not printed.
+	ShmemShare            *float64 `json:"shmem_share"`
+	FreedBytes            *uint64  `json:"freed_bytes"`
+	FreedIncludesPgtables bool     `json:"freed_includes_pgtables"`
+	ShmemDominates        bool     `json:"shmem_dominates"`
+	ReapedBytes           *uint64  `json:"reaped_bytes"`
+	AlreadyExiting        bool     `json:"already_exiting,omitempty"`
+	// Selected is the process an old kernel chose before killing a child.
+	SelectedPID *int `json:"selected_pid,omitempty"`
 }
 
-// Crash is what the database log says happened next.
-type Crash struct {
-	Engine    string    `json:"engine"`
-	Instance  string    `json:"instance,omitempty"`
-	Source    string    `json:"source"`
-	Time      time.Time `json:"time,omitzero"`
-	TimeRaw   string    `json:"time_raw"`
-	ZoneKnown bool      `json:"zone_known"`
-	Process   string    `json:"process,omitempty"`
-	KilledPID int       `json:"killed_pid"`
-	ServerPID int       `json:"server_pid,omitempty"`
-	Signal    int       `json:"signal,omitempty"`
-	// Query is what the killed backend was running, when logged.
-	Query              string `json:"query,omitempty"`
-	SessionsTerminated int    `json:"sessions_terminated"`
-	// MatchedBy: "pid" (certain), "time" or "time-shifted" (guesses);
-	// Guess says why it is one. Delta is crash time minus kill time after
-	// Shift, the clock offset assumed.
-	MatchedBy string        `json:"matched_by,omitempty"`
-	Certain   bool          `json:"certain"`
-	Guess     string        `json:"guess,omitempty"`
-	Shift     time.Duration `json:"shift_ns,omitempty"`
-	Delta     time.Duration `json:"delta_ns,omitempty"`
-	// Steps are the restart's milestones in order.
-	Steps []Step `json:"steps"`
-	// Downtime is from the kill (or the crash line) to ready; Recovery from
-	// reinitializing to ready.
-	Downtime         time.Duration `json:"downtime_ns,omitempty"`
-	Recovery         time.Duration `json:"recovery_ns,omitempty"`
-	NoRestart        bool          `json:"no_restart,omitempty"`
-	Incomplete       bool          `json:"incomplete,omitempty"`
-	IncompleteReason string        `json:"incomplete_reason,omitempty"`
+// Selected is the process named by "Kill process N (x) score S".
+type Selected struct {
+	PID   int    `json:"pid"`
+	Name  string `json:"name"`
+	Score *int   `json:"score"`
 }
 
-// Step is one milestone of a restart, After the kill (or crash line).
-type Step struct {
-	What  string        `json:"what"`
-	At    time.Time     `json:"at"`
-	After time.Duration `json:"after_ns"`
-}
-
-// OOMError is PostgreSQL's "ERROR: out of memory".
-type OOMError struct {
-	Time         time.Time `json:"time,omitzero"`
-	TimeRaw      string    `json:"time_raw"`
-	Instance     string    `json:"instance,omitempty"`
-	Source       string    `json:"source"`
-	PID          int       `json:"pid"`
-	Severity     string    `json:"severity"`
-	RequestBytes uint64    `json:"request_bytes,omitempty"`
-	Context      string    `json:"context,omitempty"`
-	// Largest is the memory context holding the most, from the dump.
-	Largest      string `json:"largest_context,omitempty"`
-	LargestBytes uint64 `json:"largest_context_bytes,omitempty"`
-	GrandTotal   uint64 `json:"grand_total_bytes,omitempty"`
-	Query        string `json:"query,omitempty"`
-}
-
-// Advice is what an event itself shows should change.
+// Advice is what the logs themselves show should change.
 type Advice struct {
 	ID     string `json:"id"`
-	Events []int  `json:"events"` // 1-based indexes into Events
+	Events []int  `json:"events"` // 1-based indexes into Events (empty: about Crashes)
 	Title  string `json:"title"`
 	Why    string `json:"why"`
 	Fix    string `json:"fix"`

@@ -17,14 +17,16 @@ type running struct {
 	Start          time.Time
 }
 
-// roles knows the role of a PID at the time of an event.
+// roles knows the role of a PID at the time of an event: from the database
+// logs, and for this host's own events from the processes running now.
 type roles struct {
-	running map[int]running
-	crashes []crashRef
+	running     map[int]running
+	crashes     []crashRef
+	postmasters []pmRef
 }
 
-func newRoles(s *snapshot.Snapshot, boot time.Time, crashes []crashRef) roles {
-	r := roles{running: map[int]running{}, crashes: crashes}
+func newRoles(s *snapshot.Snapshot, boot time.Time, db dbResult) roles {
+	r := roles{running: map[int]running{}, crashes: db.crashes, postmasters: db.postmasters}
 	if s == nil || boot.IsZero() {
 		return r
 	}
@@ -42,17 +44,16 @@ func newRoles(s *snapshot.Snapshot, boot time.Time, crashes []crashRef) roles {
 // reused).
 const logWindow = 24 * time.Hour
 
-// of returns the role of pid at time at: from the paired crash, from any
-// crash near that time (its postmaster), from a process still running that
-// started before the event, or from the process name.
+// of returns the role of pid at time at: from the paired crash, from a
+// postmaster a database log shows near that time, from a process still
+// running that started before the event, or from the process name.
 func (r roles) of(pid int, name string, at time.Time, paired *crashRef) (role, from, instance string) {
-	if c := paired; c != nil && c.KilledPID == pid {
+	if c := paired; c != nil && c.KilledPID != nil && *c.KilledPID == pid {
 		return crashRole(c.Process, c.Engine), "database log", c.Instance
 	}
-	for _, c := range r.crashes {
-		near := at.IsZero() || c.Time.IsZero() || absDur(c.Time.Sub(at)) < logWindow
-		if near && c.Engine == "postgresql" && c.ServerPID == pid && name == "postgres" {
-			return "postmaster", "database log", c.Instance
+	if name == "postgres" || name == "postmaster" {
+		if inst, ok := r.postmaster(pid, at); ok {
+			return "postmaster", "database log", inst
 		}
 	}
 	if p, ok := r.running[pid]; ok && !at.IsZero() && !p.Start.After(at.Add(time.Second)) {
@@ -62,6 +63,22 @@ func (r roles) of(pid int, name string, at time.Time, paired *crashRef) (role, f
 		return "server", "process name", ""
 	}
 	return "", "", ""
+}
+
+// postmaster finds pid among the postmasters the database logs show.
+func (r roles) postmaster(pid int, at time.Time) (string, bool) {
+	near := func(t time.Time) bool { return at.IsZero() || t.IsZero() || absDur(t.Sub(at)) < logWindow }
+	for _, c := range r.crashes {
+		if c.Engine == "postgresql" && c.ServerPID != nil && *c.ServerPID == pid && near(c.Time) {
+			return c.Instance, true
+		}
+	}
+	for _, p := range r.postmasters {
+		if p.PID == pid && near(p.Time) {
+			return p.Instance, true
+		}
+	}
+	return "", false
 }
 
 // crashRole names what the postmaster said died: "server process" is a

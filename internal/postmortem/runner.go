@@ -33,6 +33,7 @@ func ExecRunner(ctx context.Context, name string, args ...string) ([]byte, error
 	defer cancel()
 	cmd := exec.CommandContext(ctx, p, args...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "SYSTEMD_PAGER=", "SYSTEMD_COLORS=0")
+	cmd.WaitDelay = time.Second // a child's child holding the pipe does not keep us waiting
 	out := &tailWriter{max: maxOutput}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = out, &limitedBuffer{b: &stderr, max: 4096}

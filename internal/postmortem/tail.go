@@ -3,10 +3,14 @@ package postmortem
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // DefaultMaxBytes is how much of each log file is read: its last 16 MiB.
@@ -15,43 +19,107 @@ const DefaultMaxBytes = 16 << 20
 // maxGunzip bounds what a rotated .gz log may expand to.
 const maxGunzip = 4 << 30
 
+// streamTimeout bounds reading a log that is not a regular file (a pipe,
+// a FIFO, a character device): such a source may never end.
+const streamTimeout = 30 * time.Second
+
 // tail is the end of a file.
 type tail struct {
 	data      []byte
 	size      int64 // bytes in the whole file (uncompressed for .gz)
 	truncated bool
+	modTime   time.Time
+	stream    bool // a pipe or device, read until its end or the deadline
 }
 
+// errStreamDeadline says a pipe or FIFO did not end within streamTimeout.
+var errStreamDeadline = errors.New("no end of input within " + streamTimeout.String() + " (a pipe or FIFO whose writer never closed it)")
+
 // readTail reads at most max bytes from the end of the file at p (of its
-// decompressed content for a .gz file), starting at a line boundary.
-func readTail(p string, max int64) (tail, error) {
-	f, err := os.Open(p)
+// decompressed content for a .gz file), starting at a line boundary. It
+// never blocks past ctx: a FIFO is opened without waiting for a writer and
+// read with a deadline, and every read stops when ctx is done.
+func readTail(ctx context.Context, p string, max int64) (tail, error) {
+	if err := ctx.Err(); err != nil {
+		return tail{}, err
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return tail{}, err
 	}
 	defer f.Close()
-	if strings.HasSuffix(p, ".gz") {
-		return gunzipTail(f, p, max)
-	}
 	st, err := f.Stat()
 	if err != nil {
 		return tail{}, fmt.Errorf("stat %s: %w", p, err)
 	}
-	if !st.Mode().IsRegular() {
-		return tail{}, fmt.Errorf("read %s: not a regular file", p)
+	stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Unix(1, 0)) })
+	defer stop()
+	r := &ctxReader{ctx: ctx, r: f}
+	switch {
+	case st.Mode().IsDir():
+		return tail{}, fmt.Errorf("read %s: a directory, not a log file", p)
+	case !st.Mode().IsRegular():
+		return readStream(ctx, f, r, p, max)
+	case strings.HasSuffix(p, ".gz"):
+		t, err := gunzipTail(r, p, max)
+		t.modTime = st.ModTime()
+		return t, err
 	}
-	t := tail{size: st.Size()}
+	t, err := regularTail(f, r, p, st.Size(), max)
+	t.modTime = st.ModTime()
+	return t, err
+}
+
+// regularTail reads the last max bytes of a regular file.
+func regularTail(f *os.File, r io.Reader, p string, size, max int64) (tail, error) {
+	t := tail{size: size}
 	if t.size > max {
 		if _, err := f.Seek(t.size-max, io.SeekStart); err != nil {
 			return tail{}, fmt.Errorf("seek %s: %w", p, err)
 		}
 		t.truncated = true
 	}
-	if t.data, err = io.ReadAll(io.LimitReader(f, max)); err != nil {
+	var err error
+	if t.data, err = io.ReadAll(io.LimitReader(r, max)); err != nil {
 		return tail{}, fmt.Errorf("read %s: %w", p, err)
 	}
 	t.data = fromLineStart(t.data, t.truncated)
 	return t, nil
+}
+
+// readStream reads a pipe or FIFO to its end, keeping the last max bytes,
+// for at most streamTimeout.
+func readStream(ctx context.Context, f *os.File, r io.Reader, p string, max int64) (tail, error) {
+	if err := f.SetReadDeadline(time.Now().Add(streamTimeout)); err != nil && !errors.Is(err, os.ErrNoDeadline) {
+		return tail{}, fmt.Errorf("read %s: %w", p, err)
+	}
+	w := &tailWriter{max: int(max)}
+	n, err := io.Copy(w, r)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return tail{}, fmt.Errorf("read %s: %w", p, cerr)
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return tail{}, fmt.Errorf("read %s: %w", p, errStreamDeadline)
+		}
+		return tail{}, fmt.Errorf("read %s: %w", p, err)
+	}
+	t := tail{size: n, truncated: n > max, stream: true}
+	t.data = fromLineStart(w.bytes(), t.truncated)
+	return t, nil
+}
+
+// ctxReader stops reading when its context is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // gunzipTail streams a compressed log and keeps its last max bytes.

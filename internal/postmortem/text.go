@@ -9,17 +9,23 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-// JSON writes the report, indented.
+// notInLog is how text output says a figure was not printed.
+const notInLog = "not in the log"
+
+// JSON writes the report, indented. Figures the logs did not give are
+// null; strings are escaped by encoding/json.
 func JSON(w io.Writer, r *Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
 
-// Text writes the report for people.
+// Text writes the report for people. Every string that comes from a log
+// or another process is printed inert (control characters escaped).
 func Text(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	writeHeader(bw, r)
@@ -29,9 +35,10 @@ func Text(w io.Writer, r *Report) error {
 	}
 	writeCrashes(bw, r.Crashes)
 	writeOOMErrors(bw, r.OutOfMemory)
-	writeAdvice(bw, r.Advice, r.Findings, r.FindingsAbout)
+	writeAdvice(bw, r.Advice)
+	writeHostSection(bw, r.ThisHost, r.ThisHostWhy)
 	for _, g := range r.Gaps {
-		fmt.Fprintf(bw, "gap: %s: %s\n", g.What, g.Why)
+		fmt.Fprintf(bw, "gap: %s: %s\n", inert.Text(g.What), inert.Text(g.Why))
 	}
 	return bw.Flush()
 }
@@ -43,7 +50,7 @@ func writeHeader(w io.Writer, r *Report) {
 			read++
 		}
 	}
-	fmt.Fprintf(w, "OOM kills: %d found in %d kernel log source(s) read; times in %s", r.Kills, read, r.Zone)
+	fmt.Fprintf(w, "OOM kills: %d found in %d kernel log source(s) read; times in %s", r.Kills, read, inert.Text(r.Zone))
 	if r.Omitted > 0 {
 		fmt.Fprintf(w, "; showing the last %d (--last, --since)", len(r.Events))
 	}
@@ -58,16 +65,20 @@ func writeSources(w io.Writer, ss []SourceSummary) {
 		if kind == "" {
 			kind = "database"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", kind, sourceName(s.Log), sourceResult(s))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", kind, inert.Text(sourceName(s.Log)), inert.Text(sourceResult(s)))
 	}
 	tw.Flush()
 }
 
 func sourceName(l Log) string {
+	name := l.Source
 	if l.Instance != "" {
-		return l.Source + " [" + l.Instance + "]"
+		name += " [" + l.Instance + "]"
 	}
-	return l.Source
+	if l.Given {
+		name += " (given)"
+	}
+	return name
 }
 
 func sourceResult(s SourceSummary) string {
@@ -84,9 +95,12 @@ func sourceResult(s SourceSummary) string {
 	}
 	parts = append(parts, size)
 	if s.Kind == KindKernel {
-		parts = append(parts, plural(s.Kills, "OOM kill"))
+		parts = append(parts, plural(s.Kills, "OOM report"))
 	} else {
 		parts = append(parts, plural(s.Crashes, "crash restart"), plural(s.OOMErrors, "out-of-memory error"))
+	}
+	if s.LongLines > 0 {
+		parts = append(parts, plural(s.LongLines, "over-long line")+" skipped")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -101,15 +115,22 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// stamp shows a time in the report's zone, or the raw stamp.
-func stamp(t time.Time, raw string) string {
-	if t.IsZero() {
-		if raw == "" {
-			return "(no time)"
-		}
-		return strings.TrimSpace(raw) + " (no wall time)"
+// stamp shows a time in the report's zone, or the raw stamp and why it has
+// no time.
+func stamp(t *time.Time, raw, yearFrom string) string {
+	if t != nil {
+		return t.Format("2006-01-02 15:04:05.000 MST")
 	}
-	return t.Format("2006-01-02 15:04:05.000 MST")
+	if raw == "" {
+		return "(no time in the log)"
+	}
+	if yearFrom == yearUnknown {
+		if m := syslogStampRe.FindString(raw); m != "" {
+			raw = m
+		}
+		return inert.Text(strings.TrimSpace(raw)) + " (year unknown)"
+	}
+	return inert.Text(strings.TrimSpace(raw)) + " (no wall time)"
 }
 
 func scopeTitle(s Scope) string {
@@ -117,13 +138,32 @@ func scopeTitle(s Scope) string {
 	case "global":
 		return "global OOM (the whole machine)"
 	case "memcg":
-		t := "memory cgroup OOM in " + orUnknown(s.Cgroup)
-		if s.LimitBytes > 0 {
-			t += " (limit " + units.Bytes(s.LimitBytes) + ")"
+		t := "memory cgroup OOM in " + inert.Text(orUnknown(s.Cgroup))
+		if s.LimitBytes != nil && !s.LimitUnlimited {
+			t += " (limit " + units.Bytes(*s.LimitBytes) + ")"
 		}
 		return t
 	case "":
-		return "OOM of unknown scope"
+		return "OOM (global or cgroup: " + notInLog + ")"
 	}
 	return s.Constraint + " OOM"
+}
+
+func writeHostSection(w io.Writer, h *HostSection, why string) {
+	if h == nil {
+		if why != "" {
+			fmt.Fprintf(w, "\nThis host: nothing shown: %s.\n", inert.Text(why))
+		}
+		return
+	}
+	fmt.Fprintf(w, "\nThis host (%s), for the events of its own logs\n", inert.Text(h.About))
+	for _, n := range h.Notes {
+		fmt.Fprintf(w, "  - %s\n", inert.Text(n))
+	}
+	for _, f := range h.Findings {
+		fmt.Fprintf(w, "  %-8s %s  %s: %s\n", f.Severity, f.ID, inert.Text(f.Subject), inert.Text(f.Title))
+		if f.Fix != "" {
+			fmt.Fprintf(w, "           fix: %s\n", inert.Text(f.Fix))
+		}
+	}
 }

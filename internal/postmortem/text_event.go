@@ -6,72 +6,142 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
 func writeEvent(w io.Writer, n int, x Explained, zone string) {
-	fmt.Fprintf(w, "\n%d. %s  %s\n", n, stamp(x.Time, x.TimeRaw), scopeTitle(x.Scope))
-	if !x.ZoneKnown && !x.Time.IsZero() {
-		fmt.Fprintf(w, "   (the log printed no zone: %s assumed)\n", zone)
+	fmt.Fprintf(w, "\n%d. %s  %s\n", n, stamp(x.Time, x.TimeRaw, x.YearFrom), scopeTitle(x.Scope))
+	if !x.ZoneKnown && x.Time != nil {
+		fmt.Fprintf(w, "   (the log printed no zone: %s assumed)\n", inert.Text(zone))
 	}
-	v := x.Victim
-	if v.PID != 0 {
-		fmt.Fprintf(w, "   killed   %s pid %d%s\n", v.Name, v.PID, roleText(v.Task))
-		fmt.Fprintf(w, "            %s\n", victimSizes(v))
+	if x.YearFrom != "" && x.YearFrom != yearUnknown {
+		fmt.Fprintf(w, "   (the log printed no year: taken from %s)\n", x.YearFrom)
 	}
-	if t := x.Trigger; t != nil {
-		fmt.Fprintf(w, "   trigger  %s pid %d%s\n", t.Name, t.PID, roleText(*t))
+	if !x.FromThisHost {
+		fmt.Fprintf(w, "   not this host's: %s; explained from the log alone\n", inert.Text(x.Origin))
 	}
+	if x.Headline != "" {
+		fmt.Fprintf(w, "   main cause: %s\n", inert.Text(x.Headline))
+	}
+	writeVictim(w, x.Victim)
+	writeTrigger(w, x.Trigger)
 	for _, s := range x.Notes {
-		fmt.Fprintf(w, "   - %s\n", s)
+		fmt.Fprintf(w, "   - %s\n", inert.Text(s))
 	}
+	writeMachine(w, x.Machine)
 	writeTasks(w, x)
 	if x.Crash != nil {
 		writeCrash(w, *x.Crash, "   ")
-	} else if isDatabase(v.Task) {
+	} else if x.Victim != nil && isDatabase(x.Victim.Name, x.Victim.Role) {
 		fmt.Fprintln(w, "   No crash restart of its server was found in the database logs read (see Sources; --db-log gives one).")
 	}
-	fmt.Fprintf(w, "   seen in: %s\n", strings.Join(x.Sources, ", "))
+	fmt.Fprintf(w, "   seen in: %s\n", inert.Text(strings.Join(x.Sources, ", ")))
 }
 
-func isDatabase(t Task) bool {
-	return t.Role != "" || t.Name == "postgres" || t.Name == "postmaster" || t.Name == "mysqld" || t.Name == "mariadbd"
+func writeVictim(w io.Writer, v *Victim) {
+	if v == nil {
+		fmt.Fprintf(w, "   killed   %s\n", "the victim is "+notInLog)
+		return
+	}
+	how := ""
+	if v.NamedBy != "" && v.NamedBy != "the kill line" {
+		how = " (named only by " + v.NamedBy + ")"
+	}
+	fmt.Fprintf(w, "   killed   %s pid %d%s%s\n", inert.Text(v.Name), v.PID, roleText(v.Role, v.RoleFrom, v.Instance), how)
+	fmt.Fprintf(w, "            %s\n", victimSizes(v))
 }
 
-func roleText(t Task) string {
-	if t.Role == "" {
+func writeTrigger(w io.Writer, t *Trigger) {
+	if t == nil {
+		fmt.Fprintf(w, "   trigger  %s\n", "the process that asked for memory is "+notInLog)
+		return
+	}
+	pid := "pid " + notInLog
+	if t.PID != nil {
+		pid = fmt.Sprintf("pid %d", *t.PID)
+	}
+	fmt.Fprintf(w, "   trigger  %s %s%s\n", inert.Text(t.Name), pid, roleText(t.Role, t.RoleFrom, t.Instance))
+}
+
+func roleText(role, from, instance string) string {
+	if role == "" {
 		return ""
 	}
-	s := ": " + t.Role
-	if t.Instance != "" {
-		s += " of " + t.Instance
+	s := ": " + role
+	if instance != "" {
+		s += " of " + inert.Text(instance)
 	}
-	return s + " (from the " + t.RoleFrom + ")"
+	return s + " (from the " + from + ")"
 }
 
-func victimSizes(v Victim) string {
-	parts := []string{"anon-rss " + units.Bytes(v.AnonBytes), "file-rss " + units.Bytes(v.FileBytes)}
-	if v.HasShmem {
-		parts = append(parts, "shmem-rss "+units.Bytes(v.ShmemBytes))
+// sizeField is one figure of a list, nil when not printed.
+type sizeField struct {
+	name string
+	v    *uint64
+}
+
+// victimSizes lists the figures printed, then those that were not.
+func victimSizes(v *Victim) string {
+	fields := []sizeField{{"anon-rss", v.AnonBytes}, {"file-rss", v.FileBytes}, {"shmem-rss", v.ShmemBytes},
+		{"page tables", v.PgtablesBytes}, {"swap", v.SwapBytes}, {"total-vm", v.TotalVMBytes}}
+	var known, missing []string
+	for _, f := range fields {
+		if f.v == nil {
+			missing = append(missing, f.name)
+			continue
+		}
+		known = append(known, f.name+" "+units.Bytes(*f.v))
 	}
-	parts = append(parts, "page tables "+units.Bytes(v.PgtablesBytes))
-	if v.SwapBytes > 0 {
-		parts = append(parts, "swap "+units.Bytes(v.SwapBytes))
-	}
-	if v.HasOOMScoreAdj {
-		parts = append(parts, fmt.Sprintf("oom_score_adj %d", v.OOMScoreAdj))
+	if v.OOMScoreAdj != nil {
+		known = append(known, fmt.Sprintf("oom_score_adj %d", *v.OOMScoreAdj))
+	} else {
+		missing = append(missing, "oom_score_adj")
 	}
 	if v.UID != nil {
-		parts = append(parts, fmt.Sprintf("uid %d", *v.UID))
+		known = append(known, fmt.Sprintf("uid %d", *v.UID))
+	} else {
+		missing = append(missing, "uid")
 	}
-	return strings.Join(parts, ", ")
+	out := strings.Join(known, ", ")
+	if len(missing) > 0 {
+		if out != "" {
+			out += "; "
+		}
+		out += notInLog + ": " + strings.Join(missing, ", ")
+	}
+	return out
+}
+
+// writeMachine prints the Mem-Info summary.
+func writeMachine(w io.Writer, m *Machine) {
+	if m == nil {
+		return
+	}
+	fields := []sizeField{{"RAM", m.RAMBytes}, {"private anon", m.PrivateAnonBytes}, {"shmem", m.ShmemBytes},
+		{"file cache", m.FileBytes}, {"page tables", m.PagetablesBytes}, {"slab", m.SlabBytes}, {"free", m.FreeBytes},
+		{"swap free", m.SwapFreeBytes}, {"swap total", m.SwapTotalBytes}, {"huge page pool", m.HugePoolBytes}}
+	var known, missing []string
+	for _, f := range fields {
+		if f.v == nil {
+			missing = append(missing, f.name)
+			continue
+		}
+		known = append(known, f.name+" "+units.Bytes(*f.v))
+	}
+	line := "machine  " + strings.Join(known, ", ")
+	if len(missing) > 0 {
+		line += "; " + notInLog + ": " + strings.Join(missing, ", ")
+	}
+	fmt.Fprintf(w, "   %s\n", line)
 }
 
 func writeTasks(w io.Writer, x Explained) {
 	if len(x.Tasks) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "   largest of the %s in the task table (RSS counts shared memory in every process that maps it):\n", plural(x.TaskCount, "process"))
+	fmt.Fprintf(w, "   largest of the %s in the task table (RSS counts shared memory in every process that maps it; - = %s):\n",
+		plural(x.TaskCount, "process"), notInLog)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "     PID\tNAME\tROLE\tRSS\tANON\tSHMEM\tPGTABLES\tSWAP\tADJ\t")
 	for _, t := range x.Tasks {
@@ -82,64 +152,24 @@ func writeTasks(w io.Writer, x Explained) {
 		if t.Victim {
 			mark = "  <- killed"
 		}
-		anon, shmem := "-", "-"
-		if x.TaskSplit {
-			anon, shmem = units.Bytes(t.AnonBytes), units.Bytes(t.ShmemBytes)
-		}
-		fmt.Fprintf(tw, "     %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", t.PID, t.Name, role, units.Bytes(t.RSSBytes),
-			anon, shmem, units.Bytes(t.PgtablesBytes), units.Bytes(t.SwapBytes), t.OOMScoreAdj, mark)
+		fmt.Fprintf(tw, "     %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.PID, inert.Text(t.Name), role, units.Bytes(t.RSSBytes),
+			optBytes(t.AnonBytes), optBytes(t.ShmemBytes), optBytes(t.PgtablesBytes), optBytes(t.SwapBytes), optInt(t.OOMScoreAdj), mark)
 	}
 	tw.Flush()
 }
 
-func writeCrash(w io.Writer, c Crash, indent string) {
-	what := "PostgreSQL crash restart"
-	if c.Engine == "mysql" {
-		what = "MySQL/MariaDB restart after a crash"
+func optBytes(v *uint64) string {
+	if v == nil {
+		return "-"
 	}
-	how := "paired with the kill by " + c.MatchedBy
-	switch {
-	case c.MatchedBy == "":
-		how = "no OOM kill in the kernel logs read matches it"
-	case c.Certain:
-		how += " (certain)"
-	}
-	fmt.Fprintf(w, "%s%s (%s), log %s\n", indent, what, how, sourceName(Log{Source: c.Source, Instance: c.Instance}))
-	if c.Guess != "" {
-		fmt.Fprintf(w, "%s  %s\n", indent, c.Guess)
-	}
-	if c.Engine == "postgresql" {
-		fmt.Fprintf(w, "%s  %s (PID %d) was terminated by signal %d\n", indent, orUnknown(c.Process), c.KilledPID, c.Signal)
-	}
-	if c.Query != "" {
-		fmt.Fprintf(w, "%s  it was running: %s\n", indent, oneLine(c.Query, 300))
-	}
-	for _, s := range c.Steps {
-		fmt.Fprintf(w, "%s  %+9.3fs  %s  %s\n", indent, s.After.Seconds(), s.At.Format("15:04:05.000"), s.What)
-	}
-	writeCrashSummary(w, c, indent)
+	return units.Bytes(*v)
 }
 
-func writeCrashSummary(w io.Writer, c Crash, indent string) {
-	var parts []string
-	if c.SessionsTerminated > 0 {
-		parts = append(parts, plural(c.SessionsTerminated, "other session")+" terminated")
+func optInt(v *int) string {
+	if v == nil {
+		return "-"
 	}
-	if c.Downtime > 0 {
-		parts = append(parts, "down "+shortDur(c.Downtime))
-	}
-	if c.Recovery > 0 {
-		parts = append(parts, "recovery "+shortDur(c.Recovery))
-	}
-	if c.NoRestart {
-		parts = append(parts, "restart_after_crash = off: the server shut down")
-	}
-	if c.Incomplete {
-		parts = append(parts, "incomplete: "+c.IncompleteReason)
-	}
-	if len(parts) > 0 {
-		fmt.Fprintf(w, "%s  %s\n", indent, strings.Join(parts, "; "))
-	}
+	return fmt.Sprint(*v)
 }
 
 func oneLine(s string, max int) string {
