@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/kerneltest"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -31,6 +32,9 @@ func pairOld(name string) string {
 // TestCommitLimitMatchesKernel computes CommitLimit for this host's
 // current values and compares it with /proc/meminfo.
 func TestCommitLimitMatchesKernel(t *testing.T) {
+	// The machine-wide lock: no other test resizes a pool or changes the
+	// ratio between the two reads.
+	kerneltest.Lock(t)
 	o := Options{}.withDefaults()
 	h, err := readHostMem(o)
 	if err != nil {
