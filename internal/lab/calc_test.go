@@ -32,7 +32,7 @@ func TestResolveDefaults(t *testing.T) {
 		{"tiny host", Options{}, 400 << 20, 0, 0, 0, 0, 0, "too small"},
 		{"bad mode", Options{Modes: []Mode{"try"}}, 22 * units.GiB, 0, 0, 0, 0, 0, "use off and/or on"},
 	} {
-		c, err := Resolve(tc.o, linux.Meminfo{MemAvailableBytes: tc.avail, MemTotalBytes: 24 * units.GiB})
+		c, err := Resolve(tc.o, Mem{MemAvailableBytes: tc.avail, MemTotalBytes: 24 * units.GiB})
 		if tc.errorContains != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.errorContains) {
 				t.Errorf("%s: err %v, want %q", tc.name, err, tc.errorContains)
@@ -53,13 +53,13 @@ func TestResolveDefaults(t *testing.T) {
 }
 
 func TestCheckFits(t *testing.T) {
-	c, err := Resolve(Options{}, linux.Meminfo{MemAvailableBytes: 22 * units.GiB})
+	c, err := Resolve(Options{}, Mem{MemAvailableBytes: 22 * units.GiB})
 	if err != nil {
 		t.Fatal(err)
 	}
 	segment := uint64(2109) << 21 // measured: -C printed 2109 for 4 GiB
 	// 4.1 GiB segment + 104 x (2.3 + 4) MiB + 2.4 GiB margin = 7.1 GiB.
-	host := linux.Meminfo{MemTotalBytes: 24 * units.GiB, MemAvailableBytes: 22 * units.GiB}
+	host := Mem{MemTotalBytes: 24 * units.GiB, MemAvailableBytes: 22 * units.GiB}
 	if err := checkFits(c, segment, host); err != nil {
 		t.Errorf("the default experiment does not fit a 24 GiB host: %v", err)
 	}

@@ -89,12 +89,16 @@ func parseCmdline(b []byte) []string {
 }
 
 // ReadOOM reads /proc/PID/oom_score and oom_score_adj.
-func ReadOOM(fs FS, pid int) (score, adj int, err error) {
-	if score, err = readProcInt(fs, pid, "oom_score"); err != nil {
-		return 0, 0, err
+func ReadOOM(fs FS, pid int) (score, adj *int, err error) {
+	s, err := readProcInt(fs, pid, "oom_score")
+	if err != nil {
+		return nil, nil, err
 	}
-	adj, err = readProcInt(fs, pid, "oom_score_adj")
-	return score, adj, err
+	a, err := readProcInt(fs, pid, "oom_score_adj")
+	if err != nil {
+		return &s, nil, err
+	}
+	return &s, &a, nil
 }
 
 func readProcInt(fs FS, pid int, name string) (int, error) {

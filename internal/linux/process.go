@@ -20,9 +20,10 @@ type Process struct {
 	Rollup *SmapsRollup `json:"smaps_rollup,omitempty"`
 	// Private is Pss_Anon measured without smaps_rollup (internal/pagecost's
 	// exact fast path); nil when not measured that way.
-	Private     *PrivateMeasure `json:"private,omitempty"`
-	OOMScore    int             `json:"oom_score"`
-	OOMScoreAdj int             `json:"oom_score_adj"`
+	Private *PrivateMeasure `json:"private,omitempty"`
+	// OOMScore and OOMScoreAdj are nil when they could not be read.
+	OOMScore    *int `json:"oom_score,omitempty"`
+	OOMScoreAdj *int `json:"oom_score_adj,omitempty"`
 }
 
 // PrivateMeasure is a process's Pss_Anon as internal/pagecost measured it
@@ -43,7 +44,7 @@ type ProcessOptions struct {
 
 // ReadProcess reads one process. An error for which IsGone is true means the
 // process exited; the caller skips it. Files that cannot be read for other
-// reasons become gaps and leave their fields zero.
+// reasons become gaps and leave their fields nil (unknown).
 func ReadProcess(fs FS, pid int, opt ProcessOptions) (Process, []Gap, error) {
 	p := Process{PID: pid}
 	st, err := ReadStat(fs, pid)
@@ -92,25 +93,35 @@ func dropGone(gaps []Gap) []Gap {
 // Pss_Anon + VmPTE + VmSwap, with Pss_Anon from smaps_rollup or from the
 // fast path (Private). Without either it falls back to RssAnon, which
 // over-counts pages still shared copy-on-write with the parent; exact
-// tells which.
-func (p Process) PrivateCost() (bytes uint64, exact bool) {
+// tells which. ok is false when a term is unknown (a status line missing).
+func (p Process) PrivateCost() (bytes uint64, exact, ok bool) {
 	s := p.Status
+	if s.VmPTEBytes == nil || s.VmSwapBytes == nil {
+		return 0, false, false
+	}
+	rest := *s.VmPTEBytes + *s.VmSwapBytes
 	switch {
 	case p.Rollup != nil && p.Rollup.PssAnonBytes != nil:
-		return *p.Rollup.PssAnonBytes + s.VmPTEBytes + s.VmSwapBytes, true
+		return *p.Rollup.PssAnonBytes + rest, true, true
 	case p.Private != nil:
-		return p.Private.PssAnonBytes + s.VmPTEBytes + s.VmSwapBytes, true
+		return p.Private.PssAnonBytes + rest, true, true
+	case s.RssAnonBytes != nil:
+		return *s.RssAnonBytes + rest, false, true
 	}
-	return s.RssAnonBytes + s.VmPTEBytes + s.VmSwapBytes, false
+	return 0, false, false
 }
 
 // HugetlbBytes is the hugetlbfs memory the process maps. smaps_rollup's
 // Shared_Hugetlb + Private_Hugetlb is used when read: status's HugetlbPages
 // under-counts when page tables of a shared hugetlb mapping are shared (PMD
-// sharing), as they are between PostgreSQL backends.
-func (p Process) HugetlbBytes() uint64 {
-	if p.Rollup != nil {
-		return p.Rollup.SharedHugetlbBytes + p.Rollup.PrivateHugetlbBytes
+// sharing), as they are between PostgreSQL backends. ok is false when
+// neither says.
+func (p Process) HugetlbBytes() (uint64, bool) {
+	if r := p.Rollup; r != nil && r.SharedHugetlbBytes != nil && r.PrivateHugetlbBytes != nil {
+		return *r.SharedHugetlbBytes + *r.PrivateHugetlbBytes, true
 	}
-	return p.Status.HugetlbPageBytes
+	if p.Status.HugetlbPageBytes != nil {
+		return *p.Status.HugetlbPageBytes, true
+	}
+	return 0, false
 }

@@ -75,7 +75,7 @@ func scanProcess(fs linux.FS, pid int, sc *scratch, plan scanPlan) (*procScan, e
 	if !st.HasMM {
 		return nil, ErrNoUserMemory
 	}
-	if st.RssShmemBytes < smapsCheaperBelow && !plan.alwaysPagemap {
+	if st.RssShmemBytes != nil && *st.RssShmemBytes < smapsCheaperBelow && !plan.alwaysPagemap {
 		return &procScan{status: st, useSmaps: true, elapsed: time.Since(start)}, nil
 	}
 	path := fs.ProcPath(strconv.Itoa(pid), "pagemap")

@@ -25,22 +25,34 @@ func instanceLines(f Frame) []line {
 	for _, in := range f.Instances {
 		pss, ago := "-", "-"
 		if in.PssAt != nil {
-			pss, ago = units.Short(in.PssPrivateBytes), age(f.At, *in.PssAt)
+			pss, ago = units.OptShort(in.PssPrivateBytes), age(f.At, *in.PssAt)
+		}
+		maxConn := units.UnknownCell
+		if in.MaxConnections != nil {
+			maxConn = strconv.FormatInt(*in.MaxConnections, 10)
 		}
 		t.Add(strconv.Itoa(in.Port), in.DataDir, strconv.Itoa(in.Processes), strconv.Itoa(in.Connections),
-			strconv.FormatInt(in.MaxConnections, 10), approx(in.PrivateBytes, in.PrivateExact), pss, ago,
-			units.Short(in.VmPTEBytes), units.Short(in.SharedBytes), units.Short(in.SharedPageBytes))
+			maxConn, approx(in.PrivateBytes, in.PrivateExact), pss, ago,
+			units.OptShort(in.VmPTEBytes), units.OptShort(in.SharedBytes), units.OptShort(in.SharedPageBytes))
 	}
-	return append([]line{{"POSTGRESQL  private = Pss_Anon + VmPTE + VmSwap (~: RssAnon instead of Pss_Anon, an over-estimate)", sgrBold}},
+	return append([]line{{"POSTGRESQL  private = Pss_Anon + VmPTE + VmSwap (~: RssAnon instead of Pss_Anon, an over-estimate; ?: not read)", sgrBold}},
 		plain(t.Lines("  "))...)
 }
 
-// approx marks estimates with "~".
-func approx(b uint64, exact bool) string {
-	if exact {
-		return units.Short(b)
+// approx marks estimates with "~" and unknowns with "?".
+func approx(b *uint64, exact bool) string {
+	if exact || b == nil {
+		return units.OptShort(b)
 	}
-	return "~" + units.Short(b)
+	return "~" + units.Short(*b)
+}
+
+// optInt renders an optional count, "?" when it was not read.
+func optInt(p *int) string {
+	if p == nil {
+		return units.UnknownCell
+	}
+	return strconv.Itoa(*p)
 }
 
 func topLines(f Frame) []line {
@@ -58,7 +70,7 @@ func procTable(ps []Proc) *texttable.Table {
 			role = fmt.Sprintf("%s :%d", p.Role, p.Port)
 		}
 		t.Add(strconv.Itoa(p.PID), p.Comm, role, approx(p.PrivateBytes, p.Exact),
-			strconv.Itoa(p.OOMScore), strconv.Itoa(p.OOMScoreAdj))
+			optInt(p.OOMScore), optInt(p.OOMScoreAdj))
 	}
 	return t
 }
