@@ -85,7 +85,7 @@ func readUintFile(fs FS, path string) (uint64, error) {
 	}
 	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("parse %s: %q is not a number", path, strings.TrimSpace(string(b)))
+		return 0, fmt.Errorf("parse %s: %q is not a number", fs.Display(path), strings.TrimSpace(string(b)))
 	}
 	return v, nil
 }
