@@ -71,7 +71,30 @@ func ReadProcess(fs FS, pid int, opt ProcessOptions) (Process, []Gap, error) {
 			p.Rollup = &r
 		}
 	}
-	return p, dropGone(gaps), nil
+	return p, append(dropGone(gaps), missingLines(p)...), nil
+}
+
+// missingLines names the lines of status and smaps_rollup the process's
+// files lacked: their numbers are unknown, not 0.
+func missingLines(p Process) []Gap {
+	var gaps []Gap
+	if miss := p.Status.Missing(); p.Status.HasMM && len(miss) > 0 {
+		gaps = append(gaps, Gap{What: fmt.Sprintf("/proc/%d/status lines %s", p.PID, strings.Join(miss, ", ")),
+			Why: "not in the file (RssAnon, RssFile and RssShmem appeared in 4.5, HugetlbPages in 4.4; or a partial copy): unknown"})
+	}
+	if r := p.Rollup; r != nil {
+		var miss []string
+		for _, l := range rollupLines {
+			if *l.field(r) == nil {
+				miss = append(miss, l.key)
+			}
+		}
+		if len(miss) > 0 {
+			gaps = append(gaps, Gap{What: fmt.Sprintf("/proc/%d/smaps_rollup lines %s", p.PID, strings.Join(miss, ", ")),
+				Why: "not in the file (Pss_Anon, Pss_File and Pss_Shmem appeared in 5.x; or a partial copy): unknown"})
+		}
+	}
+	return gaps
 }
 
 func procGap(pid int, file string, err error) Gap {
