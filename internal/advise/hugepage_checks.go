@@ -26,7 +26,7 @@ func checkHugePagesUsed(h host, in instance) []Finding {
 		ev("projected page tables", fmt.Sprintf("%s at max_connections (%d x %s / 512)", units.Bytes(pt), in.Work.MaxConnections, units.Bytes(sh.Bytes)), "computed"),
 	}}
 	if p, ok := h.DefaultPool(); ok {
-		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), srcPools))
+		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), poolSource(p)))
 	}
 	if in.WantsHuge {
 		f.ID, f.Severity = "hugepages.fallback", Notice
@@ -78,7 +78,7 @@ func checkPoolTooSmall(h host, in instance) []Finding {
 		ID: "hugepages.pool_too_small", Severity: Warning, Subject: in.Subject,
 		Title: fmt.Sprintf("huge page pool has %d pages available, the instance needs %d", avail, in.NeedPages),
 		Evidence: []Evidence{
-			ev("huge page pool", poolText(p), srcPools),
+			ev("huge page pool", poolText(p), poolSource(p)),
 			ev("pages needed", strconv.FormatUint(in.NeedPages, 10), in.NeedSource),
 			in.HugeSetting,
 		},
@@ -93,19 +93,23 @@ func checkPoolTooSmall(h host, in instance) []Finding {
 }
 
 // checkPoolUse flags pools reserved but unused, or much larger than used.
+// Without MemTotal the waste is still said, at most as a notice (its share
+// of RAM, which makes a warning, is unknown).
 func checkPoolUse(h host) []Finding {
+	m := h.Meminfo
+	if _, sized := h.DefaultPageSize(); !sized && m.HugePagesTotal != nil && *m.HugePagesTotal > 0 && !hasHostPools(h) {
+		h.need("hugepages.pool_use", "host", have(inHugeSize, false)) // a pool of an unknown page size
+		return nil
+	}
 	var out []Finding
 	for _, p := range h.HugePools {
 		if p.Node >= 0 || p.Total == 0 {
 			continue
 		}
-		if !h.need("hugepages.pool_use", "host", known(inMemTotal, h.Meminfo.MemTotalBytes)) {
-			return nil
-		}
 		used := hostInUse(p)
 		spare := sub(p.Total, used)
 		wasted := spare * p.PageSizeBytes
-		f := Finding{Subject: "host", Evidence: []Evidence{ev("huge page pool", poolText(p), srcPools), ev("MemTotal", units.Bytes(h.RAM), srcMeminfo)},
+		f := Finding{Subject: "host", Evidence: []Evidence{ev("huge page pool", poolText(p), poolSource(p)), ev("MemTotal", bytesOf(m.MemTotalBytes), srcMeminfo)},
 			Why: "Pages in a hugetlb pool are taken from RAM for everyone: neither the page cache nor any process " +
 				"can use them unless it maps hugetlbfs (unless a stopped instance will need them).",
 			Fix: "Size vm.nr_hugepages to the need with `dbmem plan`, or use vm.nr_overcommit_hugepages for a pool that is taken only when used."}
@@ -118,7 +122,7 @@ func checkPoolUse(h host) []Finding {
 			continue
 		}
 		switch {
-		case share(wasted, h.RAM) >= PoolWasteWarning:
+		case m.MemTotalBytes != nil && share(wasted, h.RAM) >= PoolWasteWarning:
 			f.Severity = Warning
 		case wasted >= PoolWasteFloor:
 			f.Severity = Notice
@@ -128,6 +132,16 @@ func checkPoolUse(h host) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// hasHostPools reports whether any host-wide pool was read.
+func hasHostPools(h host) bool {
+	for _, p := range h.HugePools {
+		if p.Node < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPoolNUMA flags a pool spread unevenly over NUMA nodes.
@@ -187,12 +201,16 @@ func poolText(p linux.HugePool) string {
 	if p.Reserved != nil {
 		rsvd = strconv.FormatUint(*p.Reserved, 10)
 	}
-	s := fmt.Sprintf("%s pages: total %d, free %d, reserved %s, surplus %d, in use %d, overcommit %s",
+	return fmt.Sprintf("%s pages: total %d, free %d, reserved %s, surplus %d, in use %d, overcommit %s",
 		units.Bytes(p.PageSizeBytes), p.Total, p.Free, rsvd, p.Surplus, hostInUse(p), over)
+}
+
+// poolSource is where a pool was read, for evidence.
+func poolSource(p linux.HugePool) string {
 	if p.Source == linux.PoolFromMeminfo {
-		s += " (from /proc/meminfo)"
+		return srcMeminfo
 	}
-	return s
+	return srcPools
 }
 
 // hostInUse is a host-wide pool's pages in use. The readers always give a
@@ -226,6 +244,6 @@ func poolSetting(h host, in instance) (Setting, bool) {
 	s := sysctlSetting("vm.nr_hugepages", strconv.FormatUint(want, 10), strconv.FormatUint(p.Total, 10),
 		fmt.Sprintf("%d pages in use + %d needed (%s)", hostInUse(p), in.NeedPages, in.NeedSource),
 		"hold the instance's shared memory in huge pages")
-	s.Evidence = []Evidence{ev("huge page pool", poolText(p), srcPools)}
+	s.Evidence = []Evidence{ev("huge page pool", poolText(p), poolSource(p))}
 	return s, true
 }

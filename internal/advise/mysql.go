@@ -110,7 +110,7 @@ func checkMySQLLargePages(h host, in *mysql.Instance) []Finding {
 		ev("mappings in huge pages", hugeMappingsText(in.Memory.HugeMappings), srcServerSmaps),
 	}}
 	if p, ok := h.DefaultPool(); ok {
-		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), srcPools))
+		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), poolSource(p)))
 	}
 	f.Evidence = append(f.Evidence, ev("pages needed", planText(plan), "computed"))
 	if in.LargePages() {

@@ -14,11 +14,12 @@ import (
 // database process at the top because of shared memory counted in its RSS.
 func oomRanking(h host) []Finding {
 	m := h.Meminfo
-	if !h.need("oom.ranking", "host", known(inMemTotal, m.MemTotalBytes), known(inSwapTotal, m.SwapTotalBytes)) {
+	procs := h.oomProcesses()
+	if len(procs) == 0 || !h.need("oom.ranking", "host", known(inMemTotal, m.MemTotalBytes), known(inSwapTotal, m.SwapTotalBytes)) {
 		return nil
 	}
 	total, _ := TotalPages(m)
-	rank, unknown := RankOOM(h.oomProcesses(), total)
+	rank, unknown := RankOOM(procs, total)
 	if len(rank) == 0 {
 		if unknown > 0 {
 			h.need("oom.ranking", "host", have(fmt.Sprintf("VmRSS, VmSwap, VmPTE or oom_score_adj of %d processes (/proc/PID)", unknown), false))

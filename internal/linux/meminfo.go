@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -44,9 +45,22 @@ type Meminfo struct {
 	HugetlbBytes              *uint64 `json:"hugetlb_bytes,omitempty"` // 4.16+: all pool sizes
 }
 
-// MemAvailableEstimate is how MemAvailableEstimateBytes is computed, as
-// free(1) did before the kernel had MemAvailable.
-const MemAvailableEstimate = "MemFree + Buffers + Cached - Shmem"
+// The classic estimates of MemAvailableEstimateBytes, as free(1) computed
+// "free" before the kernel had MemAvailable: Shmem is subtracted when the
+// file has it (it is in Cached but cannot be dropped); kernels before
+// 2.6.32 and many partial copies have no Shmem line.
+const (
+	MemAvailableEstimate        = "MemFree + Buffers + Cached - Shmem"
+	MemAvailableEstimateNoShmem = "MemFree + Buffers + Cached"
+)
+
+// AvailableEstimateFormula says how MemAvailableEstimateBytes was computed.
+func (m Meminfo) AvailableEstimateFormula() string {
+	if m.ShmemBytes == nil {
+		return MemAvailableEstimateNoShmem
+	}
+	return MemAvailableEstimate
+}
 
 // meminfoLines ties each line dbmem reads to its field, in the kernel's
 // order: one table for the parser, Missing and the tests.
@@ -117,13 +131,17 @@ func (m Meminfo) Available() (bytes uint64, estimated, ok bool) {
 
 // PageCacheBytes is the page cache as free(1) counts it: Cached + Buffers
 // minus Shmem, which is in Cached but cannot be dropped. ok is false when
-// a line is missing.
+// a line is missing, or when Shmem exceeds Cached + Buffers (no kernel
+// prints that; virtualised copies of meminfo do).
 func (m Meminfo) PageCacheBytes() (uint64, bool) {
 	if m.CachedBytes == nil || m.BuffersBytes == nil || m.ShmemBytes == nil {
 		return 0, false
 	}
 	c := *m.CachedBytes + *m.BuffersBytes
-	return c - min(c, *m.ShmemBytes), true
+	if *m.ShmemBytes > c {
+		return 0, false
+	}
+	return c - *m.ShmemBytes, true
 }
 
 // SwapUsedBytes is SwapTotal - SwapFree; ok is false when a line is missing.
@@ -143,13 +161,16 @@ func ReadMeminfo(fs FS) (Meminfo, error) {
 var errNotMeminfo = errors.New("none of the lines of /proc/meminfo (MemTotal:, HugePages_Total:, ...) " +
 	"with a number: give the file itself or lines copied from it (the output of free -m is not meminfo)")
 
-// parseMeminfo takes any subset of meminfo's lines: what is there is read,
-// what is not stays nil. Only a text with none of them is an error.
+// parseMeminfo takes any subset of meminfo's lines, as the kernel prints
+// them or as people paste them: what is there is read, what is not stays
+// nil. Only a text with none of them is an error.
 func parseMeminfo(r io.Reader) (Meminfo, error) {
-	kv, err := parseKV(r)
+	b, err := io.ReadAll(r)
 	if err != nil {
 		return Meminfo{}, err
 	}
+	kv := kvFile{}
+	eachKV(cleanPasted(b), func(key []byte, v uint64) { kv[string(key)] = v })
 	var m Meminfo
 	found := false
 	for _, l := range meminfoLines {
@@ -160,12 +181,37 @@ func parseMeminfo(r io.Reader) (Meminfo, error) {
 	if !found {
 		return Meminfo{}, errNotMeminfo
 	}
-	if m.MemAvailableBytes == nil && m.MemFreeBytes != nil && m.CachedBytes != nil && m.BuffersBytes != nil && m.ShmemBytes != nil {
+	if m.MemAvailableBytes == nil && m.MemFreeBytes != nil && m.CachedBytes != nil && m.BuffersBytes != nil {
 		// Kernels before 3.14: the classic estimate, kept apart.
-		c, _ := m.PageCacheBytes()
+		c := *m.CachedBytes + *m.BuffersBytes
+		if m.ShmemBytes != nil {
+			c -= min(c, *m.ShmemBytes)
+		}
 		m.MemAvailableEstimateBytes = ptr(*m.MemFreeBytes + c)
 	}
 	return m, nil
+}
+
+// cleanPasted undoes what pasting adds around meminfo lines: markdown
+// emphasis and code marks (**HugePages_Total: 400**, `...`), trailing
+// comments ("Hugepagesize: 1048576 kB //1G") and blanks. The kernel's own
+// file passes through unchanged.
+func cleanPasted(b []byte) []byte {
+	if !bytes.ContainsAny(b, "*`/#") {
+		return b // the kernel's file: nothing to undo
+	}
+	var out bytes.Buffer
+	for line := range bytes.Lines(b) {
+		if i := bytes.Index(line, []byte("//")); i >= 0 {
+			line = line[:i]
+		}
+		if i := bytes.Index(line, []byte(" #")); i >= 0 {
+			line = line[:i]
+		}
+		out.Write(bytes.Trim(bytes.TrimSpace(line), "*`"))
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
 }
 
 // meminfoGaps says which lines were missing, and that MemAvailable is an
@@ -184,7 +230,7 @@ func meminfoGaps(m Meminfo) []Gap {
 	}
 	if m.MemAvailableEstimateBytes != nil {
 		gaps = append(gaps, Gap{What: "MemAvailable",
-			Why: "no such line (kernel before 3.14): shown as an estimate, " + MemAvailableEstimate})
+			Why: "no such line (kernel before 3.14, or a partial copy): shown as an estimate, " + m.AvailableEstimateFormula()})
 	}
 	return gaps
 }

@@ -3,6 +3,8 @@ package linux
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // meminfoPool is the default huge page size's pool as /proc/meminfo gives
@@ -40,6 +42,32 @@ func hasHugeLines(m Meminfo) bool {
 // sysfs is kept). A meminfo pool that cannot be made (no Hugepagesize
 // line, or a count missing) is a gap naming the lines.
 func reconcilePools(pools []HugePool, m Meminfo, sysctls Sysctls) ([]HugePool, []Gap) {
+	pools, gaps := joinDefaultPool(pools, m, sysctls)
+	return pools, append(gaps, hugetlbGap(pools, m)...)
+}
+
+// hugetlbGap says when meminfo's Hugetlb (all pools, 4.16+) holds more than
+// the pools read: the rest is in pools of sizes that were not read.
+func hugetlbGap(pools []HugePool, m Meminfo) []Gap {
+	if m.HugetlbBytes == nil {
+		return nil
+	}
+	var held uint64
+	for _, p := range pools {
+		if p.Node < 0 {
+			held += p.Bytes()
+		}
+	}
+	if *m.HugetlbBytes <= held {
+		return nil
+	}
+	return []Gap{{What: "huge page pools of other sizes",
+		Why: fmt.Sprintf("Hugetlb %s in /proc/meminfo, the pools read hold %s: %s are in pools that were not read (sysfs)",
+			units.Bytes(*m.HugetlbBytes), units.Bytes(held), units.Bytes(*m.HugetlbBytes-held))}}
+}
+
+// joinDefaultPool adds or cross-checks meminfo's default pool.
+func joinDefaultPool(pools []HugePool, m Meminfo, sysctls Sysctls) ([]HugePool, []Gap) {
 	if !hasHugeLines(m) {
 		return pools, nil
 	}

@@ -11,10 +11,14 @@ import (
 // when its line is absent or unreadable (RssAnon, RssFile and RssShmem
 // appeared in 4.5, HugetlbPages in 4.4): unknown, never 0.
 type Status struct {
-	Name             string  `json:"name"`
-	State            string  `json:"state"`
-	PPid             int     `json:"ppid"`
-	UID              int     `json:"uid"`
+	Name  string `json:"name"`
+	State string `json:"state"`
+	// PPid is 0 (omitted) when the line is missing: only pid 1 and 2 have
+	// 0 for a parent, and Process.PPid comes from stat anyway.
+	PPid int `json:"ppid,omitempty"`
+	// UID (real) and Threads are nil when their line is missing: uid 0 is
+	// root, not unknown.
+	UID              *int    `json:"uid,omitempty"`
 	HasMM            bool    `json:"-"`
 	VmPeakBytes      *uint64 `json:"vm_peak_bytes,omitempty"`
 	VmSizeBytes      *uint64 `json:"vm_size_bytes,omitempty"`
@@ -27,7 +31,7 @@ type Status struct {
 	VmPTEBytes       *uint64 `json:"vm_pte_bytes,omitempty"`
 	VmSwapBytes      *uint64 `json:"vm_swap_bytes,omitempty"`
 	HugetlbPageBytes *uint64 `json:"hugetlb_pages_bytes,omitempty"`
-	Threads          int     `json:"threads"`
+	Threads          *int    `json:"threads,omitempty"`
 }
 
 // statusLines ties each memory line of status to its field.
@@ -98,7 +102,9 @@ func parseStatusBytes(b []byte) (Status, error) {
 			s.State, _ = nextField(string(val))
 		case "Uid":
 			uid, _ := nextField(val)
-			s.UID, _ = strconv.Atoi(string(uid))
+			if v, err := strconv.Atoi(string(uid)); err == nil {
+				s.UID = &v
+			}
 		default:
 			if k, v, ok := parseKVLine(line); ok {
 				s.set(k, v)
@@ -115,7 +121,8 @@ func (s *Status) set(key []byte, v uint64) {
 		s.PPid = int(v)
 		return
 	case "Threads":
-		s.Threads = int(v)
+		n := int(v)
+		s.Threads = &n
 		return
 	case "VmSize":
 		s.HasMM = true

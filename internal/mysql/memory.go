@@ -53,7 +53,9 @@ type Memory struct {
 	BufferPool *BufferPool `json:"buffer_pool,omitempty"`
 	// HugeMappings are every mapping in huge pages (what large_pages got).
 	HugeMappings []MappingInfo `json:"huge_mappings,omitempty"`
-	Threads      int           `json:"threads"`
+	// Threads is the server's thread count, 0 (omitted) when status did not
+	// say: a process has at least one.
+	Threads int `json:"threads,omitempty"`
 	// PrivateBytes is Pss_Anon (PrivateExact) or RssAnon: anonymous memory,
 	// the buffer pool included when it is in 4 KiB pages. It and the other
 	// figures are nil when the process's files did not give them.
@@ -151,7 +153,10 @@ func (bp *BufferPool) add(m MappingInfo) {
 
 // measureMemory fills Memory from the process and its smaps.
 func measureMemory(p linux.Process, entries []linux.SmapsEntry, poolBytes uint64) Memory {
-	m := Memory{Threads: p.Status.Threads, PageTablesBytes: p.Status.VmPTEBytes, SwapBytes: p.Status.VmSwapBytes}
+	m := Memory{PageTablesBytes: p.Status.VmPTEBytes, SwapBytes: p.Status.VmSwapBytes}
+	if p.Status.Threads != nil {
+		m.Threads = *p.Status.Threads
+	}
 	if h, ok := p.HugetlbBytes(); ok {
 		m.HugetlbBytes = &h
 	}

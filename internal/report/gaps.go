@@ -42,6 +42,31 @@ func mergeProcessGaps(gaps []linux.Gap) []linux.Gap {
 			out[gr.at].What = fmt.Sprintf("%s (%d processes: %s)", gr.what, len(gr.pids), pidsText(gr.pids, 8))
 		}
 	}
+	return mergeSameCause(out)
+}
+
+// mergeSameCause says once what three or more things lack for the same
+// reason (every sysctl of a copy without /proc/sys): "vm.swappiness,
+// vm.overcommit_memory, ...: not present".
+func mergeSameCause(gaps []linux.Gap) []linux.Gap {
+	count := map[string]int{}
+	for _, g := range gaps {
+		count[g.Why]++
+	}
+	var out []linux.Gap
+	at := map[string]int{}
+	for _, g := range gaps {
+		if count[g.Why] < 3 {
+			out = append(out, g)
+			continue
+		}
+		if i, ok := at[g.Why]; ok {
+			out[i].What += ", " + g.What
+			continue
+		}
+		at[g.Why] = len(out)
+		out = append(out, g)
+	}
 	return out
 }
 

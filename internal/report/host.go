@@ -14,8 +14,8 @@ import (
 func writeHost(b *strings.Builder, h linux.Host, st style) {
 	m := h.Meminfo
 	fmt.Fprintf(b, "%s\n", st.head("HOST"))
-	fmt.Fprintf(b, "  Memory       %s total, %s available%s, page cache %s, shmem %s, anon %s\n",
-		units.OptBytes(m.MemTotalBytes), availableText(m), ofText(availablePtr(m), m.MemTotalBytes, ""),
+	fmt.Fprintf(b, "  Memory       %s total, %s, page cache %s, shmem %s, anon %s\n",
+		units.OptBytes(m.MemTotalBytes), availableText(m),
 		units.OptBytes(pageCache(m)), units.OptBytes(m.ShmemBytes), units.OptBytes(m.AnonPagesBytes))
 	pt := units.OptBytes(m.PageTablesBytes) + ofText(m.PageTablesBytes, m.MemTotalBytes, " of RAM")
 	if m.SecPageTablesBytes != nil {
@@ -33,23 +33,21 @@ func writeHost(b *strings.Builder, h linux.Host, st style) {
 	writeSysctls(b, h.Sysctls)
 }
 
-// availableText is MemAvailable, or its estimate said as one.
+// availableText is "X available (12%)" from MemAvailable, its estimate
+// said as one, or unknown.
 func availableText(m linux.Meminfo) string {
 	v, est, ok := m.Available()
 	switch {
 	case !ok:
-		return units.Unknown
+		return units.Unknown + " available"
 	case est:
-		return units.Bytes(v) + " (estimate: " + linux.MemAvailableEstimate + ")"
+		s := units.Bytes(v) + " available (estimate: " + m.AvailableEstimateFormula() + ")"
+		if pct := ofText(&v, m.MemTotalBytes, ""); pct != "" {
+			s += ", " + strings.Trim(pct, " ()") + " of RAM"
+		}
+		return s
 	}
-	return units.Bytes(v)
-}
-
-func availablePtr(m linux.Meminfo) *uint64 {
-	if v, _, ok := m.Available(); ok {
-		return &v
-	}
-	return nil
+	return units.Bytes(v) + " available" + ofText(&v, m.MemTotalBytes, "")
 }
 
 func pageCache(m linux.Meminfo) *uint64 {
@@ -121,6 +119,7 @@ func writePools(b *strings.Builder, h linux.Host) {
 	}
 	out := t.Render("               ")
 	b.WriteString("  Huge pages" + strings.TrimPrefix(out, "            "))
+	b.WriteString(defaultPoolNote(h))
 	if len(fromMeminfo) > 0 {
 		fmt.Fprintf(b, "               the %s pool is from /proc/meminfo (sysfs has none): overcommit from vm.nr_overcommit_hugepages, ? where unknown\n",
 			strings.Join(fromMeminfo, ", "))
@@ -132,10 +131,26 @@ func noPoolText(m linux.Meminfo) string {
 	switch {
 	case m.HugePagesTotal != nil && m.HugepagesizeBytes == nil:
 		return fmt.Sprintf("HugePages_Total %d of an unknown page size (no Hugepagesize line in /proc/meminfo)", *m.HugePagesTotal)
+	case m.HugePagesTotal == nil && m.HugepagesizeBytes != nil:
+		s := "default page " + units.Bytes(*m.HugepagesizeBytes)
+		if m.HugetlbBytes != nil {
+			s += ", Hugetlb " + units.Bytes(*m.HugetlbBytes) + " in all pools"
+		}
+		return s + "; pool counts unknown (no HugePages_Total line in /proc/meminfo)"
 	case m.HugePagesTotal == nil:
 		return "unknown: no pool in sysfs and no HugePages_Total line in /proc/meminfo"
 	}
 	return "no hugetlbfs pools on this kernel"
+}
+
+// defaultPoolNote says when the default huge page size has no pool among
+// those listed (it is in meminfo, not in the sysfs read).
+func defaultPoolNote(h linux.Host) string {
+	size, ok := h.DefaultPageSize()
+	if _, found := h.DefaultPool(); !ok || found {
+		return ""
+	}
+	return "               default page " + units.Bytes(size) + " (Hugepagesize): no pool of that size was read\n"
 }
 
 func optCount(p *uint64) string {

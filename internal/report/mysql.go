@@ -121,8 +121,12 @@ func threadsLine(in *mysql.Instance) string {
 	if !m.PrivateExact {
 		how = "RssAnon"
 	}
-	s := fmt.Sprintf("%d threads in one process; private %s (%s), %s outside the buffer pool = ~%s per thread "+
-		"(estimate: other global caches included); page tables %s", m.Threads, units.OptBytes(m.PrivateBytes), how,
+	threads := units.Unknown
+	if m.Threads > 0 {
+		threads = fmt.Sprint(m.Threads)
+	}
+	s := fmt.Sprintf("%s threads in one process; private %s (%s), %s outside the buffer pool = ~%s per thread "+
+		"(estimate: other global caches included); page tables %s", threads, units.OptBytes(m.PrivateBytes), how,
 		units.OptBytes(m.OutsidePoolBytes), units.OptBytes(m.PerThreadBytes), units.OptBytes(m.PageTablesBytes))
 	if mu, ok := in.StatusBytes("memory_used"); ok {
 		s += fmt.Sprintf("; Memory_used %s (server's count)", units.Bytes(mu))

@@ -42,7 +42,7 @@ func Text(w io.Writer, s *snapshot.Snapshot, o Options) error {
 	st := style{on: o.Color}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  host %s, kernel %s, %s\n\n", st.head("dbmem report"),
-		orDash(s.Host.Hostname), orDash(s.Host.KernelRelease), whenText(s, o.From))
+		orUnknown(s.Host.Hostname), orUnknown(s.Host.KernelRelease), whenText(s, o.From))
 	writeHost(&b, s.Host, st)
 	if len(s.Postgres) == 0 {
 		b.WriteString("\n" + st.head("POSTGRESQL") + "  no running instance found (no process named postgres)\n")
@@ -105,6 +105,12 @@ func writeGaps(b *strings.Builder, s *snapshot.Snapshot, st style) {
 	}
 	fmt.Fprintf(b, "\n%s\n", st.head("NOT SEEN (the numbers above are incomplete where these apply)"))
 	for _, l := range lines {
-		fmt.Fprintf(b, "  - %s\n", l)
+		for i, part := range wrapWords(strings.Fields(l), 106) {
+			lead := "  - "
+			if i > 0 {
+				lead = "    "
+			}
+			fmt.Fprintf(b, "%s%s\n", lead, part)
+		}
 	}
 }

@@ -35,7 +35,7 @@ type HostFrame struct {
 	MemTotalBytes     *uint64 `json:"mem_total_bytes,omitempty"`
 	MemAvailableBytes *uint64 `json:"mem_available_bytes,omitempty"`
 	// MemAvailableEstimated: the kernel has no MemAvailable (before 3.14);
-	// MemAvailableBytes is the classic estimate (linux.MemAvailableEstimate).
+	// MemAvailableBytes is the classic estimate (linux.Meminfo.AvailableEstimateFormula).
 	MemAvailableEstimated bool `json:"mem_available_estimated,omitempty"`
 	// MemAvailableDelta is the change since the previous tick.
 	MemAvailableDelta *int64  `json:"mem_available_delta_bytes,omitempty"`
