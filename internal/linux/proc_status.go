@@ -35,7 +35,7 @@ type Status struct {
 }
 
 // statusLines ties each memory line of status to its field.
-var statusLines = []struct {
+var statusLines = [...]struct {
 	key   string
 	field func(*Status) **uint64
 }{
@@ -93,6 +93,7 @@ func parseStatus(r io.Reader) (Status, error) {
 
 func parseStatusBytes(b []byte) (Status, error) {
 	var s Status
+	var vals *statusValues // the memory lines' values: one allocation for all
 	for line := range bytes.Lines(b) {
 		key, val, _ := bytes.Cut(line, []byte(":"))
 		switch string(key) {
@@ -107,15 +108,19 @@ func parseStatusBytes(b []byte) (Status, error) {
 			}
 		default:
 			if k, v, ok := parseKVLine(line); ok {
-				s.set(k, v)
+				s.set(k, v, &vals)
 			}
 		}
 	}
 	return s, nil
 }
 
-// set stores one numeric line of status.
-func (s *Status) set(key []byte, v uint64) {
+// statusValues holds the values the memory fields of one Status point to.
+type statusValues [len(statusLines)]uint64
+
+// set stores one numeric line of status; the memory lines' values go to
+// *vals, allocated at the first.
+func (s *Status) set(key []byte, v uint64, vals **statusValues) {
 	switch string(key) {
 	case "PPid":
 		s.PPid = int(v)
@@ -127,9 +132,13 @@ func (s *Status) set(key []byte, v uint64) {
 	case "VmSize":
 		s.HasMM = true
 	}
-	for _, l := range statusLines {
+	for i, l := range statusLines {
 		if l.key == string(key) {
-			*l.field(s) = ptr(v)
+			if *vals == nil {
+				*vals = new(statusValues)
+			}
+			(*vals)[i] = v
+			*l.field(s) = &(*vals)[i]
 			return
 		}
 	}
