@@ -96,7 +96,7 @@ func hugeMappingsText(ms []mysql.MappingInfo) string {
 // (only the mappings show it), or a big pool in 4 KiB pages with large_pages=OFF.
 func checkMySQLLargePages(h host, in *mysql.Instance) []Finding {
 	bp := in.Memory.BufferPool
-	if bp == nil || bp.Hugetlb {
+	if !h.need("mysql.large_pages", MySQLSubject(in), have("the buffer pool's mapping (the server's /proc/PID/smaps)", bp != nil)) || bp.Hugetlb {
 		return nil
 	}
 	page, ok := h.DefaultPageSize()

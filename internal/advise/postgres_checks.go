@@ -12,7 +12,7 @@ func postgresChecks(h host, in *postgres.Instance) []Finding {
 	var out []Finding
 	out = append(out, checkPostmasterOOM(h, in)...)
 	out = append(out, checkChildrenOOM(h, in)...)
-	out = append(out, checkHugePagesTry(in)...)
+	out = append(out, checkHugePagesTry(h, in)...)
 	out = append(out, checkSysVHuge(in)...)
 	return out
 }
@@ -68,8 +68,9 @@ func checkChildrenOOM(h host, in *postgres.Instance) []Finding {
 	}}
 }
 
-func checkHugePagesTry(in *postgres.Instance) []Finding {
-	if in.Shared == nil || !in.Shared.Hugetlb || in.Settings.String("huge_pages") != "try" {
+func checkHugePagesTry(h host, in *postgres.Instance) []Finding {
+	if in.Settings.String("huge_pages") != "try" ||
+		!h.need("hugepages.try", PostgresSubject(in), have(inSharedSegment, in.Shared != nil)) || !in.Shared.Hugetlb {
 		return nil
 	}
 	unit := PostgresUnit(in)
