@@ -225,7 +225,13 @@ func (g group) label() string {
 
 func memAvailable() (uint64, error) {
 	m, err := linux.ReadMeminfo(linux.DefaultFS())
-	return m.MemAvailableBytes, err
+	if err == nil && m.MemAvailableBytes == nil {
+		err = errors.New("/proc/meminfo has no MemAvailable line")
+	}
+	if err != nil {
+		return 0, err
+	}
+	return *m.MemAvailableBytes, nil
 }
 
 func loadAvg() string {

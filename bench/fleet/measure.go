@@ -24,6 +24,15 @@ type measureOut struct {
 	Costs     []procValue `json:"costs"`
 }
 
+// omitUnknown is *p, or 0 when p is nil: procValue's fields are omitempty,
+// so an unknown value is left out of the JSON like a tool's missing column.
+func omitUnknown(p *uint64) uint64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
 // procValue is one process's numbers from any reader, in bytes.
 type procValue struct {
 	PID     int    `json:"pid"`
@@ -74,8 +83,9 @@ func measureOnce(pids []int, opt pagecost.Options) (measureOut, error) {
 		out.Fallbacks = append(out.Fallbacks, fb.Error())
 	}
 	for _, c := range costs {
+		private, _ := c.PrivateBytes()
 		out.Costs = append(out.Costs, procValue{PID: c.PID, Method: c.Method.String(), PssAnon: c.PssAnonBytes,
-			VmPTE: c.VmPTEBytes, Swap: c.VmSwapBytes, RssAnon: c.RssAnonBytes, Private: c.PrivateBytes()})
+			VmPTE: omitUnknown(c.VmPTEBytes), Swap: omitUnknown(c.VmSwapBytes), RssAnon: omitUnknown(c.RssAnonBytes), Private: private})
 	}
 	return out, nil
 }

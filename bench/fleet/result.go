@@ -33,8 +33,8 @@ func (b *bench) newResult(g group, n int, pids []int) configResult {
 	r.MemAvailable, _ = memAvailable()
 	var pte, shmem, huge []uint64
 	for _, pid := range pids {
-		if st, err := linux.ReadStatus(linux.DefaultFS(), pid); err == nil {
-			pte, shmem, huge = append(pte, st.VmPTEBytes), append(shmem, st.RssShmemBytes), append(huge, st.HugetlbPageBytes)
+		if st, err := linux.ReadStatus(linux.DefaultFS(), pid); err == nil && st.VmPTEBytes != nil && st.RssShmemBytes != nil && st.HugetlbPageBytes != nil {
+			pte, shmem, huge = append(pte, *st.VmPTEBytes), append(shmem, *st.RssShmemBytes), append(huge, *st.HugetlbPageBytes)
 		}
 	}
 	r.VmPTEMedian, r.RssShmemMedian, r.HugetlbMedian = median(pte), median(shmem), median(huge)

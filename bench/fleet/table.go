@@ -31,9 +31,13 @@ func (b *bench) markdown() string {
 	var s strings.Builder
 	kernel, _ := linux.KernelRelease(linux.DefaultFS())
 	m, _ := linux.ReadMeminfo(linux.DefaultFS())
+	ram := "unknown"
+	if m.MemTotalBytes != nil {
+		ram = gib(*m.MemTotalBytes)
+	}
 	fmt.Fprintf(&s, "# dbmem fleet benchmark, %s\n\n", b.started.Format("2006-01-02 15:04"))
 	fmt.Fprintf(&s, "Kernel %s, %d CPUs, %s RAM, %s. Readers run one at a time as child processes, %d runs each, interleaved; medians. Wall and CPU (user+sys from wait4) in seconds.\n\n",
-		kernel, runtime.NumCPU(), gib(m.MemTotalBytes), b.postgres, b.cfg.Reps)
+		kernel, runtime.NumCPU(), ram, b.postgres, b.cfg.Reps)
 	writeSummary(&s, b.results)
 	writeAgreement(&s, b.results)
 	writeReport(&s, b.results)

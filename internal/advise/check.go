@@ -26,6 +26,8 @@ type Options struct {
 // host is what the host checks read.
 type host struct {
 	linux.Host
+	// RAM is MemTotal; valid only in a check that needed MemTotal (0 when
+	// unknown: never shown, never divided by).
 	RAM       uint64
 	Instances []instance
 	// Others are engines judged by their own checks (MySQL/MariaDB), for
@@ -38,17 +40,46 @@ type host struct {
 	// shared.
 	Dedicated bool
 	Opts      Options
+	// skipped collects the checks that could not run (see need).
+	skipped *[]Skipped
+}
+
+// Result is what Judge found, and the checks it could not make.
+type Result struct {
+	Findings []Finding `json:"findings"`
+	// Skipped are checks whose inputs were not read: they were not
+	// evaluated (a missing number is never taken as 0).
+	Skipped []Skipped `json:"skipped,omitempty"`
+}
+
+// Skipped is a check that did not run, and the inputs it lacked.
+type Skipped struct {
+	ID      string `json:"id"`
+	Subject string `json:"subject"`
+	// Missing names each input and where it should have come from:
+	// "PageTables (/proc/meminfo)".
+	Missing []string `json:"missing"`
 }
 
 // Check judges a snapshot and returns its findings, most severe first. It is
-// pure: everything it reads is in s and o.
-func Check(s *snapshot.Snapshot, o Options) []Finding {
+// pure: everything it reads is in s and o. Judge also says which checks
+// were skipped.
+func Check(s *snapshot.Snapshot, o Options) []Finding { return Judge(s, o).Findings }
+
+// Judge judges a snapshot: its findings, most severe first, and the checks
+// skipped because an input was not read.
+func Judge(s *snapshot.Snapshot, o Options) Result {
 	if o.NodesPerQuery < 1 {
 		o.NodesPerQuery = DefaultNodesPerQuery
 	}
-	h := host{Host: s.Host, RAM: s.Host.Meminfo.MemTotalBytes, Opts: o}
+	var skipped []Skipped
+	h := host{Host: s.Host, Opts: o, skipped: &skipped}
+	if m := s.Host.Meminfo.MemTotalBytes; m != nil {
+		h.RAM = *m
+	}
+	hugeSize, _ := s.Host.DefaultPageSize()
 	for _, in := range s.Postgres {
-		h.Instances = append(h.Instances, fromPostgres(in, s.Host.Meminfo.HugepagesizeBytes, o))
+		h.Instances = append(h.Instances, fromPostgres(in, hugeSize, o))
 	}
 	for _, m := range s.MySQL {
 		h.Others = append(h.Others, Engine{Name: string(m.Flavor), Major: m.Major, Minor: m.Minor})
@@ -71,7 +102,7 @@ func Check(s *snapshot.Snapshot, o Options) []Finding {
 	}
 	out = append(out, otherChecks(h, s)...)
 	out = append(out, oomRanking(h)...)
-	return sortFindings(out, o.MinSeverity)
+	return Result{Findings: sortFindings(out, o.MinSeverity), Skipped: sortSkipped(skipped)}
 }
 
 // hostChecks apply once per host.

@@ -25,18 +25,20 @@ func TestHostChecks(t *testing.T) {
 		{"mode 1 on a database host", "overcommit.mode", Warning, func(s *snapshot.Snapshot) { small(s); s.Host.Sysctls["vm.overcommit_memory"] = "1" }, Options{}},
 		{"mode 1 on a shared host", "overcommit.mode", Info, func(s *snapshot.Snapshot) { small(s); s.Host.Sysctls["vm.overcommit_memory"] = "1" }, Options{SharedHost: true}},
 		{"mode 0 without a database", "overcommit.mode", Info, func(s *snapshot.Snapshot) { s.Host.Sysctls["vm.overcommit_memory"] = "0" }, Options{}},
-		{"Committed_AS at 50%", "overcommit.near_limit", none, func(s *snapshot.Snapshot) { s.Host.Meminfo.CommittedASBytes = s.Host.Meminfo.CommitLimitBytes / 2 }, Options{}},
+		{"Committed_AS at 50%", "overcommit.near_limit", none, func(s *snapshot.Snapshot) {
+			s.Host.Meminfo.CommittedASBytes = new(*s.Host.Meminfo.CommitLimitBytes / 2)
+		}, Options{}},
 		{"Committed_AS at 95%", "overcommit.near_limit", Warning, func(s *snapshot.Snapshot) {
-			s.Host.Meminfo.CommittedASBytes = s.Host.Meminfo.CommitLimitBytes * 95 / 100
+			s.Host.Meminfo.CommittedASBytes = new(*s.Host.Meminfo.CommitLimitBytes * 95 / 100)
 		}, Options{}},
 		{"Committed_AS past CommitLimit", "overcommit.near_limit", Critical, func(s *snapshot.Snapshot) {
-			s.Host.Meminfo.CommittedASBytes = s.Host.Meminfo.CommitLimitBytes + GiB
+			s.Host.Meminfo.CommittedASBytes = new(*s.Host.Meminfo.CommitLimitBytes + GiB)
 		}, Options{}},
-		{"8 GiB swap on 32 GiB", "swap.large", Notice, func(s *snapshot.Snapshot) { small(s); s.Host.Meminfo.SwapTotalBytes = 8 * GiB }, Options{}},
-		{"2 GiB swap on 32 GiB", "swap.large", none, func(s *snapshot.Snapshot) { small(s); s.Host.Meminfo.SwapTotalBytes = 2 * GiB }, Options{}},
+		{"8 GiB swap on 32 GiB", "swap.large", Notice, func(s *snapshot.Snapshot) { small(s); s.Host.Meminfo.SwapTotalBytes = new(8 * GiB) }, Options{}},
+		{"2 GiB swap on 32 GiB", "swap.large", none, func(s *snapshot.Snapshot) { small(s); s.Host.Meminfo.SwapTotalBytes = new(2 * GiB) }, Options{}},
 		{"swappiness 60 with swap", "swap.swappiness", Notice, func(s *snapshot.Snapshot) {
 			small(s)
-			s.Host.Meminfo.SwapTotalBytes, s.Host.Sysctls["vm.swappiness"] = GiB, "60"
+			s.Host.Meminfo.SwapTotalBytes, s.Host.Sysctls["vm.swappiness"] = new(GiB), "60"
 		}, Options{}},
 		{"swappiness 60 without swap", "swap.swappiness", none, func(s *snapshot.Snapshot) { small(s); s.Host.Sysctls["vm.swappiness"] = "60" }, Options{}},
 		{"THP always", "thp.enabled", Warning, func(s *snapshot.Snapshot) { small(s); s.Host.THP.Enabled = "always" }, Options{}},
@@ -46,10 +48,10 @@ func TestHostChecks(t *testing.T) {
 		{"zone reclaim on 1 node", "numa.zone_reclaim", Notice, func(s *snapshot.Snapshot) { s.Host.Sysctls["vm.zone_reclaim_mode"] = "1" }, Options{}},
 		{"test cluster's 8 MiB of page tables", "pagetables.now", none, small, Options{}},
 		{"seed 000: 25 GB of page tables on 192 GB", "pagetables.now", Critical, func(s *snapshot.Snapshot) {
-			s.Host.Meminfo.MemTotalBytes, s.Host.Meminfo.PageTablesBytes = 192*GiB, 25*GiB
+			s.Host.Meminfo.MemTotalBytes, s.Host.Meminfo.PageTablesBytes = new(192*GiB), new(25*GiB)
 		}, Options{}},
-		{"1.5 GiB of page tables on 32 GiB", "pagetables.now", Warning, func(s *snapshot.Snapshot) { s.Host.Meminfo.PageTablesBytes = 1536 * MiB }, Options{}},
-		{"400 MiB of page tables on 32 GiB", "pagetables.now", Notice, func(s *snapshot.Snapshot) { s.Host.Meminfo.PageTablesBytes = 400 * MiB }, Options{}},
+		{"1.5 GiB of page tables on 32 GiB", "pagetables.now", Warning, func(s *snapshot.Snapshot) { s.Host.Meminfo.PageTablesBytes = new(1536 * MiB) }, Options{}},
+		{"400 MiB of page tables on 32 GiB", "pagetables.now", Notice, func(s *snapshot.Snapshot) { s.Host.Meminfo.PageTablesBytes = new(400 * MiB) }, Options{}},
 		{"8 GiB pool unused on 32 GiB", "hugepages.pool_unused", Warning, pool(4096, 4096, 0), Options{}},
 		{"300 MiB pool unused", "hugepages.pool_unused", Notice, pool(150, 150, 0), Options{}},
 		{"20 MiB pool unused", "hugepages.pool_unused", Info, pool(10, 10, 0), Options{}},
@@ -79,7 +81,7 @@ func TestHostChecks(t *testing.T) {
 // pool sets the host-wide 2 MiB pool.
 func pool(total, free, rsvd uint64) func(*snapshot.Snapshot) {
 	return func(s *snapshot.Snapshot) {
-		s.Host.HugePools[0].Total, s.Host.HugePools[0].Free, s.Host.HugePools[0].Reserved = total, free, rsvd
+		s.Host.HugePools[0].Total, s.Host.HugePools[0].Free, s.Host.HugePools[0].Reserved = total, free, &rsvd
 	}
 }
 

@@ -50,11 +50,11 @@ func TestInstanceChecks(t *testing.T) {
 			}, "memory.worst_case", Warning, "exceeds the cgroup limit 4 GiB"},
 		{"postmaster unprotected", 24 * GiB, pgInstance(143*MiB, basePage, nil), nil, "oom.postmaster_unprotected", Notice, "oom_score_adj 0"},
 		{"postmaster protected, children inherit", 24 * GiB, pgInstance(143*MiB, basePage, nil), func(_ *snapshot.Snapshot, in *postgres.Instance) {
-			in.Processes[0].OOMScoreAdj = -900
+			in.Processes[0].OOMScoreAdj = new(-900)
 			in.Processes = append(in.Processes, proc(101, postgres.RoleCheckpointer, 30*MiB, 20*MiB, -900), proc(102, postgres.RoleClient, 10*MiB, 1*MiB, 0))
 		}, "oom.children_protected", Warning, "1 of 2 child processes"},
 		{"postmaster protected, children reset", 24 * GiB, pgInstance(143*MiB, basePage, nil), func(_ *snapshot.Snapshot, in *postgres.Instance) {
-			in.Processes[0].OOMScoreAdj = -1000
+			in.Processes[0].OOMScoreAdj = new(-1000)
 			in.Processes = append(in.Processes, proc(101, postgres.RoleCheckpointer, 30*MiB, 20*MiB, 0))
 		}, "oom.children_protected", none, ""},
 	} {
@@ -94,10 +94,10 @@ func TestOOMRanking(t *testing.T) {
 		t.Errorf("ranking order: %+v", f.Evidence)
 	}
 	// The same instance in huge pages: the checkpointer's RSS is small.
-	java := linux.Process{PID: 7, Comm: "java", Status: linux.Status{HasMM: true, VmRSSBytes: 6 * GiB}}
-	initp := linux.Process{PID: 1, Comm: "systemd", Status: linux.Status{HasMM: true, VmRSSBytes: 60 * GiB}}
+	java := other(7, "java", 6*GiB, 0)
+	initp := other(1, "systemd", 60*GiB, 0)
 	kthread := linux.Process{PID: 2, Comm: "kthreadd"}
-	shielded := linux.Process{PID: 8, Comm: "sshd", OOMScoreAdj: -1000, Status: linux.Status{HasMM: true, VmRSSBytes: 50 * GiB}}
+	shielded := other(8, "sshd", 50*GiB, -1000)
 	procs := []linux.Process{initp, kthread, java, shielded}
 	for _, p := range in.Processes {
 		procs = append(procs, p.Process)
@@ -115,7 +115,7 @@ func TestOOMRanking(t *testing.T) {
 
 func TestBadnessAndScore(t *testing.T) {
 	total := uint64(24*GiB) / basePage
-	p := linux.Process{PID: 10, Status: linux.Status{HasMM: true, VmRSSBytes: 60 * MiB, VmPTEBytes: 232 * KiB}}
+	p := linux.Process{PID: 10, OOMScoreAdj: new(0), Status: status(60*MiB, 0, 232*KiB)}
 	b, ok := Badness(p, total)
 	if !ok || b != int64((60*MiB+232*KiB)/4096) {
 		t.Fatalf("badness %d %v", b, ok)
@@ -124,11 +124,11 @@ func TestBadnessAndScore(t *testing.T) {
 	if got := OOMScore(b, total); got != 668 {
 		t.Errorf("score %d, want 668", got)
 	}
-	p.OOMScoreAdj = -900
+	p.OOMScoreAdj = new(-900)
 	if b, _ = Badness(p, total); OOMScore(b, total) != 68 {
 		t.Errorf("adj -900: score %d, want 68", OOMScore(b, total))
 	}
-	p.OOMScoreAdj = 1000
+	p.OOMScoreAdj = new(1000)
 	if b, _ = Badness(p, total); OOMScore(b, total) < 1330 {
 		t.Errorf("adj 1000: score %d, want above 1330", OOMScore(b, total))
 	}
@@ -136,7 +136,7 @@ func TestBadnessAndScore(t *testing.T) {
 
 func TestSortAndFilter(t *testing.T) {
 	s := hostSnap(192 * GiB)
-	s.Host.Meminfo.PageTablesBytes = 25 * GiB
+	s.Host.Meminfo.PageTablesBytes = new(25 * GiB)
 	s.Host.Sysctls["vm.overcommit_memory"] = "0"
 	s.Postgres = []*postgres.Instance{pgInstance(143*MiB, basePage, nil)}
 	fs := Check(s, Options{})

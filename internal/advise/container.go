@@ -51,7 +51,7 @@ func checkHugetlbSIGBUS(h host, subject string, cg linux.CgroupInfo, wantsHuge b
 		out = append(out, Finding{ID: "container.hugetlb_sigbus", Severity: Warning, Subject: subject,
 			Title: fmt.Sprintf("huge pages limited to %s by the cgroup without a reservation limit: SIGBUS risk", units.Bytes(*hl.LimitBytes)),
 			Evidence: []Evidence{ev(files[hl.Version], units.Bytes(*hl.LimitBytes)+" at "+hl.LimitPath, "cgroup v"+fmt.Sprint(hl.Version)),
-				ev("hugetlb."+size+".rsvd limit", rsvd, "cgroup"), ev("usage", units.Bytes(hl.UsageBytes), "cgroup"),
+				ev("hugetlb."+size+".rsvd limit", rsvd, "cgroup"), ev("usage", bytesOf(hl.UsageBytes), "cgroup"),
 				ev("container", containerText(cg.Container), "/proc/PID/cgroup")},
 			Why: "The fault limit is charged when a page is first touched, not when it is mapped: a database whose shared memory " +
 				"exceeds it starts normally and is killed by SIGBUS (\"Bus error\") when it touches the page over the limit.",
@@ -80,7 +80,7 @@ func checkMySQLCgroupLimit(in *mysql.Instance) []Finding {
 	return []Finding{{ID: "container.worst_case_over_limit", Severity: Warning, Subject: MySQLSubject(in),
 		Title: fmt.Sprintf("worst case %s exceeds the cgroup memory limit %s", units.Bytes(wc.TotalBytes), units.Bytes(*m.LimitBytes)),
 		Evidence: []Evidence{ev("memory limit", units.Bytes(*m.LimitBytes)+" at "+m.LimitPath, fmt.Sprintf("cgroup v%d", m.Version)),
-			ev("usage", fmt.Sprintf("%s (anon %s, shmem %s, file %s)", units.Bytes(m.UsageBytes), units.Bytes(m.AnonBytes), units.Bytes(m.ShmemBytes), units.Bytes(m.FileBytes)), "memory.stat"),
+			ev("usage", fmt.Sprintf("%s (anon %s, shmem %s, file %s)", bytesOf(m.UsageBytes), bytesOf(m.AnonBytes), bytesOf(m.ShmemBytes), bytesOf(m.FileBytes)), "memory.stat"),
 			ev("worst case", units.Bytes(wc.TotalBytes), fmt.Sprintf("global %s + %s", units.Bytes(wc.GlobalBytes), wc.Connections.Formula))},
 		Why: "When the server's threads allocate their buffers at once the cgroup reaches its limit and the kernel kills the " +
 			"server (oom_kill in memory.events): the node may have free memory, the container has not.",

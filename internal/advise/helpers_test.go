@@ -11,9 +11,10 @@ import (
 func hostSnap(ram uint64) *snapshot.Snapshot {
 	return &snapshot.Snapshot{Host: linux.Host{
 		Hostname: "db1",
-		Meminfo: linux.Meminfo{MemTotalBytes: ram, CommitLimitBytes: ram / 2, CommittedASBytes: ram / 10,
-			HugepagesizeBytes: 2 * MiB, PageTablesBytes: 8 * MiB},
-		HugePools: []linux.HugePool{{PageSizeBytes: 2 * MiB, Node: -1}},
+		Meminfo: linux.Meminfo{MemTotalBytes: new(ram), CommitLimitBytes: new(ram / 2), CommittedASBytes: new(ram / 10),
+			HugepagesizeBytes: new(2 * MiB), PageTablesBytes: new(8 * MiB), SwapTotalBytes: new(uint64(0)), SwapFreeBytes: new(uint64(0)),
+			AnonHugePagesBytes: new(uint64(0))},
+		HugePools: []linux.HugePool{{PageSizeBytes: 2 * MiB, Node: -1, Reserved: new(uint64(0)), Overcommit: new(uint64(0))}},
 		THP:       linux.THP{Enabled: "madvise", Defrag: "madvise"},
 		Sysctls:   linux.Sysctls{"vm.overcommit_memory": "2", "vm.overcommit_ratio": "50", "vm.swappiness": "10", "vm.zone_reclaim_mode": "0"},
 		NUMANodes: 1,
@@ -48,9 +49,21 @@ func pgInstance(shared, page uint64, settings postgres.Settings) *postgres.Insta
 
 // proc is a process with rss bytes of which shmem is shared memory.
 func proc(pid int, role postgres.Role, rss, shmem uint64, adj int) postgres.Proc {
-	return postgres.Proc{Process: linux.Process{PID: pid, Comm: "postgres", OOMScoreAdj: adj,
-		Status: linux.Status{HasMM: true, VmRSSBytes: rss, RssShmemBytes: shmem, RssAnonBytes: rss - shmem, VmPTEBytes: 200 * KiB}},
+	return postgres.Proc{Process: linux.Process{PID: pid, Comm: "postgres", OOMScoreAdj: new(adj), OOMScore: new(0),
+		Status: status(rss, shmem, 200*KiB)},
 		Title: postgres.Title{Role: role}}
+}
+
+// status is a full status: rss bytes of which shmem shared, pte of page
+// tables, no swap.
+func status(rss, shmem, pte uint64) linux.Status {
+	return linux.Status{HasMM: true, VmRSSBytes: new(rss), RssShmemBytes: new(shmem), RssAnonBytes: new(rss - shmem),
+		VmPTEBytes: new(pte), VmSwapBytes: new(uint64(0))}
+}
+
+// other is a process of another program with rss bytes and adj.
+func other(pid int, comm string, rss uint64, adj int) linux.Process {
+	return linux.Process{PID: pid, Comm: comm, OOMScoreAdj: new(adj), Status: status(rss, 0, 0)}
 }
 
 // ids returns each finding's severity by ID (the last one for repeated IDs).

@@ -110,7 +110,7 @@ func evidenceHas(f Finding, name, sub string) bool {
 // its anonymous memory.
 func mariadbProcess(in *mysql.Instance, rss uint64) {
 	in.Process = linux.Process{PID: in.PID, Comm: "mariadbd",
-		Status: linux.Status{HasMM: true, VmRSSBytes: rss, RssAnonBytes: rss, VmPTEBytes: 2 * MiB}}
+		OOMScoreAdj: new(0), Status: status(rss, 0, 2*MiB)}
 }
 
 // TestOOMRankingIncludesMySQL: mysqld/mariadbd is ranked with the
@@ -122,8 +122,8 @@ func TestOOMRankingIncludesMySQL(t *testing.T) {
 	in := mariadb("OFF")
 	mariadbProcess(in, 3*GiB)
 	s.MySQL = []*mysql.Instance{in}
-	other := linux.Process{PID: 7, Comm: "java", Status: linux.Status{HasMM: true, VmRSSBytes: GiB, RssAnonBytes: GiB}}
-	for _, procs := range [][]linux.Process{nil, {other, in.Process, s.Postgres[0].Processes[0].Process}} {
+	java := other(7, "java", GiB, 0)
+	for _, procs := range [][]linux.Process{nil, {java, in.Process, s.Postgres[0].Processes[0].Process}} {
 		f := mustFind(t, Check(s, Options{Processes: procs}), "oom.ranking")
 		if !strings.Contains(f.Title, "pid 4242 mariadbd (mariadb 10.11 :3306)") {
 			t.Errorf("with %d host processes: the 3 GiB MariaDB is not the first victim: %q", len(procs), f.Title)

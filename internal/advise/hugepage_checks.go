@@ -15,7 +15,7 @@ import (
 // every version (huge_pages_status only exists from PostgreSQL 17).
 func checkHugePagesUsed(h host, in instance) []Finding {
 	sh := in.Shared
-	if sh == nil || sh.Hugetlb {
+	if !h.need("hugepages.used", in.Subject, have(inSharedSegment, sh != nil)) || sh.Hugetlb {
 		return nil
 	}
 	pt := PageTableBytes(in.Work.MaxConnections, sh.Bytes, basePage)
@@ -26,7 +26,7 @@ func checkHugePagesUsed(h host, in instance) []Finding {
 		ev("projected page tables", fmt.Sprintf("%s at max_connections (%d x %s / 512)", units.Bytes(pt), in.Work.MaxConnections, units.Bytes(sh.Bytes)), "computed"),
 	}}
 	if p, ok := h.DefaultPool(); ok {
-		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), srcPools))
+		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), poolSource(p)))
 	}
 	if in.WantsHuge {
 		f.ID, f.Severity = "hugepages.fallback", Notice
@@ -55,19 +55,30 @@ func checkHugePagesUsed(h host, in instance) []Finding {
 // checkPoolTooSmall flags an instance that asks for huge pages while the
 // pool cannot hold it.
 func checkPoolTooSmall(h host, in instance) []Finding {
-	p, ok := h.DefaultPool()
-	if !in.WantsHuge || in.Shared == nil || in.Shared.Hugetlb || in.NeedPages == 0 || !ok || p.Total+p.Overcommit == 0 {
+	const id = "hugepages.pool_too_small"
+	if !in.WantsHuge || in.Shared == nil || in.Shared.Hugetlb || in.NeedPages == 0 {
 		return nil
 	}
-	avail := sub(p.Total, p.InUse()) + sub(p.Overcommit, p.Surplus)
+	_, sized := h.DefaultPageSize()
+	p, ok := h.DefaultPool()
+	if !h.need(id, in.Subject, have(inHugeSize, sized)) || !ok {
+		return nil
+	}
+	avail := sub(p.Total, hostInUse(p))
 	if avail >= in.NeedPages {
+		return nil
+	}
+	if !h.need(id, in.Subject, known("nr_overcommit_hugepages (/sys/kernel/mm/hugepages)", p.Overcommit)) {
+		return nil
+	}
+	if avail += sub(*p.Overcommit, p.Surplus); avail >= in.NeedPages || p.Total+*p.Overcommit == 0 {
 		return nil
 	}
 	f := Finding{
 		ID: "hugepages.pool_too_small", Severity: Warning, Subject: in.Subject,
 		Title: fmt.Sprintf("huge page pool has %d pages available, the instance needs %d", avail, in.NeedPages),
 		Evidence: []Evidence{
-			ev("huge page pool", poolText(p), srcPools),
+			ev("huge page pool", poolText(p), poolSource(p)),
 			ev("pages needed", strconv.FormatUint(in.NeedPages, 10), in.NeedSource),
 			in.HugeSetting,
 		},
@@ -82,20 +93,28 @@ func checkPoolTooSmall(h host, in instance) []Finding {
 }
 
 // checkPoolUse flags pools reserved but unused, or much larger than used.
+// Without MemTotal the waste is still said, at most as a notice (its share
+// of RAM, which makes a warning, is unknown).
 func checkPoolUse(h host) []Finding {
+	m := h.Meminfo
+	if _, sized := h.DefaultPageSize(); !sized && m.HugePagesTotal != nil && *m.HugePagesTotal > 0 && !hasHostPools(h) {
+		h.need("hugepages.pool_use", "host", have(inHugeSize, false)) // a pool of an unknown page size
+		return nil
+	}
 	var out []Finding
 	for _, p := range h.HugePools {
 		if p.Node >= 0 || p.Total == 0 {
 			continue
 		}
-		spare := sub(p.Total, p.InUse())
+		used := hostInUse(p)
+		spare := sub(p.Total, used)
 		wasted := spare * p.PageSizeBytes
-		f := Finding{Subject: "host", Evidence: []Evidence{ev("huge page pool", poolText(p), srcPools), ev("MemTotal", units.Bytes(h.RAM), srcMeminfo)},
+		f := Finding{Subject: "host", Evidence: []Evidence{ev("huge page pool", poolText(p), poolSource(p)), ev("MemTotal", bytesOf(m.MemTotalBytes), srcMeminfo)},
 			Why: "Pages in a hugetlb pool are taken from RAM for everyone: neither the page cache nor any process " +
 				"can use them unless it maps hugetlbfs (unless a stopped instance will need them).",
 			Fix: "Size vm.nr_hugepages to the need with `dbmem plan`, or use vm.nr_overcommit_hugepages for a pool that is taken only when used."}
 		switch {
-		case p.InUse() == 0:
+		case used == 0:
 			f.ID, f.Title = "hugepages.pool_unused", fmt.Sprintf("%d huge pages of %s (%s) reserved and unused", p.Total, units.Bytes(p.PageSizeBytes), units.Bytes(wasted))
 		case spare > uint64(PoolSlack*float64(p.Total)):
 			f.ID, f.Title = "hugepages.pool_oversized", fmt.Sprintf("%d of %d huge pages of %s (%s) unused", spare, p.Total, units.Bytes(p.PageSizeBytes), units.Bytes(wasted))
@@ -103,7 +122,7 @@ func checkPoolUse(h host) []Finding {
 			continue
 		}
 		switch {
-		case share(wasted, h.RAM) >= PoolWasteWarning:
+		case m.MemTotalBytes != nil && share(wasted, h.RAM) >= PoolWasteWarning:
 			f.Severity = Warning
 		case wasted >= PoolWasteFloor:
 			f.Severity = Notice
@@ -113,6 +132,16 @@ func checkPoolUse(h host) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// hasHostPools reports whether any host-wide pool was read.
+func hasHostPools(h host) bool {
+	for _, p := range h.HugePools {
+		if p.Node < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPoolNUMA flags a pool spread unevenly over NUMA nodes.
@@ -164,8 +193,34 @@ func nodePoolPath(node int, size uint64) string {
 }
 
 func poolText(p linux.HugePool) string {
-	return fmt.Sprintf("%s pages: total %d, free %d, reserved %d, surplus %d, in use %d, overcommit %d",
-		units.Bytes(p.PageSizeBytes), p.Total, p.Free, p.Reserved, p.Surplus, p.InUse(), p.Overcommit)
+	over := "unknown"
+	if p.Overcommit != nil {
+		over = strconv.FormatUint(*p.Overcommit, 10)
+	}
+	rsvd := "unknown"
+	if p.Reserved != nil {
+		rsvd = strconv.FormatUint(*p.Reserved, 10)
+	}
+	return fmt.Sprintf("%s pages: total %d, free %d, reserved %s, surplus %d, in use %d, overcommit %s",
+		units.Bytes(p.PageSizeBytes), p.Total, p.Free, rsvd, p.Surplus, hostInUse(p), over)
+}
+
+// poolSource is where a pool was read, for evidence.
+func poolSource(p linux.HugePool) string {
+	if p.Source == linux.PoolFromMeminfo {
+		return srcMeminfo
+	}
+	return srcPools
+}
+
+// hostInUse is a host-wide pool's pages in use. The readers always give a
+// host-wide pool its reservation count (sysfs resv_hugepages, meminfo
+// HugePages_Rsvd); without one, Total - Free is the pages faulted in.
+func hostInUse(p linux.HugePool) uint64 {
+	if n, ok := p.InUse(); ok {
+		return n
+	}
+	return p.Total - min(p.Free, p.Total)
 }
 
 func needText(in instance) string {
@@ -182,13 +237,13 @@ func poolSetting(h host, in instance) (Setting, bool) {
 	if !ok || in.NeedPages == 0 {
 		return Setting{}, false
 	}
-	want := p.InUse() + in.NeedPages
+	want := hostInUse(p) + in.NeedPages
 	if want <= p.Total {
 		return Setting{}, false
 	}
 	s := sysctlSetting("vm.nr_hugepages", strconv.FormatUint(want, 10), strconv.FormatUint(p.Total, 10),
-		fmt.Sprintf("%d pages in use + %d needed (%s)", p.InUse(), in.NeedPages, in.NeedSource),
+		fmt.Sprintf("%d pages in use + %d needed (%s)", hostInUse(p), in.NeedPages, in.NeedSource),
 		"hold the instance's shared memory in huge pages")
-	s.Evidence = []Evidence{ev("huge page pool", poolText(p), srcPools)}
+	s.Evidence = []Evidence{ev("huge page pool", poolText(p), poolSource(p))}
 	return s, true
 }

@@ -138,13 +138,15 @@ func PostgresWorkload(in *postgres.Instance, nodes int) Workload {
 }
 
 // backendBase is the median Pss_Anon (+ swap) of the client backends, page
-// tables left out (they have their own line).
+// tables left out (they have their own line). Backends whose cost is
+// unknown are left out of the median.
 func backendBase(in *postgres.Instance) (uint64, bool) {
 	var v []uint64
 	for _, p := range in.Processes {
 		if p.Role == postgres.RoleClient {
-			c, _ := p.PrivateCost()
-			v = append(v, sub(c, p.Status.VmPTEBytes))
+			if c, _, ok := p.PrivateCost(); ok {
+				v = append(v, c-*p.Status.VmPTEBytes) // known: PrivateCost needs it
+			}
 		}
 	}
 	if len(v) == 0 {

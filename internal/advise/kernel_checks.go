@@ -9,7 +9,7 @@ import (
 
 func checkOvercommitMode(h host) []Finding {
 	mode, ok := h.Sysctls.Int("vm.overcommit_memory")
-	if !ok || mode == 2 {
+	if !h.need("overcommit.mode", "host", have(inOvercommit, ok)) || mode == 2 {
 		return nil
 	}
 	sev := Notice
@@ -26,8 +26,8 @@ func checkOvercommitMode(h host) []Finding {
 		Title: fmt.Sprintf("vm.overcommit_memory=%d (%s): a runaway query is OOM-killed instead of refused", mode, names[mode]),
 		Evidence: []Evidence{
 			ev("vm.overcommit_memory", strconv.FormatInt(mode, 10), srcSysctl),
-			ev("Committed_AS", units.Bytes(m.CommittedASBytes), srcMeminfo),
-			ev("CommitLimit", units.Bytes(m.CommitLimitBytes)+" (not enforced)", srcMeminfo),
+			ev("Committed_AS", bytesOf(m.CommittedASBytes), srcMeminfo),
+			ev("CommitLimit", bytesOf(m.CommitLimitBytes)+" (not enforced)", srcMeminfo),
 		},
 		Why: "Without strict accounting the kernel grants more memory than exists; when a backend touches it " +
 			"the OOM killer sends SIGKILL and the postmaster restarts every session (crash recovery).",
@@ -37,12 +37,15 @@ func checkOvercommitMode(h host) []Finding {
 }
 
 func checkCommitNearLimit(h host) []Finding {
-	mode, _ := h.Sysctls.Int("vm.overcommit_memory")
+	const id = "overcommit.near_limit"
+	mode, ok := h.Sysctls.Int("vm.overcommit_memory")
 	m := h.Meminfo
-	if mode != 2 || m.CommitLimitBytes == 0 {
+	if !h.need(id, "host", have(inOvercommit, ok)) || mode != 2 ||
+		!h.need(id, "host", known(inCommitted, m.CommittedASBytes), known(inCommitLimit, m.CommitLimitBytes)) || *m.CommitLimitBytes == 0 {
 		return nil
 	}
-	r := share(m.CommittedASBytes, m.CommitLimitBytes)
+	committed, limit := *m.CommittedASBytes, *m.CommitLimitBytes
+	r := share(committed, limit)
 	sev := Warning
 	switch {
 	case r >= CommitNearCritical:
@@ -52,10 +55,10 @@ func checkCommitNearLimit(h host) []Finding {
 	}
 	return []Finding{{
 		ID: "overcommit.near_limit", Severity: sev, Subject: "host",
-		Title: fmt.Sprintf("Committed_AS is %s of CommitLimit under strict overcommit", units.Percent(m.CommittedASBytes, m.CommitLimitBytes)),
+		Title: fmt.Sprintf("Committed_AS is %s of CommitLimit under strict overcommit", units.Percent(committed, limit)),
 		Evidence: []Evidence{
-			ev("Committed_AS", units.Bytes(m.CommittedASBytes), srcMeminfo),
-			ev("CommitLimit", units.Bytes(m.CommitLimitBytes), srcMeminfo),
+			ev("Committed_AS", units.Bytes(committed), srcMeminfo),
+			ev("CommitLimit", units.Bytes(limit), srcMeminfo),
 			ev("vm.overcommit_ratio", h.Sysctls["vm.overcommit_ratio"], srcSysctl),
 		},
 		Why: "Past CommitLimit every malloc and fork fails: new connections and queries get " +
@@ -67,15 +70,23 @@ func checkCommitNearLimit(h host) []Finding {
 
 func checkSwap(h host) []Finding {
 	m := h.Meminfo
-	if m.SwapTotalBytes <= SwapLargeBytes || share(m.SwapTotalBytes, h.RAM) <= SwapLargeShare || !h.Dedicated {
+	if !h.Dedicated || !h.need("swap.large", "host", known(inSwapTotal, m.SwapTotalBytes), known(inMemTotal, m.MemTotalBytes)) {
 		return nil
+	}
+	swap := *m.SwapTotalBytes
+	if swap <= SwapLargeBytes || share(swap, h.RAM) <= SwapLargeShare {
+		return nil
+	}
+	used := Unknown
+	if u, ok := m.SwapUsedBytes(); ok {
+		used = units.Bytes(u)
 	}
 	return []Finding{{
 		ID: "swap.large", Severity: Notice, Subject: "host",
-		Title: fmt.Sprintf("%s of swap (%s of RAM)", units.Bytes(m.SwapTotalBytes), units.Percent(m.SwapTotalBytes, h.RAM)),
+		Title: fmt.Sprintf("%s of swap (%s of RAM)", units.Bytes(swap), units.Percent(swap, h.RAM)),
 		Evidence: []Evidence{
-			ev("SwapTotal", units.Bytes(m.SwapTotalBytes), srcMeminfo),
-			ev("SwapUsed", units.Bytes(m.SwapUsedBytes()), srcMeminfo),
+			ev("SwapTotal", units.Bytes(swap), srcMeminfo),
+			ev("SwapUsed", used, srcMeminfo),
 			ev("MemTotal", units.Bytes(h.RAM), srcMeminfo),
 		},
 		Why: "A runaway sort that spills into swap first evicts the page cache every other query needs, " +
@@ -86,15 +97,17 @@ func checkSwap(h host) []Finding {
 
 func checkSwappiness(h host) []Finding {
 	sw, ok := h.Sysctls.Int("vm.swappiness")
-	if !ok || sw <= SwappinessMax || h.Meminfo.SwapTotalBytes == 0 || !h.Dedicated {
+	swap := h.Meminfo.SwapTotalBytes
+	if !h.Dedicated || !h.need("swap.swappiness", "host", have("vm.swappiness (/proc/sys)", ok), known(inSwapTotal, swap)) ||
+		sw <= SwappinessMax || *swap == 0 {
 		return nil
 	}
 	return []Finding{{
 		ID: "swap.swappiness", Severity: Notice, Subject: "host",
-		Title: fmt.Sprintf("vm.swappiness=%d with %s of swap", sw, units.Bytes(h.Meminfo.SwapTotalBytes)),
+		Title: fmt.Sprintf("vm.swappiness=%d with %s of swap", sw, units.Bytes(*swap)),
 		Evidence: []Evidence{
 			ev("vm.swappiness", strconv.FormatInt(sw, 10), srcSysctl),
-			ev("SwapTotal", units.Bytes(h.Meminfo.SwapTotalBytes), srcMeminfo),
+			ev("SwapTotal", units.Bytes(*swap), srcMeminfo),
 		},
 		Why: "A high swappiness makes the kernel swap out database memory to keep page cache, " +
 			"which turns later accesses into disk reads.",
@@ -105,6 +118,9 @@ func checkSwappiness(h host) []Finding {
 
 func checkTHP(h host) []Finding {
 	t := h.THP
+	if !h.need("thp.enabled", "host", have("transparent_hugepage/enabled (/sys)", t.Enabled != "")) {
+		return nil
+	}
 	var out []Finding
 	for _, e := range h.engines() {
 		a := e.THP()
@@ -123,7 +139,7 @@ func checkTHP(h host) []Finding {
 			Title: fmt.Sprintf("transparent huge pages enabled=%s, %s advises %s", t.Enabled, e, a.Want),
 			Evidence: []Evidence{
 				ev("enabled", t.Enabled, srcTHP+"/enabled"), ev("defrag", t.Defrag, srcTHP+"/defrag"),
-				ev("AnonHugePages", units.Bytes(h.Meminfo.AnonHugePagesBytes), srcMeminfo),
+				ev("AnonHugePages", bytesOf(h.Meminfo.AnonHugePagesBytes), srcMeminfo),
 			},
 			Why: a.Why + ".",
 			Fix: fmt.Sprintf("Set transparent_hugepage/enabled and defrag to %s, and keep it at boot (`dbmem plan` renders a systemd unit).", a.Want),
@@ -158,7 +174,11 @@ func checkZoneReclaim(h host) []Finding {
 }
 
 func checkPageTablesNow(h host) []Finding {
-	pt := h.Meminfo.PageTablesBytes
+	m := h.Meminfo
+	if !h.need("pagetables.now", "host", known(inPageTables, m.PageTablesBytes), known(inMemTotal, m.MemTotalBytes)) {
+		return nil
+	}
+	pt := *m.PageTablesBytes
 	sev, ok := pageTableSeverity(pt, h.RAM)
 	if !ok {
 		return nil

@@ -14,21 +14,24 @@ func checkPageTablesProjected(h host, in instance) []Finding {
 		page = basePage
 	}
 	pt := PageTableBytes(in.Work.MaxConnections, shared, page)
+	if !h.need("pagetables.projected", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes)) {
+		return nil
+	}
 	sev, ok := pageTableSeverity(pt, h.RAM)
 	if !ok {
 		return nil
 	}
-	var vmpte uint64
-	for _, p := range in.Procs {
-		vmpte += p.Status.VmPTEBytes
+	vmpte := Unknown
+	if v, ok := sumVmPTE(in.Procs); ok {
+		vmpte = units.Bytes(v)
 	}
 	return []Finding{{
 		ID: "pagetables.projected", Severity: sev, Subject: in.Subject,
 		Title: fmt.Sprintf("page tables can reach %s (%s of RAM) at max_connections=%d", units.Bytes(pt), units.Percent(pt, h.RAM), in.Work.MaxConnections),
 		Evidence: []Evidence{
 			ev("projection", fmt.Sprintf("%d connections x %s shared / %s pages x 8 B = %s", in.Work.MaxConnections, units.Bytes(shared), units.Bytes(page), units.Bytes(pt)), "computed"),
-			ev("VmPTE of the instance now", units.Bytes(vmpte), "/proc/PID/status"),
-			ev("PageTables now", units.Bytes(h.Meminfo.PageTablesBytes), srcMeminfo),
+			ev("VmPTE of the instance now", vmpte, "/proc/PID/status"),
+			ev("PageTables now", bytesOf(h.Meminfo.PageTablesBytes), srcMeminfo),
 			ev("MemTotal", units.Bytes(h.RAM), srcMeminfo),
 		},
 		Why: "Long-lived connections end up touching most of the shared buffers; each then holds its own page table " +
@@ -40,6 +43,9 @@ func checkPageTablesProjected(h host, in instance) []Finding {
 // checkWorstCase adds up what every connection could take at once and sets
 // it against RAM, the cgroup limit and CommitLimit.
 func checkWorstCase(h host, in instance) []Finding {
+	if !h.need("memory.worst_case", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes)) {
+		return nil
+	}
 	wc := in.Work.WorstCase()
 	f := Finding{
 		ID: "memory.worst_case", Severity: Info, Subject: in.Subject,
@@ -68,8 +74,9 @@ func checkWorstCase(h host, in instance) []Finding {
 		}
 	}
 	if mode, _ := h.Sysctls.Int("vm.overcommit_memory"); mode == 2 {
-		f.Evidence = append(f.Evidence, ev("CommitLimit (enforced)", units.Bytes(h.Meminfo.CommitLimitBytes), srcMeminfo))
-		if wc.PrivateBytes > h.Meminfo.CommitLimitBytes {
+		cl := h.Meminfo.CommitLimitBytes
+		f.Evidence = append(f.Evidence, ev("CommitLimit (enforced)", bytesOf(cl), srcMeminfo))
+		if cl != nil && wc.PrivateBytes > *cl {
 			f.Why += " Strict overcommit is on: past CommitLimit queries get \"ERROR: out of memory\" and the instance stays up."
 		}
 	}
@@ -78,6 +85,9 @@ func checkWorstCase(h host, in instance) []Finding {
 
 // checkCacheShare flags a main cache taking too much of RAM.
 func checkCacheShare(h host, in instance) []Finding {
+	if !h.need("memory.cache_share", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes)) {
+		return nil
+	}
 	s := share(in.CacheBytes, h.RAM)
 	sev := Notice
 	switch {
@@ -94,4 +104,17 @@ func checkCacheShare(h host, in instance) []Finding {
 			"PostgreSQL relies on too (double buffering); past half of RAM there is little left when queries peak.",
 		Fix: "Keep shared_buffers near 25% of RAM (up to 40% for a cache-friendly workload) unless measurements say otherwise.",
 	}}
+}
+
+// sumVmPTE adds the processes' page tables; ok is false when one of them
+// has no VmPTE line.
+func sumVmPTE(ps []labeled) (uint64, bool) {
+	var v uint64
+	for _, p := range ps {
+		if p.Status.VmPTEBytes == nil {
+			return 0, false
+		}
+		v += *p.Status.VmPTEBytes
+	}
+	return v, true
 }

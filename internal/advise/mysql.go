@@ -96,8 +96,11 @@ func hugeMappingsText(ms []mysql.MappingInfo) string {
 // (only the mappings show it), or a big pool in 4 KiB pages with large_pages=OFF.
 func checkMySQLLargePages(h host, in *mysql.Instance) []Finding {
 	bp := in.Memory.BufferPool
-	page := h.Meminfo.HugepagesizeBytes
-	if bp == nil || bp.Hugetlb || page == 0 {
+	if !h.need("mysql.large_pages", MySQLSubject(in), have("the buffer pool's mapping (the server's /proc/PID/smaps)", bp != nil)) || bp.Hugetlb {
+		return nil
+	}
+	page, ok := h.DefaultPageSize()
+	if !h.need("mysql.large_pages", MySQLSubject(in), have(inHugeSize, ok)) {
 		return nil
 	}
 	plan := mysql.PlanHugePages(in, page, basePage)
@@ -107,7 +110,7 @@ func checkMySQLLargePages(h host, in *mysql.Instance) []Finding {
 		ev("mappings in huge pages", hugeMappingsText(in.Memory.HugeMappings), srcServerSmaps),
 	}}
 	if p, ok := h.DefaultPool(); ok {
-		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), srcPools))
+		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), poolSource(p)))
 	}
 	f.Evidence = append(f.Evidence, ev("pages needed", planText(plan), "computed"))
 	if in.LargePages() {
@@ -143,15 +146,19 @@ func planText(p mysql.HugePagePlan) string {
 // mysqlHugeSettings: the pool (what others hold now + what this server
 // needs), large_pages, and for SysV servers the group, memlock and shm limits.
 func mysqlHugeSettings(h host, in *mysql.Instance, p mysql.HugePagePlan) []Setting {
-	pool, _ := h.DefaultPool()
+	pool, havePool := h.DefaultPool()
 	var held uint64
 	for _, m := range in.Memory.HugeMappings {
 		held += ceilDiv(m.SizeBytes, p.PageSizeBytes)
 	}
-	others := sub(pool.InUse(), held)
+	others, current, formula := uint64(0), "", fmt.Sprintf("%d pages this server needs (the pool now is not known)", p.Pages)
+	if havePool {
+		others, current = sub(hostInUse(pool), held), fmt.Sprint(pool.Total)
+		formula = fmt.Sprintf("%d pages in use by others + %d this server needs", others, p.Pages)
+	}
 	out := []Setting{{Target: TargetSysctl, Name: "vm.nr_hugepages", Value: fmt.Sprint(others + p.Pages),
-		Current: fmt.Sprint(pool.Total), Restart: "the MySQL/MariaDB server",
-		Formula: fmt.Sprintf("%d pages in use by others + %d this server needs", others, p.Pages),
+		Current: current, Restart: "the MySQL/MariaDB server",
+		Formula: formula,
 		Why:     "every large-page allocation must fit, or the server falls back to 4 KiB pages without an error"}}
 	if !in.LargePages() {
 		out = append(out, Setting{Target: TargetMySQL, Name: "large_pages", Value: "ON", Current: "OFF",

@@ -11,8 +11,11 @@ import (
 // checkMySQLSysVRights: a server that maps large pages with shmget must be
 // allowed to create SHM_HUGETLB segments at its next start.
 func checkMySQLSysVRights(h host, in *mysql.Instance) []Finding {
-	page := h.Meminfo.HugepagesizeBytes
-	if !in.LargePages() || in.Creds == nil || page == 0 {
+	if !in.LargePages() || in.Creds == nil {
+		return nil
+	}
+	page, ok := h.DefaultPageSize()
+	if !h.need("mysql.sysv_rights", MySQLSubject(in), have(inHugeSize, ok)) {
 		return nil
 	}
 	p := mysql.PlanHugePages(in, page, basePage)
@@ -54,6 +57,9 @@ func memlockText(l *linux.Limit) string {
 // checkMySQLWorstCase: global buffers + max_connections x per-thread
 // buffers against RAM.
 func checkMySQLWorstCase(h host, in *mysql.Instance) []Finding {
+	if !h.need("mysql.worst_case", MySQLSubject(in), known(inMemTotal, h.Meminfo.MemTotalBytes)) {
+		return nil
+	}
 	wc := mysql.ComputeWorstCase(in)
 	r := share(wc.TotalBytes, h.RAM)
 	if h.RAM == 0 || r < mysqlWorstCaseNotice {

@@ -30,7 +30,7 @@ func mariadb(largePages string) *mysql.Instance {
 
 func TestMySQLLargePagesNotUsed(t *testing.T) {
 	s := hostSnap(24 * GiB)
-	s.Host.HugePools[0].Total, s.Host.HugePools[0].Free, s.Host.HugePools[0].Reserved = 600, 599, 114
+	s.Host.HugePools[0].Total, s.Host.HugePools[0].Free, s.Host.HugePools[0].Reserved = 600, 599, new(uint64(114))
 	s.MySQL = []*mysql.Instance{mariadb("ON")}
 	f := mustFind(t, Check(s, Options{}), "mysql.large_pages_not_used")
 	if f.Severity != Warning || !strings.Contains(f.Title, "1 GiB buffer pool is in 4 KiB pages") {
@@ -113,7 +113,7 @@ func TestSysVFindings(t *testing.T) {
 	sga := sysv.SegmentInfo{Segment: sysv.Segment{ID: 8, UID: 54321, SizeBytes: 2 * GiB, Attached: 3, CreatorPID: 10},
 		Attachments: []sysv.Attachment{{PID: 10}, {PID: 11}, {PID: 12}}, Huge: sysv.HugeNo, PageSizeBytes: 4096}
 	s := hostSnap(24 * GiB)
-	s.SysV = &sysv.Snapshot{Kernel: sysv.Kernel{ShmMaxBytes: GiB, ShmAllPages: 1 << 40, ShmMni: 4096, PageSizeBytes: 4096, HugePageSizeBytes: 2 * MiB},
+	s.SysV = &sysv.Snapshot{Kernel: sysv.Kernel{ShmMaxBytes: GiB, ShmAllPages: 1 << 40, ShmMni: 4096, PageSizeBytes: 4096, HugePageSizeBytes: new(2 * MiB)},
 		Segments: []sysv.SegmentInfo{orphan, sga}}
 	got := ids(Check(s, Options{}))
 	if got["sysv.orphan"] != Info || got["sysv.4k_segment"] != Notice || got["sysv.over_shmmax"] != Warning {

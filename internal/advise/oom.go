@@ -28,32 +28,44 @@ type OOMCandidate struct {
 	// is killed first.
 	Badness int64 `json:"badness_pages"`
 	// Score is the predicted /proc/PID/oom_score; KernelScore is what the
-	// kernel printed when the process was read.
+	// kernel printed when the process was read (nil: not read).
 	Score       int64  `json:"score"`
-	KernelScore int    `json:"kernel_score"`
+	KernelScore *int   `json:"kernel_score,omitempty"`
 	RSSBytes    uint64 `json:"rss_bytes"`
-	ShmemBytes  uint64 `json:"rss_shmem_bytes"`
-	SwapBytes   uint64 `json:"swap_bytes"`
-	PTEBytes    uint64 `json:"pte_bytes"`
-	Adj         int    `json:"oom_score_adj"`
-	Database    bool   `json:"database"`
+	// ShmemBytes is RssShmem, nil on kernels before 4.5.
+	ShmemBytes *uint64 `json:"rss_shmem_bytes,omitempty"`
+	SwapBytes  uint64  `json:"swap_bytes"`
+	PTEBytes   uint64  `json:"pte_bytes"`
+	Adj        int     `json:"oom_score_adj"`
+	Database   bool    `json:"database"`
 }
 
 // TotalPages is the kernel's totalpages for a host-wide OOM: RAM plus swap,
-// in base pages.
-func TotalPages(m linux.Meminfo) uint64 {
-	return (m.MemTotalBytes + m.SwapTotalBytes) / basePage
+// in base pages; ok is false when MemTotal or SwapTotal is unknown.
+func TotalPages(m linux.Meminfo) (uint64, bool) {
+	if m.MemTotalBytes == nil || m.SwapTotalBytes == nil {
+		return 0, false
+	}
+	return (*m.MemTotalBytes + *m.SwapTotalBytes) / basePage, true
+}
+
+// oomKnown reports whether the numbers the badness needs were read:
+// VmRSS, VmSwap, VmPTE and oom_score_adj.
+func oomKnown(p linux.Process) bool {
+	s := p.Status
+	return s.VmRSSBytes != nil && s.VmSwapBytes != nil && s.VmPTEBytes != nil && p.OOMScoreAdj != nil
 }
 
 // Badness returns the kernel's badness of p in pages; eligible is false for
-// processes the OOM killer never picks.
+// processes the OOM killer never picks, and for those whose numbers were
+// not read (oomKnown): their badness is unknown, not 0.
 func Badness(p linux.Process, totalPages uint64) (badness int64, eligible bool) {
-	if p.PID == 1 || !p.Status.HasMM || p.OOMScoreAdj <= -1000 {
+	if p.PID == 1 || !p.Status.HasMM || !oomKnown(p) || *p.OOMScoreAdj <= -1000 {
 		return 0, false
 	}
 	s := p.Status
-	pages := (s.VmRSSBytes + s.VmSwapBytes + s.VmPTEBytes) / basePage
-	return int64(pages) + int64(p.OOMScoreAdj)*int64(totalPages/1000), true
+	pages := (*s.VmRSSBytes + *s.VmSwapBytes + *s.VmPTEBytes) / basePage
+	return int64(pages) + int64(*p.OOMScoreAdj)*int64(totalPages/1000), true
 }
 
 // OOMScore is what /proc/PID/oom_score prints on kernels 5.9 and later.
@@ -76,19 +88,22 @@ type labeled struct {
 }
 
 // RankOOM orders the eligible processes by badness, the first being the
-// kernel's first victim.
-func RankOOM(procs []labeled, totalPages uint64) []OOMCandidate {
-	var out []OOMCandidate
+// kernel's first victim. unknown counts the processes left out because
+// their numbers were not read.
+func RankOOM(procs []labeled, totalPages uint64) (out []OOMCandidate, unknown int) {
 	for _, p := range procs {
 		b, ok := Badness(p.Process, totalPages)
 		if !ok {
+			if p.PID != 1 && p.Status.HasMM && !oomKnown(p.Process) {
+				unknown++
+			}
 			continue
 		}
 		s := p.Status
 		out = append(out, OOMCandidate{
 			PID: p.PID, Label: p.Label, Badness: b, Score: OOMScore(b, totalPages), KernelScore: p.OOMScore,
-			RSSBytes: s.VmRSSBytes, ShmemBytes: s.RssShmemBytes, SwapBytes: s.VmSwapBytes, PTEBytes: s.VmPTEBytes,
-			Adj: p.OOMScoreAdj, Database: p.Database,
+			RSSBytes: *s.VmRSSBytes, ShmemBytes: s.RssShmemBytes, SwapBytes: *s.VmSwapBytes, PTEBytes: *s.VmPTEBytes,
+			Adj: *p.OOMScoreAdj, Database: p.Database,
 		})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -97,5 +112,5 @@ func RankOOM(procs []labeled, totalPages uint64) []OOMCandidate {
 		}
 		return out[i].PID < out[j].PID
 	})
-	return out
+	return out, unknown
 }

@@ -2,6 +2,7 @@ package advise
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/mysql"
@@ -12,15 +13,23 @@ import (
 // oomRanking lists the processes the kernel would kill first, and flags a
 // database process at the top because of shared memory counted in its RSS.
 func oomRanking(h host) []Finding {
-	total := TotalPages(h.Meminfo)
-	rank := RankOOM(h.oomProcesses(), total)
+	m := h.Meminfo
+	procs := h.oomProcesses()
+	if len(procs) == 0 || !h.need("oom.ranking", "host", known(inMemTotal, m.MemTotalBytes), known(inSwapTotal, m.SwapTotalBytes)) {
+		return nil
+	}
+	total, _ := TotalPages(m)
+	rank, unknown := RankOOM(procs, total)
 	if len(rank) == 0 {
+		if unknown > 0 {
+			h.need("oom.ranking", "host", have(fmt.Sprintf("VmRSS, VmSwap, VmPTE or oom_score_adj of %d processes (/proc/PID)", unknown), false))
+		}
 		return nil
 	}
 	top := rank[0]
 	f := Finding{
 		ID: "oom.ranking", Severity: Info, Subject: "host",
-		Title: fmt.Sprintf("first OOM victim would be pid %d %s (oom_score %d)", top.PID, top.Label, top.KernelScore),
+		Title: fmt.Sprintf("first OOM victim would be pid %d %s (oom_score %s)", top.PID, top.Label, intOf(top.KernelScore)),
 		Why: "The kernel kills the process with the highest badness: rss (anon + file + shmem) + swap + page tables " +
 			"+ oom_score_adj x totalpages / 1000. Shared memory in 4 KiB pages counts in full in every process that touched it, " +
 			"so a checkpointer or background writer that wrote all of shared_buffers looks that big; hugetlb pages count in none.",
@@ -37,15 +46,18 @@ func oomRanking(h host) []Finding {
 	if h.Opts.Processes == nil {
 		f.Title += " among the database processes (other processes not read)"
 	}
+	if unknown > 0 {
+		f.Title += fmt.Sprintf("; %d processes not ranked (their VmRSS, VmSwap, VmPTE or oom_score_adj not read)", unknown)
+	}
 	for i, c := range rank {
 		if i == OOMShown {
 			break
 		}
 		f.Evidence = append(f.Evidence, ev(fmt.Sprintf("#%d pid %d %s", i+1, c.PID, c.Label), oomText(c, total), "/proc/PID/status, oom_score"))
 	}
-	if top.Database && top.ShmemBytes >= OOMShmemFloor && top.ShmemBytes*2 >= uint64(top.Badness)*basePage {
+	if sh := top.ShmemBytes; top.Database && sh != nil && *sh >= OOMShmemFloor && *sh*2 >= uint64(top.Badness)*basePage {
 		f.Severity = Warning
-		f.Title = fmt.Sprintf("pid %d %s is the first OOM victim because of %s of shared memory in its RSS", top.PID, top.Label, units.Bytes(top.ShmemBytes))
+		f.Title = fmt.Sprintf("pid %d %s is the first OOM victim because of %s of shared memory in its RSS", top.PID, top.Label, units.Bytes(*sh))
 	}
 	return []Finding{f}
 }
@@ -58,7 +70,7 @@ func isMySQLLabel(label string) bool {
 }
 
 func oomText(c OOMCandidate, total uint64) string {
-	s := fmt.Sprintf("badness %d pages: rss %s (shmem %s)", c.Badness, units.Bytes(c.RSSBytes), units.Bytes(c.ShmemBytes))
+	s := fmt.Sprintf("badness %d pages: rss %s (shmem %s)", c.Badness, units.Bytes(c.RSSBytes), bytesOf(c.ShmemBytes))
 	if c.SwapBytes > 0 {
 		s += ", swap " + units.Bytes(c.SwapBytes)
 	}
@@ -66,7 +78,15 @@ func oomText(c OOMCandidate, total uint64) string {
 	if c.Adj != 0 {
 		s += fmt.Sprintf(", adj %d x %d", c.Adj, total/1000)
 	}
-	return s + fmt.Sprintf("; oom_score %d (kernel: %d)", c.Score, c.KernelScore)
+	return s + fmt.Sprintf("; oom_score %d (kernel: %s)", c.Score, intOf(c.KernelScore))
+}
+
+// intOf renders an optional number, "unknown" when it was not read.
+func intOf(p *int) string {
+	if p == nil {
+		return "unknown"
+	}
+	return strconv.Itoa(*p)
 }
 
 // oomProcesses labels every process to rank: the host's when given (the

@@ -7,7 +7,10 @@ import (
 )
 
 // PlanSchema versions the --json form of a plan.
-const PlanSchema = "dbmem.plan/v1"
+// v2: a number that was not read is omitted, never 0 (host.now's
+// committed_as_bytes and commit_limit_bytes, default_huge_page_bytes, the
+// pools' reserved and overcommit); pools say their source.
+const PlanSchema = "dbmem.plan/v2"
 
 // Plan defaults, stated in docs/check-plan.md.
 const (
@@ -40,19 +43,21 @@ type HostFacts struct {
 	SwapBytes uint64 `json:"swap_bytes"`
 	NUMANodes int    `json:"numa_nodes"`
 	// DefaultHugePageBytes is the kernel's default huge page size
-	// (Hugepagesize); HugePageSizes every size it offers (nil: unknown).
-	DefaultHugePageBytes uint64   `json:"default_huge_page_bytes"`
+	// (Hugepagesize), 0 (omitted) when unknown; HugePageSizes every size it
+	// offers (nil: unknown).
+	DefaultHugePageBytes uint64   `json:"default_huge_page_bytes,omitempty"`
 	HugePageSizes        []uint64 `json:"huge_page_sizes,omitempty"`
 	// Now is the host's current state; nil for a what-if.
 	Now *HostNow `json:"now,omitempty"`
 }
 
-// HostNow is what the host is set to now.
+// HostNow is what the host is set to now. Committed_AS and CommitLimit
+// are nil when /proc/meminfo did not have them.
 type HostNow struct {
 	Sysctls          linux.Sysctls    `json:"sysctls"`
 	THP              linux.THP        `json:"thp"`
-	CommittedASBytes uint64           `json:"committed_as_bytes"`
-	CommitLimitBytes uint64           `json:"commit_limit_bytes"`
+	CommittedASBytes *uint64          `json:"committed_as_bytes,omitempty"`
+	CommitLimitBytes *uint64          `json:"commit_limit_bytes,omitempty"`
 	Pools            []linux.HugePool `json:"pools"`
 }
 

@@ -48,7 +48,7 @@ func planHugePages(in PlanInput) HugePagePlan {
 	}
 	hp.MarginPages = MarginPages(hp.NeedPages-own, hp.MarginPercent)
 	if p, ok := nowPool(in, hp.PageSizeBytes); ok {
-		hp.OtherPages = sub(p.InUse(), held)
+		hp.OtherPages = sub(hostInUse(p), held)
 	}
 	hp.PoolPages = hp.NeedPages + hp.MarginPages + hp.OtherPages
 	hp.PoolBytes = hp.PoolPages * hp.PageSizeBytes

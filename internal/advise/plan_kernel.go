@@ -54,17 +54,23 @@ func checkSwitchNow(in PlanInput, huge bool, op *OvercommitPlan, r *PlanResult) 
 	if now == nil {
 		return
 	}
+	if now.CommittedASBytes == nil {
+		r.Notes = append(r.Notes, "Committed_AS is unknown (no such line in /proc/meminfo): check it is well below the planned CommitLimit "+
+			units.Bytes(op.CommitLimitBytes)+" before switching to vm.overcommit_memory=2, or fork and malloc fail machine-wide")
+		return
+	}
+	committed := *now.CommittedASBytes
 	var moving uint64
 	if huge {
 		for _, pi := range in.Instances {
 			moving += pi.SharedIn4KBytes
 		}
 	}
-	op.CommittedAfterBytes = sub(now.CommittedASBytes, moving)
+	op.CommittedAfterBytes = sub(committed, moving)
 	if op.CommittedAfterBytes > op.CommitLimitBytes*9/10 {
 		r.Notes = append(r.Notes, fmt.Sprintf("Committed_AS is %s now (%s once shared memory moves to huge pages), near or above the planned CommitLimit %s: "+
 			"switching to mode 2 now can make fork and malloc fail machine-wide; apply after the restart that moves shared memory, or at boot",
-			units.Bytes(now.CommittedASBytes), units.Bytes(op.CommittedAfterBytes), units.Bytes(op.CommitLimitBytes)))
+			units.Bytes(committed), units.Bytes(op.CommittedAfterBytes), units.Bytes(op.CommitLimitBytes)))
 	}
 }
 

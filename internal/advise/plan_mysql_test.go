@@ -125,7 +125,7 @@ func TestPlanMySQLWhatIfSysV(t *testing.T) {
 // measured need is what it holds plus the buffer pool left in 4 KiB pages.
 func TestPlanMySQLHeldPages(t *testing.T) {
 	in := jointHost(mariadb("ON"))
-	in.Host.Now = &HostNow{Sysctls: linux.Sysctls{}, Pools: []linux.HugePool{{PageSizeBytes: 2 * MiB, Node: -1, Total: 600, Free: 445}}}
+	in.Host.Now = &HostNow{Sysctls: linux.Sysctls{}, Pools: []linux.HugePool{{PageSizeBytes: 2 * MiB, Node: -1, Total: 600, Free: 445, Reserved: new(uint64(0))}}}
 	my := in.Instances[1]
 	if my.HeldPages != 62+53 || my.Need.Pages != 627+62 || my.SharedIn4KBytes != GiB {
 		t.Fatalf("held %d, need %d, 4 KiB %d", my.HeldPages, my.Need.Pages, my.SharedIn4KBytes)

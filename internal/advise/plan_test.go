@@ -167,8 +167,8 @@ func TestPlanNUMAAndHostNow(t *testing.T) {
 	in.Host.NUMANodes = 2
 	in.Host.Now = &HostNow{
 		Sysctls:          linux.Sysctls{"vm.nr_hugepages": "100", "vm.zone_reclaim_mode": "1", "vm.overcommit_kbytes": "1024", "vm.overcommit_ratio": "50"},
-		CommittedASBytes: 4 * GiB,
-		Pools:            []linux.HugePool{{PageSizeBytes: 2 * MiB, Node: -1, Total: 100, Free: 60}},
+		CommittedASBytes: new(4 * GiB),
+		Pools:            []linux.HugePool{{PageSizeBytes: 2 * MiB, Node: -1, Total: 100, Free: 60, Reserved: new(uint64(0))}},
 	}
 	in.Instances[0].SharedIn4KBytes = 1093 * MiB
 	r := Plan(in)

@@ -10,9 +10,9 @@ import (
 // postgresChecks are the checks only PostgreSQL needs.
 func postgresChecks(h host, in *postgres.Instance) []Finding {
 	var out []Finding
-	out = append(out, checkPostmasterOOM(in)...)
-	out = append(out, checkChildrenOOM(in)...)
-	out = append(out, checkHugePagesTry(in)...)
+	out = append(out, checkPostmasterOOM(h, in)...)
+	out = append(out, checkChildrenOOM(h, in)...)
+	out = append(out, checkHugePagesTry(h, in)...)
 	out = append(out, checkSysVHuge(in)...)
 	return out
 }
@@ -21,16 +21,16 @@ func postgresChecks(h host, in *postgres.Instance) []Finding {
 // protected (Debian's pg_ctlcluster sets -900, the documentation -1000).
 const ProtectedAdj = -900
 
-func checkPostmasterOOM(in *postgres.Instance) []Finding {
+func checkPostmasterOOM(h host, in *postgres.Instance) []Finding {
 	pm, ok := in.Postmaster()
-	if !ok || pm.OOMScoreAdj <= ProtectedAdj {
+	if !ok || !h.need("oom.postmaster_unprotected", PostgresSubject(in), known(inPostmasterAdj, pm.OOMScoreAdj)) || *pm.OOMScoreAdj <= ProtectedAdj {
 		return nil
 	}
 	unit := PostgresUnit(in)
 	return []Finding{{
 		ID: "oom.postmaster_unprotected", Severity: Notice, Subject: PostgresSubject(in),
-		Title:    fmt.Sprintf("postmaster %d has oom_score_adj %d: the OOM killer may kill it", pm.PID, pm.OOMScoreAdj),
-		Evidence: []Evidence{ev("postmaster oom_score_adj", strconv.Itoa(pm.OOMScoreAdj), fmt.Sprintf("/proc/%d/oom_score_adj", pm.PID)), ev("oom_score", strconv.Itoa(pm.OOMScore), fmt.Sprintf("/proc/%d/oom_score", pm.PID))},
+		Title:    fmt.Sprintf("postmaster %d has oom_score_adj %d: the OOM killer may kill it", pm.PID, *pm.OOMScoreAdj),
+		Evidence: []Evidence{ev("postmaster oom_score_adj", strconv.Itoa(*pm.OOMScoreAdj), fmt.Sprintf("/proc/%d/oom_score_adj", pm.PID)), ev("oom_score", intOf(pm.OOMScore), fmt.Sprintf("/proc/%d/oom_score", pm.PID))},
 		Why: "If the postmaster itself is killed the instance is gone until someone restarts it; the PostgreSQL " +
 			"documentation starts it with oom_score_adj -1000.",
 		Fix:      "Start the service with OOMScoreAdjust=-1000 and PG_OOM_ADJUST_FILE/PG_OOM_ADJUST_VALUE so children stay killable.",
@@ -38,18 +38,18 @@ func checkPostmasterOOM(in *postgres.Instance) []Finding {
 	}}
 }
 
-func checkChildrenOOM(in *postgres.Instance) []Finding {
+func checkChildrenOOM(h host, in *postgres.Instance) []Finding {
 	pm, ok := in.Postmaster()
-	if !ok || pm.OOMScoreAdj >= 0 {
+	if !ok || !h.need("oom.children_protected", PostgresSubject(in), known(inPostmasterAdj, pm.OOMScoreAdj)) || *pm.OOMScoreAdj >= 0 {
 		return nil
 	}
 	n, total := 0, 0
 	for _, p := range in.Processes {
-		if p.Role == postgres.RolePostmaster {
+		if p.Role == postgres.RolePostmaster || p.OOMScoreAdj == nil {
 			continue
 		}
 		total++
-		if p.OOMScoreAdj == pm.OOMScoreAdj {
+		if *p.OOMScoreAdj == *pm.OOMScoreAdj {
 			n++
 		}
 	}
@@ -59,8 +59,8 @@ func checkChildrenOOM(in *postgres.Instance) []Finding {
 	sev := Warning
 	return []Finding{{
 		ID: "oom.children_protected", Severity: sev, Subject: PostgresSubject(in),
-		Title:    fmt.Sprintf("%d of %d child processes inherit the postmaster's oom_score_adj %d", n, total, pm.OOMScoreAdj),
-		Evidence: []Evidence{ev("postmaster oom_score_adj", strconv.Itoa(pm.OOMScoreAdj), "/proc/PID/oom_score_adj"), ev("children with the same value", strconv.Itoa(n), "/proc/PID/oom_score_adj")},
+		Title:    fmt.Sprintf("%d of %d child processes inherit the postmaster's oom_score_adj %d", n, total, *pm.OOMScoreAdj),
+		Evidence: []Evidence{ev("postmaster oom_score_adj", strconv.Itoa(*pm.OOMScoreAdj), "/proc/PID/oom_score_adj"), ev("children with the same value", strconv.Itoa(n), "/proc/PID/oom_score_adj")},
 		Why: "Protected backends are not the OOM killer's choice even when one of them is the runaway query: it kills " +
 			"other processes instead (sshd, the monitoring agent), or at -1000 nothing of PostgreSQL at all.",
 		Fix:      "Set PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj and PG_OOM_ADJUST_VALUE=0 in the service environment.",
@@ -68,8 +68,9 @@ func checkChildrenOOM(in *postgres.Instance) []Finding {
 	}}
 }
 
-func checkHugePagesTry(in *postgres.Instance) []Finding {
-	if in.Shared == nil || !in.Shared.Hugetlb || in.Settings.String("huge_pages") != "try" {
+func checkHugePagesTry(h host, in *postgres.Instance) []Finding {
+	if in.Settings.String("huge_pages") != "try" ||
+		!h.need("hugepages.try", PostgresSubject(in), have(inSharedSegment, in.Shared != nil)) || !in.Shared.Hugetlb {
 		return nil
 	}
 	unit := PostgresUnit(in)

@@ -107,15 +107,22 @@ func sysvOrphans(s *sysv.Snapshot) []Finding {
 
 func sysvCandidates(s *sysv.Snapshot) []Finding {
 	var out []Finding
-	for _, c := range sysv.CheckHugePageCandidates(s.Segments, sysv.DefaultCandidateBytes, s.Kernel.HugePageSizeBytes) {
+	for _, c := range sysv.CheckHugePageCandidates(s.Segments, sysv.DefaultCandidateBytes, s.Kernel.HugePageSize()) {
 		out = append(out, Finding{ID: "sysv.4k_segment", Severity: Notice, Subject: "host",
 			Title: fmt.Sprintf("SysV segment %d (%s) in 4 KiB pages, attached by %d processes", c.ID, units.Bytes(c.SizeBytes), len(c.Attachers)),
 			Evidence: []Evidence{ev("page size", units.Bytes(c.PageSizeBytes), "smaps of an attaching process"),
 				ev("page tables per process", units.Bytes(c.PageTableBytesPerProcess), "size / 4 KiB x 8 B"),
 				ev("page tables, all attachers", units.Bytes(c.PageTableBytesAll), "computed"),
-				ev("in huge pages", fmt.Sprintf("%d pages, %s of page table per process", c.HugePages, units.Bytes(c.HugePageTableBytesPerProcess)), "computed")},
+				ev("in huge pages", hugeCandidateText(c), "computed")},
 			Why: "Every process that touches the segment pays 2 MiB of page table per GiB (the 5 GB of page tables of the Oracle field report).",
 			Fix: "Create it with SHM_HUGETLB (Oracle USE_LARGE_PAGES=ONLY, MySQL large_pages) with a pool of sum(size/page)+1 pages."})
 	}
 	return out
+}
+
+func hugeCandidateText(c sysv.HugePageCandidate) string {
+	if c.HugePages == nil {
+		return "unknown: the default huge page size is not known (no Hugepagesize in /proc/meminfo)"
+	}
+	return fmt.Sprintf("%d pages, %s of page table per process", *c.HugePages, units.Bytes(*c.HugePageTableBytesPerProcess))
 }

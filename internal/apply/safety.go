@@ -26,8 +26,13 @@ func readHostMem(o Options) (hostMem, error) {
 	if err != nil {
 		return hostMem{}, err
 	}
-	h := hostMem{MemTotal: m.MemTotalBytes, MemAvailable: m.MemAvailableBytes, SwapTotal: m.SwapTotalBytes,
-		CommittedAS: m.CommittedASBytes, DefaultPage: m.HugepagesizeBytes, Pools: map[uint64]uint64{}}
+	avail, _, ok := m.Available()
+	if m.MemTotalBytes == nil || !ok || m.SwapTotalBytes == nil || m.CommittedASBytes == nil || m.HugepagesizeBytes == nil {
+		return hostMem{}, fmt.Errorf("%s lacks MemTotal, MemAvailable, SwapTotal, Committed_AS or Hugepagesize: "+
+			"the safety checks cannot run, nothing is changed (apply needs a kernel with huge pages)", o.FS.ProcPath("meminfo"))
+	}
+	h := hostMem{MemTotal: *m.MemTotalBytes, MemAvailable: avail, SwapTotal: *m.SwapTotalBytes,
+		CommittedAS: *m.CommittedASBytes, DefaultPage: *m.HugepagesizeBytes, Pools: map[uint64]uint64{}}
 	pools, _ := linux.ReadHugePools(o.FS)
 	for _, p := range pools {
 		if p.Node < 0 {

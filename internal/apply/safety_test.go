@@ -44,9 +44,9 @@ func TestCommitLimitMatchesKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := h.commitLimit(); got != m.CommitLimitBytes {
+	if got := h.commitLimit(); got != *m.CommitLimitBytes {
 		t.Errorf("computed CommitLimit %d, the kernel says %d (MemTotal %d, hugetlb %d, ratio %d, kbytes %d, swap %d)",
-			got, m.CommitLimitBytes, h.MemTotal, h.hugetlb(), h.Ratio, h.KBytes, h.SwapTotal)
+			got, *m.CommitLimitBytes, h.MemTotal, h.hugetlb(), h.Ratio, h.KBytes, h.SwapTotal)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,11 @@ type Bundle struct {
 func Open(p string, lim Limits) (*Bundle, error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, fmt.Errorf("open bundle: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is said once, below
+		}
+		return nil, fmt.Errorf("open bundle %s: %w", p, err)
 	}
 	defer f.Close()
 	dir, err := os.MkdirTemp("", "dbmem-bundle-")
@@ -75,8 +80,14 @@ func (b *Bundle) load(r io.Reader, lim Limits) error {
 // Close removes the extracted files.
 func (b *Bundle) Close() error { return os.RemoveAll(b.Dir) }
 
-// FS returns roots that read the bundle's /proc, /sys and host files.
-func (b *Bundle) FS() linux.FS { return capture.TreeFS(b.Dir) }
+// FS returns roots that read the bundle's /proc, /sys and host files; their
+// errors name the bundle and the path on the captured host
+// ("dump.tar.gz:/proc/1/status"), not the extraction directory.
+func (b *Bundle) FS() linux.FS {
+	fs := capture.TreeFS(b.Dir)
+	fs.Label = b.Path
+	return fs
+}
 
 // Live answers with what the servers said at capture time; nil when the
 // capture did not ask them (--no-connect), as live.

@@ -14,14 +14,17 @@ import (
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
-// checkSchema versions `dbmem check --json`.
-const checkSchema = "dbmem.check/v1"
+// checkSchema versions `dbmem check --json`. v2: "skipped" lists the
+// checks whose inputs were not read (they are not evaluated on zeros), and
+// evidence says "unknown" for a number that was not read.
+const checkSchema = "dbmem.check/v2"
 
 type checkDoc struct {
 	Schema   string           `json:"schema"`
 	Host     string           `json:"host"`
 	TakenAt  time.Time        `json:"taken_at"`
 	Findings []advise.Finding `json:"findings"`
+	Skipped  []advise.Skipped `json:"skipped"`
 	Gaps     []linux.Gap      `json:"gaps,omitempty"`
 }
 
@@ -59,11 +62,11 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 				return err
 			}
 			o.Processes = procs
-			fs := advise.Check(snap, o)
-			if err := writeCheck(e, snap, fs, append(snap.Gaps, gaps...)); err != nil {
+			r := advise.Judge(snap, o)
+			if err := writeCheck(e, snap, r, append(snap.Gaps, gaps...)); err != nil {
 				return err
 			}
-			return exitForFindings(fs, exitAt)
+			return exitForFindings(r.Findings, exitAt)
 		},
 	}
 	f := cmd.Flags()
@@ -75,13 +78,17 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 	return cmd
 }
 
-func writeCheck(e *env, snap *snapshot.Snapshot, fs []advise.Finding, gaps []linux.Gap) error {
+func writeCheck(e *env, snap *snapshot.Snapshot, r advise.Result, gaps []linux.Gap) error {
 	if e.json {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(checkDoc{Schema: checkSchema, Host: snap.Host.Hostname, TakenAt: snap.TakenAt, Findings: fs, Gaps: gaps})
+		skipped := r.Skipped
+		if skipped == nil {
+			skipped = []advise.Skipped{}
+		}
+		return enc.Encode(checkDoc{Schema: checkSchema, Host: snap.Host.Hostname, TakenAt: snap.TakenAt, Findings: r.Findings, Skipped: skipped, Gaps: gaps})
 	}
-	return report.Findings(e.stdout, fs, report.Options{Color: e.color(), Width: e.width()})
+	return report.Findings(e.stdout, r, report.Options{Color: e.color(), Width: e.width()})
 }
 
 func parseSeverityFlag(flag, v string) (advise.Severity, error) {

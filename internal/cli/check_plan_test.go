@@ -52,7 +52,7 @@ func TestCheckJSONOnFixture(t *testing.T) {
 			t.Errorf("finding %+v", f)
 		}
 	}
-	if doc.Schema != "dbmem.check/v1" || ids["hugepages.off"] != "notice" || ids["oom.ranking"] != "warning" {
+	if doc.Schema != "dbmem.check/v2" || ids["hugepages.off"] != "notice" || ids["oom.ranking"] != "warning" {
 		t.Errorf("schema %s, findings %v", doc.Schema, ids)
 	}
 }

@@ -66,7 +66,7 @@ func TestReportJSONOnFixture(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Schema != "dbmem.report/v1" || len(doc.Snapshot.Postgres) != 1 || len(doc.Snapshot.Postgres[0].Processes) != 16 {
+	if doc.Schema != "dbmem.report/v2" || len(doc.Snapshot.Postgres) != 1 || len(doc.Snapshot.Postgres[0].Processes) != 16 {
 		t.Errorf("json: schema %q, %d instances", doc.Schema, len(doc.Snapshot.Postgres))
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -47,7 +48,12 @@ func (e *env) pgPort() (int, error) {
 // snapshot.Take of the CLI (directly, or through a watch.Sampler or a
 // capture) starts from them, so the connection flags apply everywhere.
 func (e *env) snapshotOptions() snapshot.Options {
-	return snapshot.Options{FS: e.fs(), Live: e.live(), MySQLLive: e.mysqlLive()}
+	o := snapshot.Options{FS: e.fs(), Live: e.live(), MySQLLive: e.mysqlLive()}
+	if e.from.b != nil {
+		at := e.from.b.Manifest.CapturedAt // a bundle's snapshot is of its capture, not of now
+		o.Now = func() time.Time { return at }
+	}
+	return o
 }
 
 // live returns the PostgreSQL settings source: what a bundle recorded, a

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -49,6 +50,9 @@ It only reads. Run as root for the exact fast path.`,
 				return report.JSON(e.stdout, snap)
 			}
 			o.Color, o.Width = e.color(), e.width()
+			if b := e.from.b; b != nil {
+				o.From = &report.Source{Path: b.Path, CapturedAt: b.Manifest.CapturedAt, Now: time.Now()}
+			}
 			return report.Text(e.stdout, snap, o)
 		},
 	}

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -93,7 +94,15 @@ func (e *Exporter) RefreshSmaps(ctx context.Context) error {
 	s, err := e.o.Sampler.Sample(ctx, watch.Smaps)
 	r := smapsResult{done: true, ok: err == nil}
 	if err == nil {
-		r.at, r.cost, r.private = s.Snapshot.TakenAt, s.Cost, pssByRole(s)
+		var read, tried int
+		r.at, r.cost = s.Snapshot.TakenAt, s.Cost
+		r.private, read, tried = pssByRole(s)
+		if tried > 0 && read == 0 {
+			// Every smaps_rollup read failed (not root: permission denied):
+			// not a success, and no Pss figures.
+			r.ok, r.private = false, nil
+			err = fmt.Errorf("smaps pass: Pss_Anon of none of %d database processes could be read (%s)", tried, firstGap(s))
+		}
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -119,6 +128,19 @@ func (e *Exporter) RunSmaps(ctx context.Context, every time.Duration, report fun
 		case <-t.C:
 		}
 	}
+}
+
+// firstGap names the first thing the sample could not read.
+func firstGap(s *watch.Sample) string {
+	for _, in := range s.Snapshot.Postgres {
+		for _, g := range in.Gaps {
+			return g.String()
+		}
+	}
+	if len(s.Snapshot.Gaps) > 0 {
+		return s.Snapshot.Gaps[0].String()
+	}
+	return "no reason given"
 }
 
 func (e *Exporter) lastSmaps() smapsResult {

@@ -33,7 +33,10 @@ func rankOOM(s *watch.Sample) []ranked {
 	}
 	out := make([]ranked, 0, len(s.Processes))
 	for _, p := range s.Processes {
-		r := ranked{pid: p.PID, score: p.OOMScore, comm: p.Comm, inst: -1}
+		if p.OOMScore == nil {
+			continue // not read: not ranked
+		}
+		r := ranked{pid: p.PID, score: *p.OOMScore, comm: p.Comm, inst: -1}
 		if o, ok := owners[p.PID]; ok {
 			r.inst, r.role = o.inst, o.role
 			r.port = strconv.Itoa(s.Snapshot.Postgres[o.inst].Port)

@@ -14,12 +14,13 @@ import (
 
 func collectHost(ch chan<- prometheus.Metric, s *watch.Sample) {
 	for _, p := range s.Snapshot.Host.HugePools {
-		if p.Node >= 0 {
+		inUse, ok := p.InUse()
+		if p.Node >= 0 || !ok {
 			continue
 		}
 		size := strconv.FormatUint(p.PageSizeBytes, 10)
 		ch <- gauge(descHugePool, float64(p.Total+p.Surplus), size)
-		ch <- gauge(descHugeInUse, float64(p.InUse()), size)
+		ch <- gauge(descHugeInUse, float64(inUse), size)
 	}
 }
 
@@ -52,11 +53,32 @@ func collectPostgres(ch chan<- prometheus.Metric, s *watch.Sample) {
 	}
 }
 
-// roleSums are one role's numbers within an instance.
+// roleSums are one role's numbers within an instance. A sum is sent only
+// when every process of the role gave its terms: a partial sum is no sample.
 type roleSums struct {
-	processes      int
-	private, vmpte uint64
-	oomMax         int
+	processes              int
+	private, vmpte         uint64
+	privateKnown, pteKnown bool
+	oomMax                 int
+	oomKnown               bool
+}
+
+func (r *roleSums) add(p postgres.Proc) {
+	st := p.Status
+	r.processes++
+	if st.RssAnonBytes != nil && st.VmPTEBytes != nil && st.VmSwapBytes != nil {
+		r.private += *st.RssAnonBytes + *st.VmPTEBytes + *st.VmSwapBytes
+	} else {
+		r.privateKnown = false
+	}
+	if st.VmPTEBytes != nil {
+		r.vmpte += *st.VmPTEBytes
+	} else {
+		r.pteKnown = false
+	}
+	if p.OOMScore != nil {
+		r.oomMax, r.oomKnown = max(r.oomMax, *p.OOMScore), true
+	}
 }
 
 func collectRoles(ch chan<- prometheus.Metric, in *postgres.Instance, l []string) {
@@ -64,24 +86,26 @@ func collectRoles(ch chan<- prometheus.Metric, in *postgres.Instance, l []string
 	for _, p := range in.Processes {
 		r := sums[string(p.Role)]
 		if r == nil {
-			r = &roleSums{oomMax: p.OOMScore}
+			r = &roleSums{privateKnown: true, pteKnown: true}
 			sums[string(p.Role)] = r
 		}
-		st := p.Status
-		r.processes++
-		r.private += st.RssAnonBytes + st.VmPTEBytes + st.VmSwapBytes
-		r.vmpte += st.VmPTEBytes
-		r.oomMax = max(r.oomMax, p.OOMScore)
+		r.add(p)
 	}
 	for _, role := range sortedKeys(sums) {
 		r, rl := sums[role], append(append([]string(nil), l...), role)
 		ch <- gauge(descProcesses, float64(r.processes), rl...)
-		ch <- gauge(descPrivate, float64(r.private), rl...)
-		ch <- gauge(descPTE, float64(r.vmpte), rl...)
-		ch <- gauge(descOOMMax, float64(r.oomMax), rl...)
+		if r.privateKnown {
+			ch <- gauge(descPrivate, float64(r.private), rl...)
+		}
+		if r.pteKnown {
+			ch <- gauge(descPTE, float64(r.vmpte), rl...)
+		}
+		if r.oomKnown {
+			ch <- gauge(descOOMMax, float64(r.oomMax), rl...)
+		}
 	}
-	if pm, ok := in.Postmaster(); ok {
-		ch <- gauge(descOOMAdj, float64(pm.OOMScoreAdj), l...)
+	if pm, ok := in.Postmaster(); ok && pm.OOMScoreAdj != nil {
+		ch <- gauge(descOOMAdj, float64(*pm.OOMScoreAdj), l...)
 	}
 }
 
@@ -97,7 +121,8 @@ func sortedKeys[V any](m map[string]V) []string {
 // collectHugeNeed: pages of the huge page size the instance asks for
 // (huge_page_size, else the host default) that its segment needs.
 func collectHugeNeed(ch chan<- prometheus.Metric, in *postgres.Instance, host linux.Host, l []string) {
-	size := host.Meminfo.HugepagesizeBytes
+	def, _ := host.DefaultPageSize() // 0: unknown
+	size := def
 	if hs, ok := in.Settings.Bytes("huge_page_size"); ok && hs > 0 {
 		size = hs
 	}
@@ -105,7 +130,7 @@ func collectHugeNeed(ch chan<- prometheus.Metric, in *postgres.Instance, host li
 		return
 	}
 	var need uint64
-	if n, ok := in.Settings.Int("shared_memory_size_in_huge_pages"); ok && n > 0 && size == host.Meminfo.HugepagesizeBytes {
+	if n, ok := in.Settings.Int("shared_memory_size_in_huge_pages"); ok && n > 0 && size == def {
 		need = uint64(n)
 	} else if in.Shared != nil {
 		need = advise.HugePagesFor(in.Shared.SizeBytes, size)
@@ -120,9 +145,11 @@ func collectWorstCase(ch chan<- prometheus.Metric, in *postgres.Instance, host l
 	ch <- gauge(descWorstCase, float64(wc.PrivateBytes), append(l, "private")...)
 	ch <- gauge(descWorstCase, float64(wc.PageTablesBytes), append(l, "page_tables")...)
 	ch <- gauge(descWorstCase, float64(wc.SharedBytes), append(l, "shared")...)
-	ch <- gauge(descLimit, float64(host.Meminfo.MemTotalBytes), append(l, "mem_total")...)
-	if mode, _ := host.Sysctls.Int("vm.overcommit_memory"); mode == 2 {
-		ch <- gauge(descLimit, float64(host.Meminfo.CommitLimitBytes), append(l, "commit_limit")...)
+	if m := host.Meminfo.MemTotalBytes; m != nil {
+		ch <- gauge(descLimit, float64(*m), append(l, "mem_total")...)
+	}
+	if mode, _ := host.Sysctls.Int("vm.overcommit_memory"); mode == 2 && host.Meminfo.CommitLimitBytes != nil {
+		ch <- gauge(descLimit, float64(*host.Meminfo.CommitLimitBytes), append(l, "commit_limit")...)
 	}
 	if in.Cgroup != nil && in.Cgroup.LimitBytes != nil {
 		ch <- gauge(descLimit, float64(*in.Cgroup.LimitBytes), append(l, "cgroup")...)
@@ -130,19 +157,22 @@ func collectWorstCase(ch chan<- prometheus.Metric, in *postgres.Instance, host l
 }
 
 // pssByRole sums Pss_Anon + VmPTE + VmSwap by instance and role, for
-// processes whose Pss_Anon was read.
-func pssByRole(s *watch.Sample) map[instanceKey]map[string]uint64 {
-	out := map[instanceKey]map[string]uint64{}
+// processes whose Pss_Anon was read; read and tried count those processes
+// and all database processes.
+func pssByRole(s *watch.Sample) (out map[instanceKey]map[string]uint64, read, tried int) {
+	out = map[instanceKey]map[string]uint64{}
 	for _, in := range s.Snapshot.Postgres {
 		m := map[string]uint64{}
 		for _, p := range in.Processes {
-			if cost, exact := p.PrivateCost(); exact {
+			tried++
+			if cost, exact, ok := p.PrivateCost(); exact && ok {
 				m[string(p.Role)] += cost
+				read++
 			}
 		}
 		out[instanceKey{in.Port, in.DataDir}] = m
 	}
-	return out
+	return out, read, tried
 }
 
 // collectPss sends the last smaps pass's costs of the instances still

@@ -23,18 +23,27 @@ type Point struct {
 }
 
 // PointsOf lists what a frame records: the host numbers, each instance's
-// numbers and the huge page pools.
+// numbers and the huge page pools. A number the frame does not have (not
+// read) gets no point: a gap in its series, never a 0.
 func PointsOf(f watch.Frame) []Point {
 	h := f.Host
-	ps := []Point{
-		{"mem_available_bytes", "", UnitBytes, float64(h.MemAvailableBytes)},
-		{"mem_total_bytes", "", UnitBytes, float64(h.MemTotalBytes)},
-		{"page_tables_bytes", "", UnitBytes, float64(h.PageTablesBytes)},
-		{"committed_as_bytes", "", UnitBytes, float64(h.CommittedASBytes)},
-		{"commit_limit_bytes", "", UnitBytes, float64(h.CommitLimitBytes)},
-		{"swap_used_bytes", "", UnitBytes, float64(h.SwapUsedBytes)},
-		{"oom_kills", "", UnitCount, float64(h.OOMKills)},
+	var ps []Point
+	add := func(name, labels, unit string, v *uint64) {
+		if v != nil {
+			ps = append(ps, Point{name, labels, unit, float64(*v)})
+		}
 	}
+	if h.MemAvailableEstimated {
+		add("mem_available_estimate_bytes", "", UnitBytes, h.MemAvailableBytes)
+	} else {
+		add("mem_available_bytes", "", UnitBytes, h.MemAvailableBytes)
+	}
+	add("mem_total_bytes", "", UnitBytes, h.MemTotalBytes)
+	add("page_tables_bytes", "", UnitBytes, h.PageTablesBytes)
+	add("committed_as_bytes", "", UnitBytes, h.CommittedASBytes)
+	add("commit_limit_bytes", "", UnitBytes, h.CommitLimitBytes)
+	add("swap_used_bytes", "", UnitBytes, h.SwapUsedBytes)
+	ps = append(ps, Point{"oom_kills", "", UnitCount, float64(h.OOMKills)})
 	if h.Rates {
 		ps = append(ps, Point{"swap_in_pages_per_sec", "", UnitPagesPerSec, h.SwapInPerSec},
 			Point{"swap_out_pages_per_sec", "", UnitPagesPerSec, h.SwapOutPerSec})
@@ -60,11 +69,15 @@ func instancePoints(in watch.Instance) []Point {
 	ps := []Point{
 		{"connections", l, UnitCount, float64(in.Connections)},
 		{"processes", l, UnitCount, float64(in.Processes)},
-		{"private_estimate_bytes", l, UnitBytes, float64(in.EstimateBytes)},
-		{"vm_pte_bytes", l, UnitBytes, float64(in.VmPTEBytes)},
 	}
-	if in.PrivateExact {
-		ps = append(ps, Point{"pss_private_bytes", l, UnitBytes, float64(in.PrivateBytes)})
+	if v := in.EstimateBytes; v != nil {
+		ps = append(ps, Point{"private_estimate_bytes", l, UnitBytes, float64(*v)})
+	}
+	if v := in.VmPTEBytes; v != nil {
+		ps = append(ps, Point{"vm_pte_bytes", l, UnitBytes, float64(*v)})
+	}
+	if in.PrivateExact && in.PrivateBytes != nil {
+		ps = append(ps, Point{"pss_private_bytes", l, UnitBytes, float64(*in.PrivateBytes)})
 	}
 	return ps
 }

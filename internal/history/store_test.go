@@ -20,9 +20,10 @@ func frame(i int, fs ...advise.Finding) watch.Frame {
 	f := watch.Frame{
 		At: t0.Add(time.Duration(i) * 10 * time.Second), Tick: i + 1, Mode: "status",
 		Cost: watch.Cost{CPU: time.Millisecond, Wall: 2 * time.Millisecond},
-		Host: watch.HostFrame{MemTotalBytes: 8 << 30, MemAvailableBytes: uint64(4<<30 - i<<20), Rates: i > 0, SwapInPerSec: float64(i),
+		Host: watch.HostFrame{MemTotalBytes: new(uint64(8 << 30)), MemAvailableBytes: new(uint64(4<<30 - i<<20)), Rates: i > 0, SwapInPerSec: float64(i),
+			PageTablesBytes: new(uint64(8 << 20)), CommittedASBytes: new(uint64(2 << 30)), CommitLimitBytes: new(uint64(4 << 30)), SwapUsedBytes: new(uint64(0)),
 			HugePages: []watch.HugePages{{PageSizeBytes: 2 << 20, Total: 100, InUse: uint64(i)}}},
-		Instances: []watch.Instance{{Port: 5432, DataDir: "/var/lib/postgresql/15/main", Connections: i, EstimateBytes: uint64(i) << 20}},
+		Instances: []watch.Instance{{Port: 5432, DataDir: "/var/lib/postgresql/15/main", Connections: i, EstimateBytes: new(uint64(i) << 20)}},
 	}
 	for _, fd := range fs {
 		f.Findings = append(f.Findings, watch.FindingSeen{Finding: fd})
@@ -148,5 +149,26 @@ func TestLoadWhileRecording(t *testing.T) {
 		if err != nil || h.Samples != i+1 {
 			t.Fatalf("load while recording, after %d ticks: %v, %d samples", i+1, err, h.Samples)
 		}
+	}
+}
+
+// TestUnknownIsNoPoint: a number the frame does not have (a kernel or a
+// copy without the line) gets no point, never a 0; an estimated
+// MemAvailable goes to its own series.
+func TestUnknownIsNoPoint(t *testing.T) {
+	f := watch.Frame{Host: watch.HostFrame{MemTotalBytes: new(uint64(8 << 30)), MemAvailableBytes: new(uint64(1 << 30)), MemAvailableEstimated: true},
+		Instances: []watch.Instance{{Port: 5432, DataDir: "/d"}}}
+	got := map[string]float64{}
+	for _, p := range PointsOf(f) {
+		got[p.Name] = p.Value
+	}
+	for _, absent := range []string{"mem_available_bytes", "page_tables_bytes", "committed_as_bytes", "commit_limit_bytes",
+		"swap_used_bytes", "vm_pte_bytes", "private_estimate_bytes", "pss_private_bytes"} {
+		if v, ok := got[absent]; ok {
+			t.Errorf("%s recorded as %v: it was not read", absent, v)
+		}
+	}
+	if got["mem_available_estimate_bytes"] != 1<<30 || got["mem_total_bytes"] != 8<<30 {
+		t.Errorf("points %v: want the estimate in its own series and MemTotal", got)
 	}
 }

@@ -43,7 +43,7 @@ func (s SettleOptions) withDefaults() SettleOptions {
 
 // hostMem is one read of meminfo with the free pages on the per-CPU lists.
 type hostMem struct {
-	linux.Meminfo
+	Mem
 	PCPBytes uint64
 }
 
@@ -52,12 +52,12 @@ type hostMem struct {
 func (h hostMem) free() uint64 { return h.MemAvailableBytes + h.PCPBytes }
 
 func readHostMem(fs linux.FS) (hostMem, error) {
-	m, err := linux.ReadMeminfo(fs)
+	m, err := readMem(fs)
 	if err != nil {
 		return hostMem{}, err
 	}
 	pcp, err := readPCPBytes(fs)
-	return hostMem{Meminfo: m, PCPBytes: pcp}, err
+	return hostMem{Mem: m, PCPBytes: pcp}, err
 }
 
 // settle reads meminfo until MemAvailable (with the per-CPU free pages)
@@ -141,8 +141,8 @@ func (r *run) read(ctx context.Context, stage string, conns int, so SettleOption
 	rd := readingOf(stage, conns, m)
 	rd.Settle = s
 	debug.FreeOSMemory()
-	if st, err := linux.ReadStatus(r.fs, os.Getpid()); err == nil {
-		rd.ClientBytes = st.RssAnonBytes + st.VmPTEBytes
+	if st, err := readStatusMem(r.fs, os.Getpid()); err == nil {
+		rd.ClientBytes = st.RssAnon + st.VmPTE
 	}
 	return rd, nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -84,17 +83,17 @@ func (r *run) connections(ctx context.Context, mr *ModeResult, ctlPID int) error
 // connStep reads the host's page tables and the readers' (instantly: the
 // chart of page tables against connections).
 func (r *run) connStep(rs []*reader) (ConnStep, error) {
-	m, err := linux.ReadMeminfo(r.fs)
+	m, err := readMem(r.fs)
 	if err != nil {
 		return ConnStep{}, err
 	}
 	st := ConnStep{Connections: len(rs), PageTablesBytes: m.PageTablesBytes, MemAvailableBytes: m.MemAvailableBytes}
 	for _, rd := range rs {
-		s, err := linux.ReadStatus(r.fs, rd.b.PID)
+		s, err := readStatusMem(r.fs, rd.b.PID)
 		if err != nil {
 			return st, fmt.Errorf("reader %d: %w", rd.b.PID, err)
 		}
-		st.ReadersPTEBytes += s.VmPTEBytes
+		st.ReadersPTEBytes += s.VmPTE
 	}
 	return st, nil
 }

@@ -95,7 +95,7 @@ const BytesPerScale = 136533442
 const DefaultSharedBuffersCap = 1536 << 20
 
 // Resolve fills the defaults from the host's meminfo.
-func Resolve(o Options, m linux.Meminfo) (Config, error) {
+func Resolve(o Options, m Mem) (Config, error) {
 	c := Config{Quick: o.Quick, SharedBuffersBytes: o.SharedBuffersBytes, Connections: o.Connections,
 		Modes: o.Modes, Fillfactor: Fillfactor, BenchRuns: o.BenchRuns, BenchClients: o.BenchClients}
 	capB, quarter := uint64(DefaultSharedBuffersCap), m.MemAvailableBytes/4

@@ -49,7 +49,7 @@ func readPCPBytes(root linux.FS) (uint64, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", p, err)
+		return 0, err // it names the file
 	}
 	n, err := parsePCPPages(bytes.NewReader(b))
 	if err != nil {

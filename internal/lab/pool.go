@@ -57,7 +57,7 @@ func (r *run) giveBack(path string, before int) error {
 // huge_pages=try (PostgreSQL's default) takes free huge pages without
 // asking anyone.
 func (r *run) checkPoolFree() error {
-	m, err := linux.ReadMeminfo(r.fs)
+	m, err := readMem(r.fs)
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func hugetlbUsers(fs linux.FS) string {
 		if err != nil {
 			continue
 		}
-		if st.HugetlbPageBytes > 0 || mapsHugePages(fs, pid) {
+		if st.HugetlbPageBytes != nil && *st.HugetlbPageBytes > 0 || mapsHugePages(fs, pid) {
 			out = append(out, fmt.Sprintf("PID %d %s", pid, st.Name))
 		}
 	}

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -34,16 +35,27 @@ func readBackend(fs linux.FS, pid int, rollup bool) (Backend, bool, error) {
 	if err != nil {
 		return Backend{}, false, fmt.Errorf("read process %d: %w", pid, err)
 	}
-	return backendOf(p), true, nil
+	b, err := backendOf(p)
+	if err != nil && !fs.Exists(fs.ProcPath(strconv.Itoa(pid))) {
+		return Backend{}, false, nil // it exited while it was read
+	}
+	return b, err == nil, err
 }
 
-func backendOf(p linux.Process) Backend {
-	s := p.Status
+func backendOf(p linux.Process) (Backend, error) {
+	s, err := statusOf(p.PID, p.Status)
+	if err == nil && (p.OOMScore == nil || p.OOMScoreAdj == nil) {
+		err = fmt.Errorf("process %d: oom_score or oom_score_adj unreadable", p.PID)
+	}
+	if err != nil {
+		return Backend{}, err
+	}
+	huge, _ := p.HugetlbBytes() // status's HugetlbPages is known (statusOf)
 	b := Backend{
 		PID: p.PID, Role: string(postgres.ParseTitle(p.Title, "").Role),
-		RSSBytes: s.VmRSSBytes, RssAnonBytes: s.RssAnonBytes, RssShmemBytes: s.RssShmemBytes,
-		VmPTEBytes: s.VmPTEBytes, VmSwapBytes: s.VmSwapBytes, HugetlbBytes: p.HugetlbBytes(),
-		OOMScore: p.OOMScore, OOMScoreAdj: p.OOMScoreAdj, MinFlt: p.MinFlt, MajFlt: p.MajFlt,
+		RSSBytes: s.VmRSS, RssAnonBytes: s.RssAnon, RssShmemBytes: s.RssShmem,
+		VmPTEBytes: s.VmPTE, VmSwapBytes: s.VmSwap, HugetlbBytes: huge,
+		OOMScore: *p.OOMScore, OOMScoreAdj: *p.OOMScoreAdj, MinFlt: p.MinFlt, MajFlt: p.MajFlt,
 	}
 	if r := p.Rollup; r != nil && r.PssAnonBytes != nil {
 		b.HasPss, b.PssBytes, b.PssAnonBytes = true, r.PssBytes, *r.PssAnonBytes
@@ -51,7 +63,7 @@ func backendOf(p linux.Process) Backend {
 			b.PssShmemBytes = *r.PssShmemBytes
 		}
 	}
-	return b
+	return b, nil
 }
 
 // sampleProcs reads the postmaster and its children. Pss is read for the

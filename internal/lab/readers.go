@@ -70,7 +70,7 @@ func (rd *reader) scan(ctx context.Context, fs linux.FS) error {
 }
 
 func pteAndFaults(fs linux.FS, pid int) (pte, minflt uint64, err error) {
-	st, err := linux.ReadStatus(fs, pid)
+	st, err := readStatusMem(fs, pid)
 	if err != nil {
 		return 0, 0, fmt.Errorf("backend %d: %w", pid, err)
 	}
@@ -78,7 +78,7 @@ func pteAndFaults(fs linux.FS, pid int) (pte, minflt uint64, err error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("backend %d: %w", pid, err)
 	}
-	return st.VmPTEBytes, s.MinFlt, nil
+	return st.VmPTE, s.MinFlt, nil
 }
 
 func sub(a, b uint64) uint64 {

@@ -104,7 +104,10 @@ func (r *run) prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m := host.Meminfo
+	m, err := memOf(host.Meminfo)
+	if err != nil {
+		return err
+	}
 	r.res.Host = HostInfo{Hostname: host.Hostname, KernelRelease: host.KernelRelease, CPUs: runtime.NumCPU(),
 		MemTotalBytes: m.MemTotalBytes, MemAvailableBytes: m.MemAvailableBytes,
 		PageSizeBytes: uint64(os.Getpagesize()), HugePageBytes: m.HugepagesizeBytes, THP: host.THP.Enabled}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -28,7 +27,7 @@ const perConnSlack = 4 << 20
 // restarts between) plus every connection, with page tables of the whole
 // table per connection when huge_pages=off. The margin is the larger of
 // 1 GiB and 10% of RAM, left for everyone else.
-func estimateNeed(c Config, segment uint64, m linux.Meminfo) Need {
+func estimateNeed(c Config, segment uint64, m Mem) Need {
 	n := Need{SegmentBytes: segment, PerConnBytes: perConnSlack}
 	if c.Has(ModeOff) {
 		n.PerConnBytes += c.TableBytes() / 512
@@ -40,7 +39,7 @@ func estimateNeed(c Config, segment uint64, m linux.Meminfo) Need {
 }
 
 // checkFits refuses an experiment that would not fit in MemAvailable.
-func checkFits(c Config, segment uint64, m linux.Meminfo) error {
+func checkFits(c Config, segment uint64, m Mem) error {
 	n := estimateNeed(c, segment, m)
 	if n.TotalBytes <= m.MemAvailableBytes {
 		return nil

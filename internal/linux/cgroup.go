@@ -46,10 +46,12 @@ type CgroupMemory struct {
 	// the root; nil when there is none. LimitPath says where it is set.
 	LimitBytes *uint64 `json:"limit_bytes,omitempty"`
 	LimitPath  string  `json:"limit_path,omitempty"`
-	UsageBytes uint64  `json:"usage_bytes"`
-	AnonBytes  uint64  `json:"anon_bytes"`
-	FileBytes  uint64  `json:"file_bytes"`
-	ShmemBytes uint64  `json:"shmem_bytes"`
+	// UsageBytes and the memory.stat figures are nil when their file or
+	// key could not be read (shmem is in v1's memory.stat from 4.x).
+	UsageBytes *uint64 `json:"usage_bytes,omitempty"`
+	AnonBytes  *uint64 `json:"anon_bytes,omitempty"`
+	FileBytes  *uint64 `json:"file_bytes,omitempty"`
+	ShmemBytes *uint64 `json:"shmem_bytes,omitempty"`
 	// OOMKills counts OOM kills in this cgroup (v2 memory.events, v1
 	// memory.oom_control on 4.13+); nil when the kernel does not say.
 	OOMKills *uint64 `json:"oom_kills,omitempty"`
@@ -116,9 +118,11 @@ const cgroupV1Root = "fs/cgroup/memory"
 func readCgroup(fs FS, root, cg string, f cgroupFiles) CgroupMemory {
 	m := CgroupMemory{Version: f.version, Path: cg}
 	dir := fs.SysPath(root, cg)
-	m.UsageBytes, _ = readUintFile(fs, dir+"/"+f.usage)
+	if v, err := readUintFile(fs, dir+"/"+f.usage); err == nil {
+		m.UsageBytes = &v
+	}
 	stat := readKVSpace(fs, dir+"/memory.stat")
-	m.AnonBytes, m.FileBytes, m.ShmemBytes = stat[f.anon], stat[f.file], stat["shmem"]
+	m.AnonBytes, m.FileBytes, m.ShmemBytes = optKey(stat, f.anon), optKey(stat, f.file), optKey(stat, "shmem")
 	if ev := readKVSpace(fs, dir+"/"+f.events); ev != nil {
 		if v, ok := ev["oom_kill"]; ok {
 			m.OOMKills = &v
@@ -161,6 +165,14 @@ func readKVSpace(fs FS, p string) map[string]uint64 {
 		}
 	}
 	return out
+}
+
+// optKey is stat[key], nil when absent (or stat is nil).
+func optKey(stat map[string]uint64, key string) *uint64 {
+	if v, ok := stat[key]; ok {
+		return &v
+	}
+	return nil
 }
 
 func contains(list []string, s string) bool {

@@ -28,7 +28,7 @@ type CgroupHugetlb struct {
 	RsvdLimitBytes *uint64 `json:"rsvd_limit_bytes,omitempty"`
 	RsvdLimitPath  string  `json:"rsvd_limit_path,omitempty"`
 	RsvdAccounting bool    `json:"rsvd_accounting"`
-	UsageBytes     uint64  `json:"usage_bytes"`
+	UsageBytes     *uint64 `json:"usage_bytes,omitempty"` // nil when unreadable
 	RsvdUsageBytes *uint64 `json:"rsvd_usage_bytes,omitempty"`
 	// LimitHits counts allocations refused by the fault limit (v2 events
 	// "max", v1 failcnt); nil when the kernel does not say.
@@ -105,8 +105,9 @@ func readHugetlbSize(fs FS, root, cg string, version int, size uint64) (CgroupHu
 	names := hugetlbFiles[version]
 	dir := fs.SysPath(root, cg)
 	h := CgroupHugetlb{Version: version, Path: cg, PageSizeBytes: size}
-	var err error
-	if h.UsageBytes, err = readUintFile(fs, dir+"/"+pre+names[2]); err != nil && !fs.Exists(dir+"/"+pre+names[0]) {
+	if v, err := readUintFile(fs, dir+"/"+pre+names[2]); err == nil {
+		h.UsageBytes = &v
+	} else if !fs.Exists(dir + "/" + pre + names[0]) {
 		return h, false // the controller is not enabled for this cgroup
 	}
 	h.LimitBytes, h.LimitPath = lowestLimit(fs, root, cg, pre+names[0])

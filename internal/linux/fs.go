@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +25,10 @@ type FS struct {
 	Root string
 	// Tap, when set, sees every file, directory and link read.
 	Tap Tap
+	// Label, when set, names what the roots hold for people (the bundle a
+	// user gave with --from): errors then say "LABEL:/proc/1/status", not
+	// the directory it was extracted to.
+	Label string
 }
 
 // DefaultFS returns the roots of the running host.
@@ -58,12 +62,12 @@ func (fs FS) IsLive() bool {
 }
 
 // ReadFile reads a whole file under one of the roots; the error names the
-// path. Kernel files report a size of 0, so os.ReadFile's growth strategy is
-// what we want. With a Tap the content is recorded.
+// path once (Display). Kernel files report a size of 0, so os.ReadFile's
+// growth strategy is what we want. With a Tap the content is recorded.
 func (fs FS) ReadFile(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fs.pathError("read", path, err)
 	}
 	if fs.Tap != nil {
 		fs.Tap.File(path, b)
@@ -75,21 +79,24 @@ func (fs FS) ReadFile(path string) ([]byte, error) {
 func (fs FS) ReadDir(dir string) ([]string, error) {
 	f, err := os.Open(dir)
 	if err != nil {
-		return nil, err
+		return nil, fs.pathError("list", dir, err)
 	}
 	defer f.Close()
 	names, err := f.Readdirnames(-1)
-	if err == nil && fs.Tap != nil {
+	if err != nil {
+		return nil, fs.pathError("list", dir, err)
+	}
+	if fs.Tap != nil {
 		fs.Tap.Dir(dir, names)
 	}
-	return names, err
+	return names, nil
 }
 
 // Readlink reads a symlink (a process's cwd or exe).
 func (fs FS) Readlink(path string) (string, error) {
 	s, err := os.Readlink(path)
 	if err != nil {
-		return "", fmt.Errorf("readlink %s: %w", path, err)
+		return "", fs.pathError("readlink", path, err)
 	}
 	if fs.Tap != nil {
 		fs.Tap.Link(path, s)
@@ -101,6 +108,35 @@ func (fs FS) Readlink(path string) (string, error) {
 func (fs FS) Exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// Display is path as people should see it: with a Label, the path on the
+// captured host after the label ("dump.tar.gz:/proc/1/status"); else path.
+func (fs FS) Display(path string) string {
+	if fs.Label == "" {
+		return path
+	}
+	for _, r := range []struct{ root, as string }{{fs.Proc, "/proc"}, {fs.Sys, "/sys"}, {fs.Root, "/"}} {
+		if r.root == "" {
+			continue
+		}
+		if rel, err := filepath.Rel(r.root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return fs.Label + ":" + filepath.Join(r.as, rel)
+		}
+	}
+	return fs.Label + ":" + path
+}
+
+// pathError says "op path: cause" once: the os package's own error already
+// names the path, which would repeat it ("readlink /proc/1/cwd: readlink
+// /proc/1/cwd: ..."), so only its cause is kept. errors.Is still sees the
+// cause (fs.ErrNotExist, fs.ErrPermission).
+func (fs FS) pathError(op, path string, err error) error {
+	var pe *iofs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s %s: %w", op, fs.Display(path), err)
 }
 
 // Tap records what the readers read, so a capture holds exactly the files
@@ -115,13 +151,13 @@ type Tap interface {
 // (its /proc directory vanished, or the kernel answered ESRCH). Such a process
 // is skipped, not reported as an error.
 func IsGone(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
+	return errors.Is(err, iofs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
 }
 
 // IsDenied reports whether err is a permission problem (not root, or
 // hidepid, or a ptrace check on another user's process).
 func IsDenied(err error) bool {
-	return errors.Is(err, fs.ErrPermission)
+	return errors.Is(err, iofs.ErrPermission)
 }
 
 // readParsed reads the file at path and parses it; a parse error names
@@ -134,7 +170,7 @@ func readParsed[T any](fs FS, path string, parse func(io.Reader) (T, error)) (T,
 	}
 	v, err := parse(bytes.NewReader(b))
 	if err != nil {
-		return v, fmt.Errorf("parse %s: %w", path, err)
+		return v, fmt.Errorf("parse %s: %w", fs.Display(path), err)
 	}
 	return v, nil
 }

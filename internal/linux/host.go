@@ -13,7 +13,8 @@ type Host struct {
 	HugePools     []HugePool `json:"huge_pools"`
 	THP           THP        `json:"thp"`
 	Sysctls       Sysctls    `json:"sysctls"`
-	NUMANodes     int        `json:"numa_nodes"`
+	// NUMANodes is the number of nodes in sysfs; 0 (omitted) when unknown.
+	NUMANodes int `json:"numa_nodes,omitempty"`
 }
 
 // ReadHost reads the host-wide files. Only an unreadable /proc/meminfo is an
@@ -25,6 +26,7 @@ func ReadHost(fs FS) (Host, []Gap, error) {
 	if h.Meminfo, err = ReadMeminfo(fs); err != nil {
 		return h, nil, err
 	}
+	gaps = append(gaps, meminfoGaps(h.Meminfo)...)
 	if h.KernelRelease, err = KernelRelease(fs); err != nil {
 		gaps = append(gaps, gapFor("kernel release", err))
 	}
@@ -36,6 +38,8 @@ func ReadHost(fs FS) (Host, []Gap, error) {
 	gaps = append(gaps, g...)
 	h.Sysctls, g = ReadSysctls(fs, SysctlNames)
 	gaps = append(gaps, dropOptionalSysctlGaps(g)...)
+	h.HugePools, g = reconcilePools(h.HugePools, h.Meminfo, h.Sysctls)
+	gaps = append(gaps, g...)
 	h.NUMANodes = countNodes(fs)
 	return h, gaps, nil
 }
@@ -69,9 +73,23 @@ func countNodes(fs FS) int {
 }
 
 // DefaultPool returns the host-wide pool of the default huge page size
-// (Hugepagesize in meminfo), or false when there is none.
+// (Hugepagesize in meminfo), or false when there is none or the default
+// size is unknown.
 func (h Host) DefaultPool() (HugePool, bool) {
-	return h.Pool(h.Meminfo.HugepagesizeBytes)
+	size, ok := h.DefaultPageSize()
+	if !ok {
+		return HugePool{}, false
+	}
+	return h.Pool(size)
+}
+
+// DefaultPageSize is the default huge page size (meminfo Hugepagesize);
+// ok is false when meminfo has no such line.
+func (h Host) DefaultPageSize() (uint64, bool) {
+	if h.Meminfo.HugepagesizeBytes == nil {
+		return 0, false
+	}
+	return *h.Meminfo.HugepagesizeBytes, true
 }
 
 // Pool returns the host-wide pool of the given page size.

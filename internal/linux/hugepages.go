@@ -8,24 +8,36 @@ import (
 )
 
 // HugePool is one huge page size's pool, host-wide or on one NUMA node.
-// Counts are pages.
+// Counts are pages. Reserved and Overcommit exist for host-wide pools only
+// (nil on a node, and Overcommit nil for a pool taken from meminfo when
+// vm.nr_overcommit_hugepages was not read).
 type HugePool struct {
-	PageSizeBytes uint64 `json:"page_size_bytes"`
-	Node          int    `json:"node"` // -1 for the host-wide pool
-	Total         uint64 `json:"total"`
-	Free          uint64 `json:"free"`
-	Reserved      uint64 `json:"reserved"`   // host-wide only
-	Surplus       uint64 `json:"surplus"`    // pages beyond Total, from overcommit
-	Overcommit    uint64 `json:"overcommit"` // host-wide only: nr_overcommit_hugepages
+	PageSizeBytes uint64  `json:"page_size_bytes"`
+	Node          int     `json:"node"` // -1 for the host-wide pool
+	Total         uint64  `json:"total"`
+	Free          uint64  `json:"free"`
+	Reserved      *uint64 `json:"reserved,omitempty"`   // host-wide only
+	Surplus       uint64  `json:"surplus"`              // pages beyond Total, from overcommit
+	Overcommit    *uint64 `json:"overcommit,omitempty"` // host-wide only: nr_overcommit_hugepages
+	// Source is where the pool was read: PoolFromSysfs, or PoolFromMeminfo
+	// (the default size only, when sysfs has no such pool).
+	Source string `json:"source"`
 }
 
+// Where a pool was read.
+const (
+	PoolFromSysfs   = "sysfs"
+	PoolFromMeminfo = "meminfo"
+)
+
 // InUse is the pages that are mapped or promised: Total - Free + Reserved
-// (reserved pages count as free until first touched).
-func (p HugePool) InUse() uint64 {
-	if p.Free > p.Total {
-		return p.Reserved
+// (reserved pages count as free until first touched). ok is false for a
+// node's pool, which has no reservation count.
+func (p HugePool) InUse() (pages uint64, ok bool) {
+	if p.Reserved == nil {
+		return 0, false
 	}
-	return p.Total - p.Free + p.Reserved
+	return p.Total - min(p.Free, p.Total) + *p.Reserved, true
 }
 
 // Bytes is the memory the pool takes from the rest of the system.
@@ -49,14 +61,18 @@ func ReadHugePools(fs FS) ([]HugePool, []Gap) {
 		pools = append(pools, p)
 	}
 	nodes, ng := readNodePools(fs)
-	pools = append(pools, nodes...)
+	return sortPools(append(pools, nodes...)), append(gaps, ng...)
+}
+
+// sortPools orders pools by page size, then node (host-wide first).
+func sortPools(pools []HugePool) []HugePool {
 	sort.Slice(pools, func(i, j int) bool {
 		if pools[i].PageSizeBytes != pools[j].PageSizeBytes {
 			return pools[i].PageSizeBytes < pools[j].PageSizeBytes
 		}
 		return pools[i].Node < pools[j].Node
 	})
-	return pools, append(gaps, ng...)
+	return pools
 }
 
 func readNodePools(fs FS) ([]HugePool, []Gap) {
@@ -95,15 +111,19 @@ func readPool(fs FS, dir, name string, node int) (HugePool, error) {
 	if err != nil {
 		return HugePool{}, err
 	}
-	p := HugePool{PageSizeBytes: kb << 10, Node: node}
+	p := HugePool{PageSizeBytes: kb << 10, Node: node, Source: PoolFromSysfs}
+	var resv, over uint64
 	files := []poolFile{{"nr_hugepages", &p.Total}, {"free_hugepages", &p.Free}, {"surplus_hugepages", &p.Surplus}}
 	if node < 0 {
-		files = append(files, poolFile{"resv_hugepages", &p.Reserved}, poolFile{"nr_overcommit_hugepages", &p.Overcommit})
+		files = append(files, poolFile{"resv_hugepages", &resv}, poolFile{"nr_overcommit_hugepages", &over})
 	}
 	for _, f := range files {
 		if *f.dst, err = readUintFile(fs, dir+"/"+f.name); err != nil {
 			return p, err
 		}
+	}
+	if node < 0 {
+		p.Reserved, p.Overcommit = &resv, &over
 	}
 	return p, nil
 }

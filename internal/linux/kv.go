@@ -1,28 +1,12 @@
 package linux
 
-import (
-	"bytes"
-	"fmt"
-	"io"
-)
+import "bytes"
 
 // kvFile holds the numeric "Key: value [kB]" lines of a kernel file
 // (meminfo). Values given in kB are converted to bytes; unit-less values
 // (page counts) are kept as they are. Lines that are not numeric are
 // ignored, so a new or odd line never breaks a parse.
 type kvFile map[string]uint64
-
-// parseKV reads "Key: value [unit]" lines. It never fails on content; only a
-// read error is returned.
-func parseKV(r io.Reader) (kvFile, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	kv := kvFile{}
-	eachKV(b, func(key []byte, v uint64) { kv[string(key)] = v })
-	return kv, nil
-}
 
 // eachKV calls fn for every numeric "Key: value [unit]" line of b, in
 // order, without allocating: status and smaps_rollup are read for every
@@ -139,25 +123,4 @@ func indexAny[S ~string | ~[]byte](s S, chars string) int {
 		}
 	}
 	return -1
-}
-
-// opt returns a pointer to the value when the key is present: for fields
-// that only some kernel versions print.
-func (kv kvFile) opt(key string) *uint64 {
-	v, ok := kv[key]
-	if !ok {
-		return nil
-	}
-	return &v
-}
-
-// require returns the first of keys that is missing, for files whose core
-// fields must be there.
-func (kv kvFile) require(file string, keys ...string) error {
-	for _, k := range keys {
-		if _, ok := kv[k]; !ok {
-			return fmt.Errorf("%s has no %s line", file, k)
-		}
-	}
-	return nil
 }

@@ -18,3 +18,7 @@ func ParseStatusBytes(b []byte) (Status, error) { return parseStatusBytes(b) }
 
 // ParseSmapsRollup parses the text of /proc/PID/smaps_rollup.
 func ParseSmapsRollup(r io.Reader) (SmapsRollup, error) { return parseSmapsRollup(r) }
+
+// ParseMeminfo parses the text of /proc/meminfo, or any part of it as
+// people paste it (see parseMeminfo).
+func ParseMeminfo(r io.Reader) (Meminfo, error) { return parseMeminfo(r) }

@@ -9,6 +9,9 @@ import (
 
 func u64(v uint64) *uint64 { return &v }
 
+// is reports whether p holds v.
+func is(p *uint64, v uint64) bool { return p != nil && *p == v }
+
 // Recorded on kernel 6.18.44 (Debian 12 VM, 24 GiB), trimmed.
 const meminfo618 = `MemTotal:       24683620 kB
 MemFree:        23290424 kB
@@ -44,41 +47,71 @@ func TestParseMeminfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Meminfo{
-		MemTotalBytes: 24683620 << 10, MemFreeBytes: 23290424 << 10, MemAvailableBytes: 24139780 << 10,
-		BuffersBytes: 40216 << 10, CachedBytes: 1039688 << 10, AnonPagesBytes: 152776 << 10,
-		MappedBytes: 98368 << 10, ShmemBytes: 69500 << 10, SlabBytes: 118292 << 10,
-		SReclaimableBytes: 93036 << 10, KernelStackBytes: 2264 << 10, PageTablesBytes: 3236 << 10,
-		SecPageTablesBytes: u64(0), CommitLimitBytes: 12341808 << 10, CommittedASBytes: 970716 << 10,
-		HugePagesTotal: 666, HugePagesFree: 89, HugePagesRsvd: 89, HugepagesizeBytes: 2 << 20,
+		MemTotalBytes: u64(24683620 << 10), MemFreeBytes: u64(23290424 << 10), MemAvailableBytes: u64(24139780 << 10),
+		BuffersBytes: u64(40216 << 10), CachedBytes: u64(1039688 << 10), SwapCachedBytes: u64(0), AnonPagesBytes: u64(152776 << 10),
+		MappedBytes: u64(98368 << 10), ShmemBytes: u64(69500 << 10), SlabBytes: u64(118292 << 10),
+		SReclaimableBytes: u64(93036 << 10), KernelStackBytes: u64(2264 << 10), PageTablesBytes: u64(3236 << 10),
+		SecPageTablesBytes: u64(0), SwapTotalBytes: u64(0), SwapFreeBytes: u64(0),
+		CommitLimitBytes: u64(12341808 << 10), CommittedASBytes: u64(970716 << 10),
+		AnonHugePagesBytes: u64(0), ShmemHugePagesBytes: u64(0),
+		HugePagesTotal: u64(666), HugePagesFree: u64(89), HugePagesRsvd: u64(89), HugePagesSurp: u64(0), HugepagesizeBytes: u64(2 << 20),
 		HugetlbBytes: u64(1363968 << 10),
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("meminfo (-want +got):\n%s", d)
 	}
-	if got.PageCacheBytes() != (1039688+40216-69500)<<10 {
-		t.Errorf("page cache %d", got.PageCacheBytes())
+	if c, ok := got.PageCacheBytes(); !ok || c != (1039688+40216-69500)<<10 {
+		t.Errorf("page cache %d %v", c, ok)
+	}
+	if miss := got.Missing(); !cmp.Equal(miss, []string{"Mlocked"}) {
+		t.Errorf("missing %q, want only Mlocked (trimmed from the recording)", miss)
 	}
 }
 
 func TestParseMeminfoOldKernel(t *testing.T) {
-	// 3.10 (RHEL 7) has MemAvailable but no SecPageTables or Hugetlb; 3.2 lacks MemAvailable.
+	// 3.2 lacks MemAvailable: the classic estimate, kept apart from it.
 	old := "MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\nCached: 300 kB\nShmem: 20 kB\n"
 	got, err := parseMeminfo(strings.NewReader(old))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.SecPageTablesBytes != nil || got.HugetlbBytes != nil {
-		t.Errorf("optional fields set on an old kernel: %+v", got)
+	if got.SecPageTablesBytes != nil || got.HugetlbBytes != nil || got.MemAvailableBytes != nil || got.PageTablesBytes != nil {
+		t.Errorf("fields without a line are set: %+v", got)
 	}
-	if want := uint64(100+50+300-20) << 10; got.MemAvailableBytes != want {
-		t.Errorf("estimated MemAvailable %d, want %d", got.MemAvailableBytes, want)
+	want := uint64(100+50+300-20) << 10
+	if v, est, ok := got.Available(); v != want || !est || !ok {
+		t.Errorf("Available() = %d, %v, %v; want the estimate %d", v, est, ok, want)
+	}
+	gaps := meminfoGaps(got)
+	if len(gaps) != 2 || !strings.Contains(gaps[1].Why, "estimate") || strings.Contains(gaps[0].What, "MemAvailable") {
+		t.Errorf("gaps %v: want the missing lines (MemAvailable not among them) and the estimate", gaps)
+	}
+}
+
+func TestParseMeminfoPartial(t *testing.T) {
+	// What people paste: grep Huge /proc/meminfo. Accepted; the rest unknown.
+	got, err := parseMeminfo(strings.NewReader("$ grep Huge /proc/meminfo\nAnonHugePages:    0 kB\nHugePages_Total:     400\nHugePages_Free:      400\nHugePages_Rsvd:        0\nHugePages_Surp:        0\nHugepagesize:     2048 kB\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.MemTotalBytes != nil || got.PageTablesBytes != nil || *got.HugePagesTotal != 400 {
+		t.Errorf("partial meminfo: %+v", got)
+	}
+	if _, _, ok := got.Available(); ok {
+		t.Error("MemAvailable known without a line for it")
+	}
+	if _, ok := got.SwapUsedBytes(); ok {
+		t.Error("swap used known without SwapTotal")
 	}
 }
 
 func TestParseMeminfoBad(t *testing.T) {
-	for _, in := range []string{"", "garbage", "MemFree: 10 kB\n", "MemTotal:\nMemFree 1"} {
-		if _, err := parseMeminfo(strings.NewReader(in)); err == nil {
-			t.Errorf("parseMeminfo(%q) accepted a file without MemTotal/MemFree", in)
+	freeM := "              total        used        free      shared  buff/cache   available\n" +
+		"Mem:          15885        3210        9876         123        2798       12220\nSwap:          2047           0        2047\n"
+	for _, in := range []string{"", "garbage", "MemTotal:\nMemFree 1", freeM} {
+		_, err := parseMeminfo(strings.NewReader(in))
+		if err == nil || !strings.Contains(err.Error(), "free -m") {
+			t.Errorf("parseMeminfo(%q) = %v, want the error that names what meminfo is", in, err)
 		}
 	}
 	// A one-field or odd line is ignored, not fatal (procfs used to panic here).
@@ -147,16 +180,21 @@ func TestParseStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Status{Name: "postgres", State: "S", PPid: 18590, UID: 101, HasMM: true,
-		VmPeakBytes: 1638768 << 10, VmSizeBytes: 1638768 << 10, VmHWMBytes: 1216672 << 10,
-		VmRSSBytes: 1216672 << 10, RssAnonBytes: 13004 << 10, RssFileBytes: 9740 << 10,
-		RssShmemBytes: 1193928 << 10, VmPTEBytes: 2600 << 10, Threads: 1}
+	want := Status{Name: "postgres", State: "S", PPid: 18590, UID: new(101), HasMM: true,
+		VmPeakBytes: u64(1638768 << 10), VmSizeBytes: u64(1638768 << 10), VmLckBytes: u64(0), VmHWMBytes: u64(1216672 << 10),
+		VmRSSBytes: u64(1216672 << 10), RssAnonBytes: u64(13004 << 10), RssFileBytes: u64(9740 << 10),
+		RssShmemBytes: u64(1193928 << 10), VmPTEBytes: u64(2600 << 10), VmSwapBytes: u64(0), HugetlbPageBytes: u64(0), Threads: new(1)}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("status (-want +got):\n%s", d)
 	}
 	kthread, _ := parseStatus(strings.NewReader("Name:\tkworker/0:1\nState:\tI (idle)\nPPid:\t2\nThreads:\t1\n"))
-	if kthread.HasMM || kthread.VmRSSBytes != 0 {
+	if kthread.HasMM || kthread.VmRSSBytes != nil {
 		t.Errorf("kernel thread: %+v", kthread)
+	}
+	// An unparseable line is unknown, not 0.
+	odd, _ := parseStatus(strings.NewReader("Name:\tx\nVmSize:\t10 kB\nVmPTE:\tlots kB\nRssAnon:\t-1 kB\nVmSwap:\t0 kB\n"))
+	if odd.VmPTEBytes != nil || odd.RssAnonBytes != nil || odd.VmSwapBytes == nil || *odd.VmSwapBytes != 0 {
+		t.Errorf("unparseable VmPTE/RssAnon: %+v", odd)
 	}
 }
 
@@ -186,7 +224,7 @@ Locked:                0 kB
 		t.Fatal(err)
 	}
 	if got.PssBytes != 131316<<10 || *got.PssAnonBytes != 11168<<10 || *got.PssShmemBytes != 114948<<10 ||
-		got.AnonymousBytes != 13004<<10 || got.SharedDirtyBytes != 1190000<<10 {
+		*got.AnonymousBytes != 13004<<10 || *got.SharedDirtyBytes != 1190000<<10 || got.ShmemPmdMappedBytes != nil {
 		t.Errorf("rollup %+v", got)
 	}
 	// Kernel 4.14-5.2: no Pss_Anon/File/Shmem.
@@ -318,12 +356,15 @@ func TestParseProcCgroup(t *testing.T) {
 }
 
 func TestHugePoolInUse(t *testing.T) {
-	p := HugePool{Total: 666, Free: 89, Reserved: 89, PageSizeBytes: 2 << 20}
-	if p.InUse() != 666 || p.Bytes() != 666*2<<20 {
-		t.Errorf("in use %d bytes %d", p.InUse(), p.Bytes())
+	p := HugePool{Total: 666, Free: 89, Reserved: u64(89), PageSizeBytes: 2 << 20}
+	if n, ok := p.InUse(); n != 666 || !ok || p.Bytes() != 666*2<<20 {
+		t.Errorf("in use %d %v bytes %d", n, ok, p.Bytes())
 	}
-	if (HugePool{Total: 10, Free: 10}).InUse() != 0 {
+	if n, _ := (HugePool{Total: 10, Free: 10, Reserved: u64(0)}).InUse(); n != 0 {
 		t.Error("an unused pool is in use")
+	}
+	if _, ok := (HugePool{Node: 0, Total: 10, Free: 5}).InUse(); ok {
+		t.Error("a node's pool (no reservation count) has a known use")
 	}
 }
 

@@ -6,26 +6,59 @@ import (
 	"io"
 )
 
-// SmapsRollup is /proc/PID/smaps_rollup (kernel 4.14+), sizes in bytes. The
-// Pss_* split appeared in 5.x; those fields are nil on older kernels.
+// SmapsRollup is /proc/PID/smaps_rollup (kernel 4.14+), sizes in bytes. Rss
+// and Pss are always there (a file without them is an error); every other
+// field is nil when its line is absent: the Pss_* split appeared in 5.x,
+// and a partial copy may lack any line.
 type SmapsRollup struct {
 	RssBytes            uint64  `json:"rss_bytes"`
 	PssBytes            uint64  `json:"pss_bytes"`
 	PssAnonBytes        *uint64 `json:"pss_anon_bytes,omitempty"`
 	PssFileBytes        *uint64 `json:"pss_file_bytes,omitempty"`
 	PssShmemBytes       *uint64 `json:"pss_shmem_bytes,omitempty"`
-	SharedCleanBytes    uint64  `json:"shared_clean_bytes"`
-	SharedDirtyBytes    uint64  `json:"shared_dirty_bytes"`
-	PrivateCleanBytes   uint64  `json:"private_clean_bytes"`
-	PrivateDirtyBytes   uint64  `json:"private_dirty_bytes"`
-	AnonymousBytes      uint64  `json:"anonymous_bytes"`
-	AnonHugePagesBytes  uint64  `json:"anon_huge_pages_bytes"`
-	ShmemPmdMappedBytes uint64  `json:"shmem_pmd_mapped_bytes"`
-	SharedHugetlbBytes  uint64  `json:"shared_hugetlb_bytes"`
-	PrivateHugetlbBytes uint64  `json:"private_hugetlb_bytes"`
-	SwapBytes           uint64  `json:"swap_bytes"`
-	SwapPssBytes        uint64  `json:"swap_pss_bytes"`
-	LockedBytes         uint64  `json:"locked_bytes"`
+	SharedCleanBytes    *uint64 `json:"shared_clean_bytes,omitempty"`
+	SharedDirtyBytes    *uint64 `json:"shared_dirty_bytes,omitempty"`
+	PrivateCleanBytes   *uint64 `json:"private_clean_bytes,omitempty"`
+	PrivateDirtyBytes   *uint64 `json:"private_dirty_bytes,omitempty"`
+	AnonymousBytes      *uint64 `json:"anonymous_bytes,omitempty"`
+	AnonHugePagesBytes  *uint64 `json:"anon_huge_pages_bytes,omitempty"`
+	ShmemPmdMappedBytes *uint64 `json:"shmem_pmd_mapped_bytes,omitempty"`
+	SharedHugetlbBytes  *uint64 `json:"shared_hugetlb_bytes,omitempty"`
+	PrivateHugetlbBytes *uint64 `json:"private_hugetlb_bytes,omitempty"`
+	SwapBytes           *uint64 `json:"swap_bytes,omitempty"`
+	SwapPssBytes        *uint64 `json:"swap_pss_bytes,omitempty"`
+	LockedBytes         *uint64 `json:"locked_bytes,omitempty"`
+}
+
+// rollupLines ties each optional line of smaps_rollup to its field.
+var rollupLines = []struct {
+	key   string
+	field func(*SmapsRollup) **uint64
+}{
+	{"Pss_Anon", func(s *SmapsRollup) **uint64 { return &s.PssAnonBytes }},
+	{"Pss_File", func(s *SmapsRollup) **uint64 { return &s.PssFileBytes }},
+	{"Pss_Shmem", func(s *SmapsRollup) **uint64 { return &s.PssShmemBytes }},
+	{"Shared_Clean", func(s *SmapsRollup) **uint64 { return &s.SharedCleanBytes }},
+	{"Shared_Dirty", func(s *SmapsRollup) **uint64 { return &s.SharedDirtyBytes }},
+	{"Private_Clean", func(s *SmapsRollup) **uint64 { return &s.PrivateCleanBytes }},
+	{"Private_Dirty", func(s *SmapsRollup) **uint64 { return &s.PrivateDirtyBytes }},
+	{"Anonymous", func(s *SmapsRollup) **uint64 { return &s.AnonymousBytes }},
+	{"AnonHugePages", func(s *SmapsRollup) **uint64 { return &s.AnonHugePagesBytes }},
+	{"ShmemPmdMapped", func(s *SmapsRollup) **uint64 { return &s.ShmemPmdMappedBytes }},
+	{"Shared_Hugetlb", func(s *SmapsRollup) **uint64 { return &s.SharedHugetlbBytes }},
+	{"Private_Hugetlb", func(s *SmapsRollup) **uint64 { return &s.PrivateHugetlbBytes }},
+	{"Swap", func(s *SmapsRollup) **uint64 { return &s.SwapBytes }},
+	{"SwapPss", func(s *SmapsRollup) **uint64 { return &s.SwapPssBytes }},
+	{"Locked", func(s *SmapsRollup) **uint64 { return &s.LockedBytes }},
+}
+
+// RollupLines lists the lines of smaps_rollup dbmem reads, Rss and Pss first.
+func RollupLines() []string {
+	out := []string{"Rss", "Pss"}
+	for _, l := range rollupLines {
+		out = append(out, l.key)
+	}
+	return out
 }
 
 // ReadSmapsRollup reads /proc/PID/smaps_rollup under fs. It walks the
@@ -69,37 +102,11 @@ func parseSmapsRollup(r io.Reader) (SmapsRollup, error) {
 
 // set stores one line other than Rss and Pss.
 func (s *SmapsRollup) set(key []byte, v uint64) {
-	switch string(key) {
-	case "Pss_Anon":
-		s.PssAnonBytes = ptr(v)
-	case "Pss_File":
-		s.PssFileBytes = ptr(v)
-	case "Pss_Shmem":
-		s.PssShmemBytes = ptr(v)
-	case "Shared_Clean":
-		s.SharedCleanBytes = v
-	case "Shared_Dirty":
-		s.SharedDirtyBytes = v
-	case "Private_Clean":
-		s.PrivateCleanBytes = v
-	case "Private_Dirty":
-		s.PrivateDirtyBytes = v
-	case "Anonymous":
-		s.AnonymousBytes = v
-	case "AnonHugePages":
-		s.AnonHugePagesBytes = v
-	case "ShmemPmdMapped":
-		s.ShmemPmdMappedBytes = v
-	case "Shared_Hugetlb":
-		s.SharedHugetlbBytes = v
-	case "Private_Hugetlb":
-		s.PrivateHugetlbBytes = v
-	case "Swap":
-		s.SwapBytes = v
-	case "SwapPss":
-		s.SwapPssBytes = v
-	case "Locked":
-		s.LockedBytes = v
+	for _, l := range rollupLines {
+		if l.key == string(key) {
+			*l.field(s) = ptr(v)
+			return
+		}
 	}
 }
 

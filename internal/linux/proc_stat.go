@@ -89,12 +89,16 @@ func parseCmdline(b []byte) []string {
 }
 
 // ReadOOM reads /proc/PID/oom_score and oom_score_adj.
-func ReadOOM(fs FS, pid int) (score, adj int, err error) {
-	if score, err = readProcInt(fs, pid, "oom_score"); err != nil {
-		return 0, 0, err
+func ReadOOM(fs FS, pid int) (score, adj *int, err error) {
+	s, err := readProcInt(fs, pid, "oom_score")
+	if err != nil {
+		return nil, nil, err
 	}
-	adj, err = readProcInt(fs, pid, "oom_score_adj")
-	return score, adj, err
+	a, err := readProcInt(fs, pid, "oom_score_adj")
+	if err != nil {
+		return &s, nil, err
+	}
+	return &s, &a, nil
 }
 
 func readProcInt(fs FS, pid int, name string) (int, error) {
@@ -104,26 +108,21 @@ func readProcInt(fs FS, pid int, name string) (int, error) {
 	}
 	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil {
-		return 0, fmt.Errorf("/proc/%d/%s: %w", pid, name, err)
+		return 0, fmt.Errorf("parse %s: %w", fs.Display(fs.ProcPath(strconv.Itoa(pid), name)), err)
 	}
 	return v, nil
 }
 
 // ReadLink reads a /proc/PID symlink such as cwd or exe.
 func ReadLink(fs FS, pid int, name string) (string, error) {
-	p := fs.ProcPath(strconv.Itoa(pid), name)
-	s, err := fs.Readlink(p)
-	if err != nil {
-		return "", fmt.Errorf("readlink %s: %w", p, err)
-	}
-	return s, nil
+	return fs.Readlink(fs.ProcPath(strconv.Itoa(pid), name)) // its error names the link
 }
 
 // ListPIDs returns the numeric entries of the procfs root.
 func ListPIDs(fs FS) ([]int, error) {
 	ents, err := fs.ReadDir(fs.Proc)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", fs.Proc, err)
+		return nil, err // it names the directory
 	}
 	var pids []int
 	for _, e := range ents {

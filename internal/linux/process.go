@@ -20,9 +20,10 @@ type Process struct {
 	Rollup *SmapsRollup `json:"smaps_rollup,omitempty"`
 	// Private is Pss_Anon measured without smaps_rollup (internal/pagecost's
 	// exact fast path); nil when not measured that way.
-	Private     *PrivateMeasure `json:"private,omitempty"`
-	OOMScore    int             `json:"oom_score"`
-	OOMScoreAdj int             `json:"oom_score_adj"`
+	Private *PrivateMeasure `json:"private,omitempty"`
+	// OOMScore and OOMScoreAdj are nil when they could not be read.
+	OOMScore    *int `json:"oom_score,omitempty"`
+	OOMScoreAdj *int `json:"oom_score_adj,omitempty"`
 }
 
 // PrivateMeasure is a process's Pss_Anon as internal/pagecost measured it
@@ -43,7 +44,7 @@ type ProcessOptions struct {
 
 // ReadProcess reads one process. An error for which IsGone is true means the
 // process exited; the caller skips it. Files that cannot be read for other
-// reasons become gaps and leave their fields zero.
+// reasons become gaps and leave their fields nil (unknown).
 func ReadProcess(fs FS, pid int, opt ProcessOptions) (Process, []Gap, error) {
 	p := Process{PID: pid}
 	st, err := ReadStat(fs, pid)
@@ -70,7 +71,30 @@ func ReadProcess(fs FS, pid int, opt ProcessOptions) (Process, []Gap, error) {
 			p.Rollup = &r
 		}
 	}
-	return p, dropGone(gaps), nil
+	return p, append(dropGone(gaps), missingLines(p)...), nil
+}
+
+// missingLines names the lines of status and smaps_rollup the process's
+// files lacked: their numbers are unknown, not 0.
+func missingLines(p Process) []Gap {
+	var gaps []Gap
+	if miss := p.Status.Missing(); p.Status.HasMM && len(miss) > 0 {
+		gaps = append(gaps, Gap{What: fmt.Sprintf("/proc/%d/status lines %s", p.PID, strings.Join(miss, ", ")),
+			Why: "not in the file (RssAnon, RssFile and RssShmem appeared in 4.5, HugetlbPages in 4.4; or a partial copy): unknown"})
+	}
+	if r := p.Rollup; r != nil {
+		var miss []string
+		for _, l := range rollupLines {
+			if *l.field(r) == nil {
+				miss = append(miss, l.key)
+			}
+		}
+		if len(miss) > 0 {
+			gaps = append(gaps, Gap{What: fmt.Sprintf("/proc/%d/smaps_rollup lines %s", p.PID, strings.Join(miss, ", ")),
+				Why: "not in the file (Pss_Anon, Pss_File and Pss_Shmem appeared in 5.x; or a partial copy): unknown"})
+		}
+	}
+	return gaps
 }
 
 func procGap(pid int, file string, err error) Gap {
@@ -92,25 +116,35 @@ func dropGone(gaps []Gap) []Gap {
 // Pss_Anon + VmPTE + VmSwap, with Pss_Anon from smaps_rollup or from the
 // fast path (Private). Without either it falls back to RssAnon, which
 // over-counts pages still shared copy-on-write with the parent; exact
-// tells which.
-func (p Process) PrivateCost() (bytes uint64, exact bool) {
+// tells which. ok is false when a term is unknown (a status line missing).
+func (p Process) PrivateCost() (bytes uint64, exact, ok bool) {
 	s := p.Status
+	if s.VmPTEBytes == nil || s.VmSwapBytes == nil {
+		return 0, false, false
+	}
+	rest := *s.VmPTEBytes + *s.VmSwapBytes
 	switch {
 	case p.Rollup != nil && p.Rollup.PssAnonBytes != nil:
-		return *p.Rollup.PssAnonBytes + s.VmPTEBytes + s.VmSwapBytes, true
+		return *p.Rollup.PssAnonBytes + rest, true, true
 	case p.Private != nil:
-		return p.Private.PssAnonBytes + s.VmPTEBytes + s.VmSwapBytes, true
+		return p.Private.PssAnonBytes + rest, true, true
+	case s.RssAnonBytes != nil:
+		return *s.RssAnonBytes + rest, false, true
 	}
-	return s.RssAnonBytes + s.VmPTEBytes + s.VmSwapBytes, false
+	return 0, false, false
 }
 
 // HugetlbBytes is the hugetlbfs memory the process maps. smaps_rollup's
 // Shared_Hugetlb + Private_Hugetlb is used when read: status's HugetlbPages
 // under-counts when page tables of a shared hugetlb mapping are shared (PMD
-// sharing), as they are between PostgreSQL backends.
-func (p Process) HugetlbBytes() uint64 {
-	if p.Rollup != nil {
-		return p.Rollup.SharedHugetlbBytes + p.Rollup.PrivateHugetlbBytes
+// sharing), as they are between PostgreSQL backends. ok is false when
+// neither says.
+func (p Process) HugetlbBytes() (uint64, bool) {
+	if r := p.Rollup; r != nil && r.SharedHugetlbBytes != nil && r.PrivateHugetlbBytes != nil {
+		return *r.SharedHugetlbBytes + *r.PrivateHugetlbBytes, true
 	}
-	return p.Status.HugetlbPageBytes
+	if p.Status.HugetlbPageBytes != nil {
+		return *p.Status.HugetlbPageBytes, true
+	}
+	return 0, false
 }

@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -82,5 +83,9 @@ func readUintFile(fs FS, path string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("parse %s: %q is not a number", fs.Display(path), strings.TrimSpace(string(b)))
+	}
+	return v, nil
 }

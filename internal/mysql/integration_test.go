@@ -199,7 +199,7 @@ func freeHugePages(t *testing.T) uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m.HugePagesFree - m.HugePagesRsvd
+	return *m.HugePagesFree - *m.HugePagesRsvd
 }
 
 func waitHugePagesBack(t *testing.T, base uint64) {
@@ -216,13 +216,13 @@ func inUseHugePages(t *testing.T) uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m.HugePagesTotal - m.HugePagesFree + m.HugePagesRsvd
+	return *m.HugePagesTotal - *m.HugePagesFree + *m.HugePagesRsvd
 }
 
 func checkMemoryFigures(t *testing.T, in *Instance) {
 	t.Helper()
 	m := in.Memory
-	if m.Threads < 2 || !m.PrivateExact || m.PerThreadBytes == 0 || m.OutsidePoolBytes > m.PrivateBytes {
+	if m.Threads < 2 || !m.PrivateExact || m.PerThreadBytes == nil || *m.PerThreadBytes == 0 || *m.OutsidePoolBytes > *m.PrivateBytes {
 		t.Errorf("memory = %+v", m)
 	}
 	if _, ok := in.StatusBytes("memory_used"); !ok {

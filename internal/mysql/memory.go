@@ -53,20 +53,23 @@ type Memory struct {
 	BufferPool *BufferPool `json:"buffer_pool,omitempty"`
 	// HugeMappings are every mapping in huge pages (what large_pages got).
 	HugeMappings []MappingInfo `json:"huge_mappings,omitempty"`
-	Threads      int           `json:"threads"`
+	// Threads is the server's thread count, 0 (omitted) when status did not
+	// say: a process has at least one.
+	Threads int `json:"threads,omitempty"`
 	// PrivateBytes is Pss_Anon (PrivateExact) or RssAnon: anonymous memory,
-	// the buffer pool included when it is in 4 KiB pages.
-	PrivateBytes    uint64 `json:"private_bytes"`
-	PrivateExact    bool   `json:"private_exact"`
-	PageTablesBytes uint64 `json:"page_tables_bytes"`
-	HugetlbBytes    uint64 `json:"hugetlb_bytes"`
-	SwapBytes       uint64 `json:"swap_bytes"`
+	// the buffer pool included when it is in 4 KiB pages. It and the other
+	// figures are nil when the process's files did not give them.
+	PrivateBytes    *uint64 `json:"private_bytes,omitempty"`
+	PrivateExact    bool    `json:"private_exact"`
+	PageTablesBytes *uint64 `json:"page_tables_bytes,omitempty"`
+	HugetlbBytes    *uint64 `json:"hugetlb_bytes,omitempty"`
+	SwapBytes       *uint64 `json:"swap_bytes,omitempty"`
 	// OutsidePoolBytes is PrivateBytes less the buffer pool's resident
 	// 4 KiB pages: thread buffers, other caches, allocator slack.
-	OutsidePoolBytes uint64 `json:"outside_pool_bytes"`
+	OutsidePoolBytes *uint64 `json:"outside_pool_bytes,omitempty"`
 	// PerThreadBytes is OutsidePoolBytes / Threads: an estimate of what
 	// one thread costs, upper bound (other global caches are in it too).
-	PerThreadBytes uint64 `json:"per_thread_bytes"`
+	PerThreadBytes *uint64 `json:"per_thread_bytes,omitempty"`
 }
 
 // isPoolCandidate accepts mappings the buffer pool can be in: anonymous
@@ -150,11 +153,16 @@ func (bp *BufferPool) add(m MappingInfo) {
 
 // measureMemory fills Memory from the process and its smaps.
 func measureMemory(p linux.Process, entries []linux.SmapsEntry, poolBytes uint64) Memory {
-	m := Memory{Threads: p.Status.Threads, PageTablesBytes: p.Status.VmPTEBytes,
-		HugetlbBytes: p.HugetlbBytes(), SwapBytes: p.Status.VmSwapBytes}
+	m := Memory{PageTablesBytes: p.Status.VmPTEBytes, SwapBytes: p.Status.VmSwapBytes}
+	if p.Status.Threads != nil {
+		m.Threads = *p.Status.Threads
+	}
+	if h, ok := p.HugetlbBytes(); ok {
+		m.HugetlbBytes = &h
+	}
 	m.PrivateBytes, m.PrivateExact = p.Status.RssAnonBytes, false
 	if p.Rollup != nil && p.Rollup.PssAnonBytes != nil {
-		m.PrivateBytes, m.PrivateExact = *p.Rollup.PssAnonBytes, true
+		m.PrivateBytes, m.PrivateExact = p.Rollup.PssAnonBytes, true
 	}
 	for _, e := range entries {
 		if e.Hugetlb() {
@@ -170,9 +178,13 @@ func measureMemory(p linux.Process, entries []linux.SmapsEntry, poolBytes uint64
 			}
 		}
 	}
-	m.OutsidePoolBytes = m.PrivateBytes - min(poolAnon, m.PrivateBytes)
+	if m.PrivateBytes == nil {
+		return m
+	}
+	outside := *m.PrivateBytes - min(poolAnon, *m.PrivateBytes)
+	m.OutsidePoolBytes = &outside
 	if m.Threads > 0 {
-		m.PerThreadBytes = m.OutsidePoolBytes / uint64(m.Threads)
+		m.PerThreadBytes = new(outside / uint64(m.Threads))
 	}
 	return m
 }

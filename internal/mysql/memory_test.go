@@ -34,7 +34,7 @@ func TestFindBufferPoolRecorded4K(t *testing.T) {
 	in.setVersion("10.11.19-MariaDB")
 	in.Settings.set("innodb_buffer_pool_size", "1G", FromServer, "")
 	in.Settings.set("large_pages", "ON", FromServer, "")
-	in.Memory = measureMemory(linux.Process{Status: linux.Status{Threads: 15, RssAnonBytes: 90 << 20}}, es, 1<<30)
+	in.Memory = measureMemory(linux.Process{Status: linux.Status{Threads: new(15), RssAnonBytes: new(uint64(90 << 20))}}, es, 1<<30)
 	if n := len(in.Memory.HugeMappings); n != 2 {
 		t.Fatalf("huge mappings: %d, want the 124 MiB and 106 MiB ones", n)
 	}

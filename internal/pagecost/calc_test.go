@@ -197,13 +197,17 @@ func TestMethodAndCost(t *testing.T) {
 	if _, err := ParseMethod("pss"); err == nil {
 		t.Error("ParseMethod(pss): no error")
 	}
-	c := Cost{Method: MethodStatus, PssAnonBytes: 1, RssAnonBytes: 10, VmPTEBytes: 2, VmSwapBytes: 3}
-	if c.Exact() || c.PrivateBytes() != 15 {
-		t.Errorf("status cost: exact %v, private %d", c.Exact(), c.PrivateBytes())
+	c := Cost{Method: MethodStatus, PssAnonBytes: 1, RssAnonBytes: new(uint64(10)), VmPTEBytes: new(uint64(2)), VmSwapBytes: new(uint64(3))}
+	if v, ok := c.PrivateBytes(); c.Exact() || v != 15 || !ok {
+		t.Errorf("status cost: exact %v, private %d %v", c.Exact(), v, ok)
 	}
 	c.Method = MethodFast
-	if !c.Exact() || c.PrivateBytes() != 6 {
-		t.Errorf("fast cost: exact %v, private %d", c.Exact(), c.PrivateBytes())
+	if v, ok := c.PrivateBytes(); !c.Exact() || v != 6 || !ok {
+		t.Errorf("fast cost: exact %v, private %d %v", c.Exact(), v, ok)
+	}
+	c.Method, c.RssAnonBytes = MethodStatus, nil
+	if _, ok := c.PrivateBytes(); ok {
+		t.Error("status cost known without RssAnon (a kernel before 4.5)")
 	}
 }
 

@@ -51,9 +51,11 @@ type Cost struct {
 	Method Method `json:"method"`
 	// PssAnonBytes is smaps_rollup's Pss_Anon (fast, smaps); 0 for status.
 	PssAnonBytes uint64 `json:"pss_anon_bytes"`
-	RssAnonBytes uint64 `json:"rss_anon_bytes"` // status
-	VmPTEBytes   uint64 `json:"vm_pte_bytes"`   // status
-	VmSwapBytes  uint64 `json:"vm_swap_bytes"`  // status
+	// The status figures, nil when status lacks the line (RssAnon before
+	// 4.5, or an unparseable value).
+	RssAnonBytes *uint64 `json:"rss_anon_bytes,omitempty"`
+	VmPTEBytes   *uint64 `json:"vm_pte_bytes,omitempty"`
+	VmSwapBytes  *uint64 `json:"vm_swap_bytes,omitempty"`
 	// Rollup holds all of smaps_rollup when it was read (MethodSmaps, or
 	// MethodFast falling back to it).
 	Rollup *linux.SmapsRollup `json:"smaps_rollup,omitempty"`
@@ -92,18 +94,28 @@ type ScanStats struct {
 // to the RssAnon stand-in of the status method.
 func (c Cost) Exact() bool { return c.Method != MethodStatus }
 
-// AnonBytes is Pss_Anon, or RssAnon for the status method.
-func (c Cost) AnonBytes() uint64 {
+// AnonBytes is Pss_Anon, or RssAnon for the status method; ok is false
+// when RssAnon is unknown.
+func (c Cost) AnonBytes() (uint64, bool) {
 	if c.Exact() {
-		return c.PssAnonBytes
+		return c.PssAnonBytes, true
 	}
-	return c.RssAnonBytes
+	if c.RssAnonBytes == nil {
+		return 0, false
+	}
+	return *c.RssAnonBytes, true
 }
 
 // PrivateBytes is what the process costs beyond shared memory:
 // Pss_Anon + VmPTE + VmSwap (RssAnon instead of Pss_Anon for MethodStatus,
-// an over-estimate).
-func (c Cost) PrivateBytes() uint64 { return c.AnonBytes() + c.VmPTEBytes + c.VmSwapBytes }
+// an over-estimate); ok is false when a term is unknown.
+func (c Cost) PrivateBytes() (uint64, bool) {
+	a, ok := c.AnonBytes()
+	if !ok || c.VmPTEBytes == nil || c.VmSwapBytes == nil {
+		return 0, false
+	}
+	return a + *c.VmPTEBytes + *c.VmSwapBytes, true
+}
 
 // Skipped is a process that was not measured.
 type Skipped struct {

@@ -108,7 +108,11 @@ func (r *fastRound) shortOfRssAnon() []int {
 			continue
 		}
 		found, want := r.anonPages[i]*pageSize, ps.status.RssAnonBytes
-		if ps.fromLayout && found != want || ps.codeDeferred && found < want {
+		if want == nil && (ps.fromLayout || ps.codeDeferred) {
+			idx = append(idx, i) // no RssAnon to check against: read it all
+			continue
+		}
+		if ps.fromLayout && found != *want || ps.codeDeferred && found < *want {
 			idx = append(idx, i)
 		}
 	}

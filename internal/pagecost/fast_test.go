@@ -64,7 +64,7 @@ func TestFastMatchesSmapsRollup(t *testing.T) {
 	for _, pid := range fam.PIDs() {
 		f, s := fast[pid], smaps[pid]
 		t.Logf("PID %d: fast Pss_Anon %d kB (%d exclusive pages, %d looked up, %d pagemap entries), smaps_rollup %d kB, AnonHugePages %d kB",
-			pid, f.PssAnonBytes>>10, f.Scan.ExclusivePages, f.Scan.LookedUpPages, f.Scan.PagemapEntries, s.PssAnonBytes>>10, s.Rollup.AnonHugePagesBytes>>10)
+			pid, f.PssAnonBytes>>10, f.Scan.ExclusivePages, f.Scan.LookedUpPages, f.Scan.PagemapEntries, s.PssAnonBytes>>10, *s.Rollup.AnonHugePagesBytes>>10)
 		if f.Method != MethodFast || f.Fallback != nil {
 			t.Errorf("PID %d: method %v, fallback %v; want the fast path as root", pid, f.Method, f.Fallback)
 		}
@@ -77,8 +77,8 @@ func TestFastMatchesSmapsRollup(t *testing.T) {
 		if f.Scan.PagemapEntries > sharedMB*mib/4096/4 {
 			t.Errorf("PID %d: read %d pagemap entries; the shared segment alone has %d", pid, f.Scan.PagemapEntries, sharedMB*mib/4096)
 		}
-		if f.VmPTEBytes == 0 || f.PrivateBytes() != f.PssAnonBytes+f.VmPTEBytes+f.VmSwapBytes {
-			t.Errorf("PID %d: VmPTE %d, PrivateBytes %d", pid, f.VmPTEBytes, f.PrivateBytes())
+		if v, ok := f.PrivateBytes(); *f.VmPTEBytes == 0 || !ok || v != f.PssAnonBytes+*f.VmPTEBytes+*f.VmSwapBytes {
+			t.Errorf("PID %d: VmPTE %d, PrivateBytes %d", pid, *f.VmPTEBytes, v)
 		}
 	}
 	checkChildShare(t, fast[fam.Children[0]], cowMB, privMB, thpMB, children)

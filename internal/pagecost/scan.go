@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"time"
@@ -75,7 +76,7 @@ func scanProcess(fs linux.FS, pid int, sc *scratch, plan scanPlan) (*procScan, e
 	if !st.HasMM {
 		return nil, ErrNoUserMemory
 	}
-	if st.RssShmemBytes < smapsCheaperBelow && !plan.alwaysPagemap {
+	if st.RssShmemBytes != nil && *st.RssShmemBytes < smapsCheaperBelow && !plan.alwaysPagemap {
 		return &procScan{status: st, useSmaps: true, elapsed: time.Since(start)}, nil
 	}
 	path := fs.ProcPath(strconv.Itoa(pid), "pagemap")
@@ -156,6 +157,15 @@ func readMaps(fs linux.FS, pid int, sc *scratch) ([]vma, error) {
 	return maps, nil
 }
 
+// readErr names path in err once: a *PathError (pread) already does.
+func readErr(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return err
+	}
+	return fmt.Errorf("read %s: %w", path, err)
+}
+
 // readFileInto reads a whole kernel file into *buf, growing it as needed,
 // in as few read calls as the buffer allows (os.ReadFile starts at 512
 // bytes for /proc files, which report size 0).
@@ -201,14 +211,14 @@ func (ps *procScan) readPagemap(path string, maps []vma, withCode bool, sc *scra
 func (ps *procScan) readSpans(path string, spans []span, maps []vma, sc *scratch) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
+		return err // a *PathError: "open /proc/1234/pagemap: ..."
 	}
 	defer f.Close()
 	ps.tally.lookup = make([]pfnRun, 0, sc.lookupHint+sc.lookupHint/8)
 	defer func() { sc.lookupHint = len(ps.tally.lookup) }()
 	for _, sp := range spans {
 		if err := ps.readSpan(f, sp, maps, sc); err != nil {
-			return fmt.Errorf("read %s: %w", path, err)
+			return readErr(path, err)
 		}
 	}
 	if ps.tally.entries == 0 && len(spans) > 0 {

@@ -31,7 +31,7 @@ func TestAnonymousPageInText(t *testing.T) {
 
 	before := measureOne(t, pid, MethodFast)
 	if before.Scan.TextRead {
-		t.Errorf("untouched process: text read; want it left out (RssAnon %d, Pss_Anon %d)", before.RssAnonBytes, before.PssAnonBytes)
+		t.Errorf("untouched process: text read; want it left out (RssAnon %d, Pss_Anon %d)", *before.RssAnonBytes, before.PssAnonBytes)
 	}
 	for _, step := range []struct {
 		name     string

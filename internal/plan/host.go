@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
@@ -10,17 +11,37 @@ import (
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-// hostFacts are this host's sizes and current settings.
-func hostFacts(s *snapshot.Snapshot) advise.HostFacts {
+// hostFacts are this host's sizes and current settings, and notes on what
+// is unknown. A plan needs RAM and swap: without MemTotal or SwapTotal it
+// is an error naming the lines and the way around (a what-if).
+func hostFacts(s *snapshot.Snapshot) (advise.HostFacts, []string, error) {
 	h := s.Host
+	m := h.Meminfo
+	var missing []string
+	if m.MemTotalBytes == nil {
+		missing = append(missing, "MemTotal")
+	}
+	if m.SwapTotalBytes == nil {
+		missing = append(missing, "SwapTotal")
+	}
+	if len(missing) > 0 {
+		return advise.HostFacts{}, nil, fmt.Errorf("/proc/meminfo has no %s line: a plan needs the host's RAM and swap; "+
+			"give them for a what-if plan (dbmem plan --ram SIZE --swap SIZE)", strings.Join(missing, " or "))
+	}
 	f := advise.HostFacts{
-		Name: h.Hostname, RAMBytes: h.Meminfo.MemTotalBytes, SwapBytes: h.Meminfo.SwapTotalBytes,
-		NUMANodes: max(h.NUMANodes, 1), DefaultHugePageBytes: h.Meminfo.HugepagesizeBytes,
-		HugePageSizes: []uint64{},
+		Name: h.Hostname, RAMBytes: *m.MemTotalBytes, SwapBytes: *m.SwapTotalBytes,
+		NUMANodes: max(h.NUMANodes, 1), HugePageSizes: []uint64{},
 		Now: &advise.HostNow{
-			Sysctls: h.Sysctls, THP: h.THP, CommittedASBytes: h.Meminfo.CommittedASBytes,
-			CommitLimitBytes: h.Meminfo.CommitLimitBytes, Pools: h.HugePools,
+			Sysctls: h.Sysctls, THP: h.THP, CommittedASBytes: m.CommittedASBytes,
+			CommitLimitBytes: m.CommitLimitBytes, Pools: h.HugePools,
 		},
+	}
+	var notes []string
+	if size, ok := h.DefaultPageSize(); ok {
+		f.DefaultHugePageBytes = size
+	} else {
+		notes = append(notes, "the default huge page size is unknown (no Hugepagesize line in /proc/meminfo): "+
+			"huge pages are planned in 2 MiB pages unless --page-size says otherwise")
 	}
 	seen := map[uint64]bool{}
 	for _, p := range h.HugePools {
@@ -30,7 +51,7 @@ func hostFacts(s *snapshot.Snapshot) advise.HostFacts {
 		}
 	}
 	sort.Slice(f.HugePageSizes, func(i, j int) bool { return f.HugePageSizes[i] < f.HugePageSizes[j] })
-	return f
+	return f, notes, nil
 }
 
 // whatIfHost is a host described by flags.

@@ -60,7 +60,7 @@ func plannedPoolStarts(t *testing.T, settings map[string]string) {
 		p := defaultPool(t)
 		if try < 3 && strings.Contains(err.Error(), "could not map anonymous shared memory") {
 			t.Logf("start %d could not map its huge pages (pool now: free %d, reserved %d, in use %d); planning again: %v",
-				try, p.Free, p.Reserved, p.InUse(), firstLine(err))
+				try, p.Free, *p.Reserved, inUse(p), firstLine(err))
 			continue
 		}
 		t.Fatalf("PostgreSQL did not start with huge_pages=on and the planned pool (%s): %v", res.HugePages.Formula, err)
@@ -70,11 +70,11 @@ func plannedPoolStarts(t *testing.T, settings map[string]string) {
 		t.Errorf("planned need %d pages, postgres -C says %d", hp.NeedPages, want)
 	}
 	after := defaultPool(t)
-	used := after.InUse() - before.InUse()
+	used := inUse(after) - inUse(before)
 	t.Logf("%v: %s; in use before %d, after %d; free-unreserved %d",
-		settings, hp.Formula, before.InUse(), after.InUse(), after.Free-after.Reserved)
-	if used != hp.NeedPages || after.Free != after.Reserved {
-		t.Errorf("PostgreSQL took %d pages (free %d, reserved %d), the plan said %d", used, after.Free, after.Reserved, hp.NeedPages)
+		settings, hp.Formula, inUse(before), inUse(after), after.Free-*after.Reserved)
+	if used != hp.NeedPages || after.Free != *after.Reserved {
+		t.Errorf("PostgreSQL took %d pages (free %d, reserved %d), the plan said %d", used, after.Free, *after.Reserved, hp.NeedPages)
 	}
 	// Without PostgreSQL to ask, the estimate stays within 4% and its 5%
 	// margin covers the need.
@@ -133,10 +133,10 @@ func planStable(t *testing.T, dir string) (advise.PlanResult, linux.HugePool) {
 			t.Fatalf("plan %+v", hp)
 		}
 		p := defaultPool(t)
-		if p.InUse() == hp.OtherPages || try == 5 {
+		if inUse(p) == hp.OtherPages || try == 5 {
 			return res, p
 		}
-		t.Logf("huge pages in use changed from %d to %d while planning: planning again", hp.OtherPages, p.InUse())
+		t.Logf("huge pages in use changed from %d to %d while planning: planning again", hp.OtherPages, inUse(p))
 		time.Sleep(time.Second)
 	}
 }
@@ -156,7 +156,16 @@ func defaultPool(t *testing.T) linux.HugePool {
 	if !ok {
 		t.Skip("no default huge page pool on this kernel")
 	}
+	if _, ok := p.InUse(); !ok {
+		t.Fatalf("the host-wide pool %+v has no reservation count", p)
+	}
 	return p
+}
+
+// inUse is a host-wide pool's pages in use (defaultPool checked it is known).
+func inUse(p linux.HugePool) uint64 {
+	n, _ := p.InUse()
+	return n
 }
 
 func settingValue(t *testing.T, r advise.PlanResult, name string) uint64 {

@@ -12,8 +12,11 @@ import (
 // running plans this host for its running instances.
 func running(ctx context.Context, a *asker, r Request) (advise.PlanInput, error) {
 	s := r.Snapshot
-	in := advise.PlanInput{Source: fmt.Sprintf("host %s, snapshot of %s", s.Host.Hostname, s.TakenAt.Format("2006-01-02 15:04:05 MST")),
-		Host: hostFacts(s)}
+	in := advise.PlanInput{Source: fmt.Sprintf("host %s, snapshot of %s", s.Host.Hostname, s.TakenAt.Format("2006-01-02 15:04:05 MST"))}
+	var err error
+	if in.Host, in.Notes, err = hostFacts(s); err != nil {
+		return in, err
+	}
 	var chosen []*postgres.Instance
 	for _, pg := range s.Postgres {
 		if r.Port == 0 && r.MySQLPort == 0 || pg.Port == r.Port {
@@ -65,7 +68,7 @@ func runningInstance(ctx context.Context, a *asker, r Request, pg *postgres.Inst
 	}
 	var notes []string
 	var err error
-	hostDefault := r.Snapshot.Host.Meminfo.HugepagesizeBytes
+	hostDefault, _ := r.Snapshot.Host.DefaultPageSize() // 0: unknown, shownNeed then needs huge_page_size
 	pi.Need, notes, err = runningNeed(ctx, a, pg, set, size, hostDefault, len(r.Changes) > 0)
 	return pi, notes, err
 }

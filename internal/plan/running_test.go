@@ -63,7 +63,7 @@ func TestHostProcesses(t *testing.T) {
 	}
 	for _, p := range procs {
 		if p.PID == os.Getpid() {
-			if !p.Status.HasMM || p.Status.VmRSSBytes == 0 || p.OOMScore == 0 {
+			if !p.Status.HasMM || p.Status.VmRSSBytes == nil || *p.Status.VmRSSBytes == 0 || p.OOMScore == nil || p.OOMScoreAdj == nil {
 				t.Errorf("this test process as read: %+v", p)
 			}
 			return

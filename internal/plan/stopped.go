@@ -15,8 +15,11 @@ import (
 // stopped plans this host for a stopped server's data directory, asking
 // its own binaries with `postgres -D DIR -C ...`.
 func stopped(ctx context.Context, a *asker, r Request) (advise.PlanInput, error) {
-	in := advise.PlanInput{Source: fmt.Sprintf("host %s, stopped server %s", r.Snapshot.Host.Hostname, r.DataDir),
-		Host: hostFacts(r.Snapshot)}
+	in := advise.PlanInput{Source: fmt.Sprintf("host %s, stopped server %s", r.Snapshot.Host.Hostname, r.DataDir)}
+	var err error
+	if in.Host, in.Notes, err = hostFacts(r.Snapshot); err != nil {
+		return in, err
+	}
 	major, err := dataDirMajor(ctx, a, r.DataDir)
 	if err != nil {
 		return in, err

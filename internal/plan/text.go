@@ -22,8 +22,12 @@ func TextWidth(w io.Writer, r advise.PlanResult, width int) error {
 	var b strings.Builder
 	h := r.Host
 	fmt.Fprintf(&b, "dbmem plan  %s\n", r.Source)
+	page := "unknown"
+	if h.DefaultHugePageBytes > 0 {
+		page = units.Bytes(h.DefaultHugePageBytes)
+	}
 	fmt.Fprintf(&b, "  RAM %s, swap %s, %d NUMA node(s), default huge page %s\n\n",
-		units.Bytes(h.RAMBytes), units.Bytes(h.SwapBytes), h.NUMANodes, units.Bytes(h.DefaultHugePageBytes))
+		units.Bytes(h.RAMBytes), units.Bytes(h.SwapBytes), h.NUMANodes, page)
 	if hp := r.HugePages; hp != nil {
 		fmt.Fprintf(&b, "HUGE PAGES   %s\n", hp.Formula)
 		if len(hp.PerNode) > 0 {

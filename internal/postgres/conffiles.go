@@ -26,7 +26,7 @@ func readConf(fs linux.FS, file string, src Source, into Settings, depth int) er
 	}
 	b, err := fs.ReadFile(fs.HostPath(file))
 	if err != nil {
-		return fmt.Errorf("read %s: %w", file, err)
+		return err // it names the file
 	}
 	entries, err := parseConf(bytes.NewReader(b), file)
 	if err != nil {

@@ -64,7 +64,7 @@ func TestDiscoverFixtureWithRecordedSettings(t *testing.T) {
 		t.Errorf("shared segment %+v", in.Shared)
 	}
 	s := postgres.Summarize(in)
-	if !s.PrivateExact || s.ClientBackends != 10 || s.ClientMedianBytes < 1<<20 || s.ClientMedianBytes > 64<<20 {
+	if !s.PrivateExact || s.ClientBackends != 10 || s.ClientMedianBytes == nil || *s.ClientMedianBytes < 1<<20 || *s.ClientMedianBytes > 64<<20 || s.PrivateBytes == nil {
 		t.Errorf("summary %+v", s)
 	}
 }

@@ -27,14 +27,14 @@ func TestDiscoverPrivateAuto(t *testing.T) {
 	smaps := discover(t, c.PID, postgres.Options{Process: linux.ProcessOptions{Rollup: true}})
 	want := map[int]uint64{}
 	for _, p := range smaps.Processes {
-		want[p.PID], _ = p.PrivateCost()
+		want[p.PID], _, _ = p.PrivateCost()
 	}
 	idle := map[int]bool{}
 	for _, pid := range r.PIDs {
 		idle[pid] = true
 	}
 	for _, p := range auto.Processes {
-		cost, exact := p.PrivateCost()
+		cost, exact, _ := p.PrivateCost()
 		w, ok := want[p.PID]
 		if !ok {
 			continue

@@ -87,7 +87,7 @@ func placeLine(cg linux.CgroupInfo) string {
 		return where + "; no memory controller"
 	}
 	s := fmt.Sprintf("%s; memory v%d %s: usage %s (anon %s, shmem %s, file %s), ", where, m.Version, m.Path,
-		units.Bytes(m.UsageBytes), units.Bytes(m.AnonBytes), units.Bytes(m.ShmemBytes), units.Bytes(m.FileBytes))
+		units.OptBytes(m.UsageBytes), units.OptBytes(m.AnonBytes), units.OptBytes(m.ShmemBytes), units.OptBytes(m.FileBytes))
 	if m.LimitBytes == nil {
 		s += "no limit"
 	} else {
@@ -110,7 +110,7 @@ func hugetlbLine(h linux.CgroupHugetlb, st style) string {
 		rsvd = "reservation limit " + units.Bytes(*h.RsvdLimitBytes)
 	}
 	s := fmt.Sprintf("hugetlb %s v%d %s: usage %s, %s, %s", linux.HugetlbSizeName(h.PageSizeBytes), h.Version, h.Path,
-		units.Bytes(h.UsageBytes), lim, rsvd)
+		units.OptBytes(h.UsageBytes), lim, rsvd)
 	if h.FaultLimitOnly() {
 		s += "; " + st.bad("a database that maps more gets SIGBUS (Bus error) when it touches the page over the limit")
 	}

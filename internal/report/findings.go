@@ -10,19 +10,22 @@ import (
 	"github.com/dbmem/dbmem/internal/texttable"
 )
 
-// findingsOf returns the findings to show: the caller's, or advise.Check's
-// with default options (the OOM ranking then covers database processes).
-func findingsOf(s *snapshot.Snapshot, o Options) []advise.Finding {
+// findingsOf returns the findings to show and the checks skipped: the
+// caller's, or advise.Judge's with default options (the OOM ranking then
+// covers database processes).
+func findingsOf(s *snapshot.Snapshot, o Options) advise.Result {
 	if o.Findings != nil {
-		return o.Findings
+		return advise.Result{Findings: o.Findings, Skipped: o.Skipped}
 	}
-	return advise.Check(s, advise.Options{})
+	return advise.Judge(s, advise.Options{})
 }
 
-// Findings writes the FINDINGS section alone (dbmem check).
-func Findings(w io.Writer, fs []advise.Finding, o Options) error {
+// Findings writes the FINDINGS section and the checks skipped (dbmem check).
+func Findings(w io.Writer, r advise.Result, o Options) error {
 	var b strings.Builder
-	writeFindings(&b, fs, style{on: o.Color, width: o.Width})
+	st := style{on: o.Color, width: o.Width}
+	writeFindings(&b, r.Findings, st)
+	writeSkipped(&b, r.Skipped, st)
 	_, err := io.WriteString(w, texttable.Wrap(b.String(), o.Width))
 	return err
 }
@@ -77,6 +80,18 @@ func writeFinding(b *strings.Builder, f advise.Finding, st style) {
 			line += " in " + s.Unit
 		}
 		st.wrapped(b, label, line+"  ("+s.Formula+")")
+	}
+}
+
+// writeSkipped lists the checks that did not run and the inputs they lacked:
+// a check without its numbers is not evaluated on zeros.
+func writeSkipped(b *strings.Builder, sk []advise.Skipped, st style) {
+	if len(sk) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s  %d (their inputs were not read; see NOT SEEN)\n", st.head("SKIPPED CHECKS"), len(sk))
+	for _, s := range sk {
+		st.wrapped(b, "", fmt.Sprintf("%s [%s]: no %s", s.ID, s.Subject, strings.Join(s.Missing, ", ")))
 	}
 }
 

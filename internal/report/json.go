@@ -9,8 +9,11 @@ import (
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
-// JSONSchema versions the --json document of `dbmem report`.
-const JSONSchema = "dbmem.report/v1"
+// JSONSchema versions the --json document of `dbmem report`. v2: the
+// snapshot is dbmem.snapshot/v2 (a number that was not read is omitted,
+// never 0), summaries omit sums with an unknown term, and "skipped" lists
+// the checks whose inputs were not read.
+const JSONSchema = "dbmem.report/v2"
 
 // Document is the --json form of the report: the snapshot plus each
 // instance's summary.
@@ -18,8 +21,9 @@ type Document struct {
 	Schema    string             `json:"schema"`
 	Snapshot  *snapshot.Snapshot `json:"snapshot"`
 	Summaries []InstanceSummary  `json:"summaries"`
-	// Findings are advise.Check's with default options.
+	// Findings and Skipped are advise.Judge's with default options.
 	Findings []advise.Finding `json:"findings"`
+	Skipped  []advise.Skipped `json:"skipped"`
 }
 
 // InstanceSummary ties a summary to its instance.
@@ -30,7 +34,11 @@ type InstanceSummary struct {
 
 // NewDocument builds the JSON document.
 func NewDocument(s *snapshot.Snapshot) Document {
-	d := Document{Schema: JSONSchema, Snapshot: s, Summaries: []InstanceSummary{}, Findings: advise.Check(s, advise.Options{})}
+	r := advise.Judge(s, advise.Options{})
+	d := Document{Schema: JSONSchema, Snapshot: s, Summaries: []InstanceSummary{}, Findings: r.Findings, Skipped: r.Skipped}
+	if d.Skipped == nil {
+		d.Skipped = []advise.Skipped{}
+	}
 	for _, in := range s.Postgres {
 		d.Summaries = append(d.Summaries, InstanceSummary{PostmasterPID: in.PostmasterPID, Summary: postgres.Summarize(in)})
 	}

@@ -121,9 +121,13 @@ func threadsLine(in *mysql.Instance) string {
 	if !m.PrivateExact {
 		how = "RssAnon"
 	}
-	s := fmt.Sprintf("%d threads in one process; private %s (%s), %s outside the buffer pool = ~%s per thread "+
-		"(estimate: other global caches included); page tables %s", m.Threads, units.Bytes(m.PrivateBytes), how,
-		units.Bytes(m.OutsidePoolBytes), units.Bytes(m.PerThreadBytes), units.Bytes(m.PageTablesBytes))
+	threads := units.Unknown
+	if m.Threads > 0 {
+		threads = fmt.Sprint(m.Threads)
+	}
+	s := fmt.Sprintf("%s threads in one process; private %s (%s), %s outside the buffer pool = ~%s per thread "+
+		"(estimate: other global caches included); page tables %s", threads, units.OptBytes(m.PrivateBytes), how,
+		units.OptBytes(m.OutsidePoolBytes), units.OptBytes(m.PerThreadBytes), units.OptBytes(m.PageTablesBytes))
 	if mu, ok := in.StatusBytes("memory_used"); ok {
 		s += fmt.Sprintf("; Memory_used %s (server's count)", units.Bytes(mu))
 	}
@@ -135,9 +139,9 @@ func writeWorstCase(b *strings.Builder, wc mysql.WorstCase, h linux.Host) {
 	if !wc.PerfSchemaKnown {
 		ps = "unknown"
 	}
-	fmt.Fprintf(b, "  Worst case   %s = global %s + %d max_connections x %s per thread + performance_schema %s (%s of RAM)\n",
+	fmt.Fprintf(b, "  Worst case   %s = global %s + %d max_connections x %s per thread + performance_schema %s%s\n",
 		units.Bytes(wc.TotalBytes), units.Bytes(wc.GlobalBytes), wc.MaxConnections, units.Bytes(wc.PerThreadBytes), ps,
-		units.Percent(wc.TotalBytes, h.Meminfo.MemTotalBytes))
+		ofText(&wc.TotalBytes, h.Meminfo.MemTotalBytes, " of RAM"))
 	fmt.Fprintf(b, "               global: %s\n", linesText(wc.Global))
 	fmt.Fprintf(b, "               per thread: %s\n", linesText(wc.PerThread))
 }
@@ -151,8 +155,9 @@ func linesText(ls []mysql.Line) string {
 }
 
 func writeHugePlan(b *strings.Builder, in *mysql.Instance, h linux.Host) {
-	page := h.Meminfo.HugepagesizeBytes
-	if page == 0 {
+	page, ok := h.DefaultPageSize()
+	if !ok {
+		fmt.Fprintf(b, "  Huge plan    unknown: the default huge page size is not known (no Hugepagesize line in /proc/meminfo)\n")
 		return
 	}
 	p := mysql.PlanHugePages(in, page, uint64(os.Getpagesize()))

@@ -29,7 +29,7 @@ func TestTextOtherSections(t *testing.T) {
 	in.Memory = mysql.Memory{Threads: 15, BufferPool: &mysql.BufferPool{Mappings: []mysql.MappingInfo{pool}, SizeBytes: 1 << 30, PageSizeBytes: 4096},
 		HugeMappings: []mysql.MappingInfo{{Start: 0x7f8e80400000, SizeBytes: 124 << 20, Path: "/anon_hugepage (deleted)", PageSizeBytes: 2 << 20, Hugetlb: true}}}
 	s.MySQL = []*mysql.Instance{in}
-	s.SysV = &sysv.Snapshot{Kernel: sysv.Kernel{ShmMaxBytes: 1 << 63, ShmAllPages: 1 << 63, ShmMni: 4096, PageSizeBytes: 4096, HugePageSizeBytes: 2 << 20},
+	s.SysV = &sysv.Snapshot{Kernel: sysv.Kernel{ShmMaxBytes: 1 << 63, ShmAllPages: 1 << 63, ShmMni: 4096, PageSizeBytes: 4096, HugePageSizeBytes: new(uint64(2 << 20))},
 		Segments: []sysv.SegmentInfo{{Segment: sysv.Segment{ID: 4, Key: 745552, SizeBytes: 56, Attached: 1, UID: 101}, Huge: sysv.HugeNo, PageSizeBytes: 4096,
 			Attachments: []sysv.Attachment{{PID: 18855}}}}}
 	var b bytes.Buffer

@@ -56,7 +56,7 @@ func writeSettings(b *strings.Builder, in *postgres.Instance, st style) {
 func sharedLine(in *postgres.Instance, st style) string {
 	sh := in.Shared
 	if sh == nil {
-		return "unknown (see gaps)"
+		return "unknown (see NOT SEEN)"
 	}
 	pages := "4 KiB pages"
 	if sh.Hugetlb {
@@ -84,7 +84,7 @@ func cgroupLine(cg *linux.CgroupMemory) string {
 			limit += " (set on " + cg.LimitPath + ")"
 		}
 	}
-	s := fmt.Sprintf("v%d %s: usage %s, %s", cg.Version, cg.Path, units.Bytes(cg.UsageBytes), limit)
+	s := fmt.Sprintf("v%d %s: usage %s, %s", cg.Version, cg.Path, units.OptBytes(cg.UsageBytes), limit)
 	if cg.OOMKills != nil && *cg.OOMKills > 0 {
 		s += fmt.Sprintf(", %d OOM kills", *cg.OOMKills)
 	}
@@ -98,16 +98,16 @@ func writeMemory(b *strings.Builder, in *postgres.Instance, host linux.Host) {
 		how = "RssAnon + VmPTE + VmSwap where Pss_Anon was not read: an over-estimate"
 	}
 	fmt.Fprintf(b, "  Private      %s over %d processes (%s); ps/top would add up RSS to %s\n",
-		units.Bytes(s.PrivateBytes), s.Processes, how, units.Bytes(s.RSSBytes))
+		units.OptBytes(s.PrivateBytes), s.Processes, how, units.OptBytes(s.RSSBytes))
 	if s.ClientBackends > 0 {
 		fmt.Fprintf(b, "  Per client   %d client backends: median %s, p95 %s each\n",
-			s.ClientBackends, units.Bytes(s.ClientMedianBytes), units.Bytes(s.ClientP95Bytes))
+			s.ClientBackends, units.OptBytes(s.ClientMedianBytes), units.OptBytes(s.ClientP95Bytes))
 	} else {
 		fmt.Fprintf(b, "  Per client   no client backends connected\n")
 	}
 	pt := host.Meminfo.PageTablesBytes
 	fmt.Fprintf(b, "  Page tables  VmPTE sum %s = %s of host PageTables %s\n",
-		units.Bytes(s.VmPTEBytes), units.Percent(s.VmPTEBytes, pt), units.Bytes(pt))
+		units.OptBytes(s.VmPTEBytes), units.OptPercent(s.VmPTEBytes, pt), units.OptBytes(pt))
 }
 
 func writeProcesses(b *strings.Builder, in *postgres.Instance, o Options) {
@@ -120,15 +120,16 @@ func writeProcesses(b *strings.Builder, in *postgres.Instance, o Options) {
 		pss, pssAnon, pssShmem := "-", "-", "-"
 		if r := p.Rollup; r != nil {
 			pss = units.Short(r.PssBytes)
-			pssAnon, pssShmem = optShort(r.PssAnonBytes), optShort(r.PssShmemBytes)
+			pssAnon, pssShmem = units.OptShort(r.PssAnonBytes), units.OptShort(r.PssShmemBytes)
 		}
 		if m := p.Private; pssAnon == "-" && m != nil {
 			pssAnon = units.Short(m.PssAnonBytes) // the fast path's: exact, without Pss
 		}
-		cost, _ := p.PrivateCost()
-		t.Add(fmt.Sprint(p.PID), roleLabel(p), units.Short(s.VmRSSBytes), units.Short(s.RssAnonBytes), units.Short(s.RssShmemBytes),
-			units.Short(p.HugetlbBytes()), units.Short(s.VmPTEBytes), units.Short(s.VmSwapBytes), pss, pssAnon, pssShmem,
-			units.Short(cost), fmt.Sprint(p.OOMScore), fmt.Sprint(p.OOMScoreAdj))
+		cost, _, ok := p.PrivateCost()
+		huge, hok := p.HugetlbBytes()
+		t.Add(fmt.Sprint(p.PID), roleLabel(p), units.OptShort(s.VmRSSBytes), units.OptShort(s.RssAnonBytes), units.OptShort(s.RssShmemBytes),
+			optShort(huge, hok), units.OptShort(s.VmPTEBytes), units.OptShort(s.VmSwapBytes), pss, pssAnon, pssShmem,
+			optShort(cost, ok), optInt(p.OOMScore), optInt(p.OOMScoreAdj))
 	}
 	b.WriteString("\n" + t.Render("  "))
 	if hidden > 0 {
@@ -136,11 +137,18 @@ func writeProcesses(b *strings.Builder, in *postgres.Instance, o Options) {
 	}
 }
 
-func optShort(v *uint64) string {
-	if v == nil {
-		return "-"
+func optShort(v uint64, ok bool) string {
+	if !ok {
+		return units.UnknownCell
 	}
-	return units.Short(*v)
+	return units.Short(v)
+}
+
+func optInt(p *int) string {
+	if p == nil {
+		return units.UnknownCell
+	}
+	return fmt.Sprint(*p)
 }
 
 // shownProcesses keeps every non-client process and the top clients by
@@ -155,9 +163,9 @@ func shownProcesses(ps []postgres.Proc, all bool, top int) ([]postgres.Proc, int
 		}
 	}
 	sort.SliceStable(clients, func(i, j int) bool {
-		a, _ := clients[i].PrivateCost()
-		c, _ := clients[j].PrivateCost()
-		return a > c
+		a, _, aok := clients[i].PrivateCost()
+		c, _, cok := clients[j].PrivateCost()
+		return aok && (!cok || a > c) // unknown costs last
 	})
 	hidden := 0
 	if !all && len(clients) > top {

@@ -72,8 +72,9 @@ func pidList(pids []int, max int) string {
 }
 
 func writeSysVPool(b *strings.Builder, s *sysv.Snapshot) {
-	hp := s.Kernel.HugePageSizeBytes
+	hp := s.Kernel.HugePageSize()
 	if hp == 0 {
+		fmt.Fprintf(b, "  Huge pages   need unknown: the default huge page size is not known (no Hugepagesize line in /proc/meminfo)\n")
 		return
 	}
 	need := sysv.HugePagesNeeded(s.Segments, hp)
@@ -96,9 +97,9 @@ func writeSysVProblems(b *strings.Builder, s *sysv.Snapshot, st style) {
 		fmt.Fprintf(b, "  Orphan       segment %d (uid %d, %s, %s held) has no process attached: %s\n",
 			o.ID, o.UID, units.Bytes(o.SizeBytes), held, st.warn(fmt.Sprintf("ipcrm -m %d", o.ID)))
 	}
-	for _, c := range sysv.CheckHugePageCandidates(s.Segments, sysv.DefaultCandidateBytes, s.Kernel.HugePageSizeBytes) {
+	for _, c := range sysv.CheckHugePageCandidates(s.Segments, sysv.DefaultCandidateBytes, s.Kernel.HugePageSize()) {
 		fmt.Fprintf(b, "  4 KiB pages  segment %d (%s) costs %s of page tables in each of its %d processes (%s in huge pages)\n",
-			c.ID, units.Bytes(c.SizeBytes), units.Bytes(c.PageTableBytesPerProcess), len(c.Attachers), units.Bytes(c.HugePageTableBytesPerProcess))
+			c.ID, units.Bytes(c.SizeBytes), units.Bytes(c.PageTableBytesPerProcess), len(c.Attachers), units.OptBytes(c.HugePageTableBytesPerProcess))
 	}
 	t := sysv.CheckTotals(s.Segments, s.Kernel)
 	if t.OverShmAll() || t.OverShmMni() {

@@ -13,7 +13,13 @@ import (
 
 // Schema versions the JSON form of a Snapshot. Bump it when a field changes
 // meaning or disappears; adding fields keeps the version.
-const Schema = "dbmem.snapshot/v1"
+//
+// v2: a number the kernel or a server did not give is omitted (never 0):
+// every meminfo field, the status and smaps_rollup figures, oom_score and
+// oom_score_adj, cgroup usage, the pools' reserved and overcommit (nil on
+// NUMA nodes). MemAvailable of a kernel without it is
+// mem_available_estimate_bytes; pools have a source (sysfs or meminfo).
+const Schema = "dbmem.snapshot/v2"
 
 // Snapshot is everything dbmem read at one moment.
 type Snapshot struct {

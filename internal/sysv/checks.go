@@ -60,15 +60,17 @@ func CheckTotals(segs []SegmentInfo, k Kernel) ShmTotals {
 // per page: size/512 with 4 KiB pages); in huge pages it would pay
 // HugePageTableBytesPerProcess.
 type HugePageCandidate struct {
-	ID                           int
-	Key                          int32
-	SizeBytes                    uint64
-	PageSizeBytes                uint64
-	Attachers                    []int
-	PageTableBytesPerProcess     uint64
-	PageTableBytesAll            uint64 // per process x attachers, an upper bound
-	HugePages                    uint64 // ceil(size / huge page size)
-	HugePageTableBytesPerProcess uint64
+	ID                       int
+	Key                      int32
+	SizeBytes                uint64
+	PageSizeBytes            uint64
+	Attachers                []int
+	PageTableBytesPerProcess uint64
+	PageTableBytesAll        uint64 // per process x attachers, an upper bound
+	// HugePages is ceil(size / huge page size); it and the page table in
+	// huge pages are nil when the huge page size is unknown.
+	HugePages                    *uint64
+	HugePageTableBytesPerProcess *uint64
 }
 
 // CheckHugePageCandidates returns the segments known to be in base pages
@@ -80,14 +82,17 @@ func CheckHugePageCandidates(segs []SegmentInfo, minBytes, hugePageSizeBytes uin
 			continue
 		}
 		per := ceilDiv(s.SizeBytes, s.PageSizeBytes) * pteBytes
-		out = append(out, HugePageCandidate{
+		c := HugePageCandidate{
 			ID: s.ID, Key: s.Key, SizeBytes: s.SizeBytes, PageSizeBytes: s.PageSizeBytes,
-			Attachers:                    s.PIDs(),
-			PageTableBytesPerProcess:     per,
-			PageTableBytesAll:            per * uint64(len(s.Attachments)),
-			HugePages:                    ceilDiv(s.SizeBytes, hugePageSizeBytes),
-			HugePageTableBytesPerProcess: ceilDiv(s.SizeBytes, hugePageSizeBytes) * pteBytes,
-		})
+			Attachers:                s.PIDs(),
+			PageTableBytesPerProcess: per,
+			PageTableBytesAll:        per * uint64(len(s.Attachments)),
+		}
+		if hugePageSizeBytes > 0 {
+			n := ceilDiv(s.SizeBytes, hugePageSizeBytes)
+			c.HugePages, c.HugePageTableBytesPerProcess = &n, new(n*pteBytes)
+		}
+		out = append(out, c)
 	}
 	return out
 }

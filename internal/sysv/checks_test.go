@@ -32,7 +32,7 @@ func TestCheckHugePageCandidates(t *testing.T) {
 	want := []HugePageCandidate{{
 		ID: 1, SizeBytes: 4 << 30, PageSizeBytes: 4096, Attachers: []int{10, 11, 12},
 		PageTableBytesPerProcess: 8 * mib, PageTableBytesAll: 24 * mib, // size/512
-		HugePages: 2048, HugePageTableBytesPerProcess: 16 << 10,
+		HugePages: new(uint64(2048)), HugePageTableBytesPerProcess: new(uint64(16 << 10)),
 	}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
@@ -146,7 +146,7 @@ func TestInferHugeByRSS(t *testing.T) {
 	orphan.RSSBytes = u64(4 << 30)
 	plain := seg(2, 0, 8*mib, HugeUnknown, 0)
 	plain.RSSBytes = u64(8 * mib)
-	s := Snapshot{Kernel: Kernel{HugePageSizeBytes: 2 * mib, PageSizeBytes: 4096}, Segments: []SegmentInfo{orphan, plain}}
+	s := Snapshot{Kernel: Kernel{HugePageSizeBytes: new(uint64(2 * mib)), PageSizeBytes: 4096}, Segments: []SegmentInfo{orphan, plain}}
 	s.inferHugeByRSS()
 	if g := s.Segments[0]; g.Huge != HugeYes || !g.HugeByRSS || g.PageSizeBytes != 2*mib {
 		t.Errorf("over-counted orphan: %+v", g)

@@ -47,11 +47,11 @@ func TestRealExample(t *testing.T) {
 		"Segments":   ours,
 		"Kernel":     s.Kernel,
 		"Degraded":   s.Degraded,
-		"Pool":       HugePagesNeeded(ours, s.Kernel.HugePageSizeBytes),
+		"Pool":       HugePagesNeeded(ours, s.Kernel.HugePageSize()),
 		"Totals":     CheckTotals(ours, s.Kernel),
 		"ShmMax":     CheckShmMax(ours, s.Kernel),
 		"Rights":     CheckHugetlbRights(s),
-		"Candidates": CheckHugePageCandidates(ours, DefaultCandidateBytes, s.Kernel.HugePageSizeBytes),
+		"Candidates": CheckHugePageCandidates(ours, DefaultCandidateBytes, s.Kernel.HugePageSize()),
 		"Orphans":    CheckOrphans(ours, s.Kernel),
 	}
 	b, err := json.MarshalIndent(facts, "", "  ")

@@ -18,18 +18,32 @@ type Kernel struct {
 	HugetlbShmGroup uint32 // vm.hugetlb_shm_group: gid that may create SHM_HUGETLB without CAP_IPC_LOCK
 	PageSizeBytes   uint64 // base page (PAGE_SIZE); from the running process, not from fs
 
-	// From /proc/meminfo (default huge page size only).
-	HugePageSizeBytes uint64
-	HugePagesTotal    uint64
-	HugePagesFree     uint64
-	HugePagesRsvd     uint64
-	HugePagesSurp     uint64
+	// From /proc/meminfo (default huge page size only); nil when meminfo
+	// has no such line.
+	HugePageSizeBytes *uint64 `json:",omitempty"`
+	HugePagesTotal    *uint64 `json:",omitempty"`
+	HugePagesFree     *uint64 `json:",omitempty"`
+	HugePagesRsvd     *uint64 `json:",omitempty"`
+	HugePagesSurp     *uint64 `json:",omitempty"`
+}
+
+// HugePageSize is the default huge page size, 0 when unknown (the
+// functions of this package that take a page size treat 0 as unknown).
+func (k Kernel) HugePageSize() uint64 {
+	if k.HugePageSizeBytes == nil {
+		return 0
+	}
+	return *k.HugePageSizeBytes
 }
 
 // HugePagesInUse is Total - Free + Rsvd: pages faulted in plus pages
-// reserved by mappings (reserved pages still count as free).
-func (k Kernel) HugePagesInUse() uint64 {
-	return k.HugePagesTotal - min(k.HugePagesFree, k.HugePagesTotal) + k.HugePagesRsvd
+// reserved by mappings (reserved pages still count as free); ok is false
+// when a count is unknown.
+func (k Kernel) HugePagesInUse() (uint64, bool) {
+	if k.HugePagesTotal == nil || k.HugePagesFree == nil || k.HugePagesRsvd == nil {
+		return 0, false
+	}
+	return *k.HugePagesTotal - min(*k.HugePagesFree, *k.HugePagesTotal) + *k.HugePagesRsvd, true
 }
 
 // ReadKernel reads the SysV limits from /proc/sys and the default huge page

@@ -59,7 +59,7 @@ func ReadSegments(fsys linux.FS) ([]Segment, error) {
 	}
 	segs, err := parseShm(bytes.NewReader(b))
 	if err != nil {
-		return segs, fmt.Errorf("parse %s: %w", path, err)
+		return segs, fmt.Errorf("parse %s: %w", fsys.Display(path), err)
 	}
 	return segs, nil
 }

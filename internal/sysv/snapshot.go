@@ -139,7 +139,7 @@ func (s *Snapshot) applyPageInfo(pid int, info map[int]pageInfo) {
 // their size rounded up to huge pages: only the kernel's SHM_HUGETLB
 // over-count produces that.
 func (s *Snapshot) inferHugeByRSS() {
-	hp := s.Kernel.HugePageSizeBytes
+	hp := s.Kernel.HugePageSize()
 	for i := range s.Segments {
 		seg := &s.Segments[i]
 		if seg.Huge != HugeUnknown || seg.RSSBytes == nil || hp == 0 || *seg.RSSBytes <= ceilDiv(seg.SizeBytes, hp)*hp {

@@ -18,7 +18,7 @@ func TestReadRecordedTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Kernel.Release != "6.18.44-fc-v769" || s.Kernel.ShmMni != 4096 || s.Kernel.HugetlbShmGroup != 0 ||
-		s.Kernel.HugePageSizeBytes != 2<<20 || s.Kernel.ShmMaxBytes != 18446744073692774399 {
+		s.Kernel.HugePageSize() != 2<<20 || s.Kernel.ShmMaxBytes != 18446744073692774399 {
 		t.Errorf("kernel = %+v", s.Kernel)
 	}
 	if len(s.Segments) != 1 {

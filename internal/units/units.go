@@ -88,3 +88,35 @@ func ParseSize(s string) (uint64, error) {
 	}
 	return uint64(v * mult), nil
 }
+
+// Unknown is how text shows a number that was not read; UnknownCell is the
+// same in a table cell. A number that was not read is never shown as 0.
+const (
+	Unknown     = "unknown"
+	UnknownCell = "?"
+)
+
+// OptBytes is Bytes for a size that may not have been read (nil).
+func OptBytes(b *uint64) string {
+	if b == nil {
+		return Unknown
+	}
+	return Bytes(*b)
+}
+
+// OptShort is Short for a size that may not have been read (nil).
+func OptShort(b *uint64) string {
+	if b == nil {
+		return UnknownCell
+	}
+	return Short(*b)
+}
+
+// OptPercent is Percent of sizes that may not have been read: "?" when
+// either is nil.
+func OptPercent(part, whole *uint64) string {
+	if part == nil || whole == nil {
+		return UnknownCell
+	}
+	return Percent(*part, *whole)
+}

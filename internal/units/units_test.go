@@ -47,3 +47,13 @@ func FuzzParseSize(f *testing.F) {
 		}
 	})
 }
+
+func TestOptional(t *testing.T) {
+	v, zero := uint64(1536), uint64(0)
+	if OptBytes(nil) != "unknown" || OptBytes(&zero) != "0 B" || OptShort(nil) != "?" || OptShort(&v) != "1.50K" {
+		t.Errorf("OptBytes/OptShort: %q %q %q %q", OptBytes(nil), OptBytes(&zero), OptShort(nil), OptShort(&v))
+	}
+	if OptPercent(&v, nil) != "?" || OptPercent(nil, &v) != "?" || OptPercent(&zero, &v) != "0%" {
+		t.Errorf("OptPercent: %q %q %q", OptPercent(&v, nil), OptPercent(nil, &v), OptPercent(&zero, &v))
+	}
+}

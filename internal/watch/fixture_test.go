@@ -126,7 +126,8 @@ func TestRunFixtureJSON(t *testing.T) {
 		t.Fatalf("frame %+v: want schema %s, a smaps tick, one instance", f, FrameSchema)
 	}
 	in := f.Instances[0]
-	if in.SharedPageBytes != 2<<20 || !in.PrivateExact || in.PssPrivateBytes != in.PrivateBytes || in.EstimateBytes < in.PrivateBytes {
+	if in.SharedPageBytes == nil || *in.SharedPageBytes != 2<<20 || !in.PrivateExact || in.PrivateBytes == nil || in.PssPrivateBytes == nil ||
+		*in.PssPrivateBytes != *in.PrivateBytes || in.EstimateBytes == nil || *in.EstimateBytes < *in.PrivateBytes {
 		t.Errorf("instance %+v: want 2 MiB pages, an exact private cost equal to its Pss figure and an estimate above it", in)
 	}
 }

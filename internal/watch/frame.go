@@ -9,7 +9,8 @@ import (
 
 // FrameSchema versions the JSON form of a Frame (`dbmem watch --json`
 // prints one per line).
-const FrameSchema = "dbmem.watch/v1"
+// v2: a number that was not read is omitted (null in no field), never 0.
+const FrameSchema = "dbmem.watch/v2"
 
 // Frame is what the view shows at one tick, every number computed.
 type Frame struct {
@@ -27,19 +28,23 @@ type Frame struct {
 	Gaps       []linux.Gap   `json:"gaps,omitempty"`
 }
 
-// HostFrame is the host-wide numbers that move.
+// HostFrame is the host-wide numbers that move. A field is nil (omitted)
+// when the kernel did not give it.
 type HostFrame struct {
-	Hostname          string `json:"hostname"`
-	MemTotalBytes     uint64 `json:"mem_total_bytes"`
-	MemAvailableBytes uint64 `json:"mem_available_bytes"`
+	Hostname          string  `json:"hostname"`
+	MemTotalBytes     *uint64 `json:"mem_total_bytes,omitempty"`
+	MemAvailableBytes *uint64 `json:"mem_available_bytes,omitempty"`
+	// MemAvailableEstimated: the kernel has no MemAvailable (before 3.14);
+	// MemAvailableBytes is the classic estimate (linux.Meminfo.AvailableEstimateFormula).
+	MemAvailableEstimated bool `json:"mem_available_estimated,omitempty"`
 	// MemAvailableDelta is the change since the previous tick.
-	MemAvailableDelta int64  `json:"mem_available_delta_bytes"`
-	PageTablesBytes   uint64 `json:"page_tables_bytes"`
-	CommittedASBytes  uint64 `json:"committed_as_bytes"`
-	CommitLimitBytes  uint64 `json:"commit_limit_bytes"`
-	OvercommitMemory  int64  `json:"overcommit_memory"`
-	SwapTotalBytes    uint64 `json:"swap_total_bytes"`
-	SwapUsedBytes     uint64 `json:"swap_used_bytes"`
+	MemAvailableDelta *int64  `json:"mem_available_delta_bytes,omitempty"`
+	PageTablesBytes   *uint64 `json:"page_tables_bytes,omitempty"`
+	CommittedASBytes  *uint64 `json:"committed_as_bytes,omitempty"`
+	CommitLimitBytes  *uint64 `json:"commit_limit_bytes,omitempty"`
+	OvercommitMemory  *int64  `json:"overcommit_memory,omitempty"`
+	SwapTotalBytes    *uint64 `json:"swap_total_bytes,omitempty"`
+	SwapUsedBytes     *uint64 `json:"swap_used_bytes,omitempty"`
 	// SwapInPerSec and SwapOutPerSec are pages per second since the previous
 	// tick; Rates is false on the first tick or without /proc/vmstat.
 	SwapInPerSec  float64     `json:"swap_in_pages_per_sec"`
@@ -65,33 +70,36 @@ type Instance struct {
 	Version        string `json:"version"`
 	Processes      int    `json:"processes"`
 	Connections    int    `json:"connections"`
-	MaxConnections int64  `json:"max_connections"`
+	MaxConnections *int64 `json:"max_connections,omitempty"`
 	// PrivateBytes is Pss_Anon + VmPTE + VmSwap summed over the processes
 	// on a smaps tick (PrivateExact), else RssAnon + VmPTE + VmSwap: current
 	// but an over-estimate (pages still shared copy-on-write count fully).
-	PrivateBytes uint64 `json:"private_bytes"`
-	PrivateExact bool   `json:"private_exact"`
+	// It and the other sums are nil when a process lacks a term.
+	PrivateBytes *uint64 `json:"private_bytes,omitempty"`
+	PrivateExact bool    `json:"private_exact"`
 	// EstimateBytes is RssAnon + VmPTE + VmSwap on every tick, smaps or
 	// not: a series that does not jump when Pss is read.
-	EstimateBytes uint64 `json:"estimate_bytes"`
+	EstimateBytes *uint64 `json:"estimate_bytes,omitempty"`
 	// PssPrivateBytes is the exact figure from the last smaps tick (PssAt).
-	PssPrivateBytes uint64     `json:"pss_private_bytes"`
+	PssPrivateBytes *uint64    `json:"pss_private_bytes,omitempty"`
 	PssAt           *time.Time `json:"pss_at,omitempty"`
-	VmPTEBytes      uint64     `json:"vm_pte_bytes"`
-	SharedBytes     uint64     `json:"shared_bytes"`
-	SharedPageBytes uint64     `json:"shared_page_bytes"`
+	VmPTEBytes      *uint64    `json:"vm_pte_bytes,omitempty"`
+	// SharedBytes and SharedPageBytes are the main shared segment's, nil
+	// when it was not seen (the postmaster's smaps needs root).
+	SharedBytes     *uint64 `json:"shared_bytes,omitempty"`
+	SharedPageBytes *uint64 `json:"shared_page_bytes,omitempty"`
 }
 
 // Proc is one line of a top list.
 type Proc struct {
-	PID          int    `json:"pid"`
-	Comm         string `json:"comm"`
-	Role         string `json:"role,omitempty"` // PostgreSQL role, "" for other programs
-	Port         int    `json:"port,omitempty"`
-	PrivateBytes uint64 `json:"private_bytes"`
-	Exact        bool   `json:"exact"`
-	OOMScore     int    `json:"oom_score"`
-	OOMScoreAdj  int    `json:"oom_score_adj"`
+	PID          int     `json:"pid"`
+	Comm         string  `json:"comm"`
+	Role         string  `json:"role,omitempty"` // PostgreSQL role, "" for other programs
+	Port         int     `json:"port,omitempty"`
+	PrivateBytes *uint64 `json:"private_bytes,omitempty"`
+	Exact        bool    `json:"exact"`
+	OOMScore     *int    `json:"oom_score,omitempty"`
+	OOMScoreAdj  *int    `json:"oom_score_adj,omitempty"`
 }
 
 // FindingSeen is a finding with when this watch first saw it.

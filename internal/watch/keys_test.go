@@ -37,7 +37,9 @@ func TestKeysChangeTheView(t *testing.T) {
 }
 
 func TestSortInstances(t *testing.T) {
-	in := []Instance{{Port: 5433, PrivateBytes: 10, DataDir: "/b"}, {Port: 5432, PrivateBytes: 30, DataDir: "/c"}, {Port: 5434, PrivateBytes: 20, DataDir: "/a"}}
+	u := func(v uint64) *uint64 { return &v }
+	in := []Instance{{Port: 5433, PrivateBytes: u(10), DataDir: "/b"}, {Port: 5432, PrivateBytes: u(30), DataDir: "/c"},
+		{Port: 5434, PrivateBytes: u(20), DataDir: "/a"}, {Port: 5435, DataDir: "/d"}}
 	ports := func(is []Instance) []int {
 		var p []int
 		for _, i := range is {
@@ -45,7 +47,7 @@ func TestSortInstances(t *testing.T) {
 		}
 		return p
 	}
-	for by, want := range map[string][]int{"": {5433, 5432, 5434}, "port": {5432, 5433, 5434}, "private": {5432, 5434, 5433}, "data dir": {5434, 5433, 5432}} {
+	for by, want := range map[string][]int{"": {5433, 5432, 5434, 5435}, "port": {5432, 5433, 5434, 5435}, "private": {5432, 5434, 5433, 5435}, "data dir": {5434, 5433, 5432, 5435}} {
 		if got := ports(sortInstances(in, by)); !slices.Equal(got, want) {
 			t.Errorf("sort by %q: %v, want %v", by, got, want)
 		}

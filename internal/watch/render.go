@@ -3,6 +3,7 @@ package watch
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -102,39 +103,57 @@ func age(now, then time.Time) string {
 	return now.Sub(then).Round(time.Second).String()
 }
 
-func signed(d int64) string {
-	if d < 0 {
-		return "-" + units.Bytes(uint64(-d))
+func signed(d *int64) string {
+	switch {
+	case d == nil:
+		return units.Unknown
+	case *d < 0:
+		return "-" + units.Bytes(uint64(-*d))
 	}
-	return "+" + units.Bytes(uint64(d))
+	return "+" + units.Bytes(uint64(*d))
 }
 
 func hostLines(h HostFrame, tick int) []line {
-	avail := line{fmt.Sprintf("HOST  MemAvailable %s of %s (%s)", units.Bytes(h.MemAvailableBytes),
-		units.Bytes(h.MemTotalBytes), units.Percent(h.MemAvailableBytes, h.MemTotalBytes)), ""}
+	avail := units.OptBytes(h.MemAvailableBytes)
+	if h.MemAvailableEstimated {
+		avail += " (estimate: no MemAvailable in this kernel)"
+	}
+	l := line{fmt.Sprintf("HOST  MemAvailable %s of %s (%s)", avail,
+		units.OptBytes(h.MemTotalBytes), units.OptPercent(h.MemAvailableBytes, h.MemTotalBytes)), ""}
 	if tick > 1 {
-		avail.text += ", " + signed(h.MemAvailableDelta) + " since the last tick"
+		l.text += ", " + signed(h.MemAvailableDelta) + " since the last tick"
 	}
-	if h.MemTotalBytes > 0 && h.MemAvailableBytes < h.MemTotalBytes/10 {
-		avail.color = sgrRed
+	if h.MemTotalBytes != nil && h.MemAvailableBytes != nil && *h.MemAvailableBytes < *h.MemTotalBytes/10 {
+		l.color = sgrRed
 	}
-	enforced := "not enforced"
-	if h.OvercommitMemory == 2 {
-		enforced = "enforced"
+	return []line{l, commitLine(h), swapLine(h), hugeLine(h)}
+}
+
+func commitLine(h HostFrame) line {
+	mode, enforced := units.Unknown, "unknown"
+	if m := h.OvercommitMemory; m != nil {
+		mode, enforced = strconv.FormatInt(*m, 10), "not enforced"
+		if *m == 2 {
+			enforced = "enforced"
+		}
 	}
-	commit := line{fmt.Sprintf("      PageTables %s   Committed_AS %s of CommitLimit %s (%s; overcommit_memory=%d: %s)",
-		units.Bytes(h.PageTablesBytes), units.Bytes(h.CommittedASBytes), units.Bytes(h.CommitLimitBytes),
-		units.Percent(h.CommittedASBytes, h.CommitLimitBytes), h.OvercommitMemory, enforced), ""}
-	if h.OvercommitMemory == 2 && h.CommittedASBytes > h.CommitLimitBytes/10*9 {
-		commit.color = sgrRed
+	l := line{fmt.Sprintf("      PageTables %s   Committed_AS %s of CommitLimit %s (%s; overcommit_memory=%s: %s)",
+		units.OptBytes(h.PageTablesBytes), units.OptBytes(h.CommittedASBytes), units.OptBytes(h.CommitLimitBytes),
+		units.OptPercent(h.CommittedASBytes, h.CommitLimitBytes), mode, enforced), ""}
+	if enforced == "enforced" && h.CommittedASBytes != nil && h.CommitLimitBytes != nil &&
+		*h.CommittedASBytes > *h.CommitLimitBytes/10*9 {
+		l.color = sgrRed
 	}
-	return []line{avail, commit, swapLine(h), hugeLine(h)}
+	return l
 }
 
 func swapLine(h HostFrame) line {
-	s := "      Swap none"
-	if h.SwapTotalBytes > 0 {
-		s = fmt.Sprintf("      Swap %s used of %s", units.Bytes(h.SwapUsedBytes), units.Bytes(h.SwapTotalBytes))
+	s := "      Swap unknown"
+	switch {
+	case h.SwapTotalBytes != nil && *h.SwapTotalBytes == 0:
+		s = "      Swap none"
+	case h.SwapTotalBytes != nil:
+		s = fmt.Sprintf("      Swap %s used of %s", units.OptBytes(h.SwapUsedBytes), units.Bytes(*h.SwapTotalBytes))
 	}
 	l := line{s, ""}
 	if h.Rates {

@@ -29,25 +29,30 @@ func instanceLines(f Frame, width int, sortBy string) []line {
 	for _, in := range f.Instances {
 		pss, ago := "-", "-"
 		if in.PssAt != nil {
-			pss, ago = units.Short(in.PssPrivateBytes), age(f.At, *in.PssAt)
+			pss, ago = units.OptShort(in.PssPrivateBytes), age(f.At, *in.PssAt)
+		}
+		maxConn := units.UnknownCell
+		if in.MaxConnections != nil {
+			maxConn = strconv.FormatInt(*in.MaxConnections, 10)
 		}
 		t.Add(strconv.Itoa(in.Port), in.DataDir, strconv.Itoa(in.Processes), strconv.Itoa(in.Connections),
-			strconv.FormatInt(in.MaxConnections, 10), approx(in.PrivateBytes, in.PrivateExact), pss, ago,
-			units.Short(in.VmPTEBytes), units.Short(in.SharedBytes), units.Short(in.SharedPageBytes))
+			maxConn, approx(in.PrivateBytes, in.PrivateExact), pss, ago,
+			units.OptShort(in.VmPTEBytes), units.OptShort(in.SharedBytes), units.OptShort(in.SharedPageBytes))
 	}
-	return append([]line{{"POSTGRESQL  private = Pss_Anon + VmPTE + VmSwap (~: RssAnon instead of Pss_Anon, an over-estimate)", sgrBold}},
+	return append([]line{{"POSTGRESQL  private = Pss_Anon + VmPTE + VmSwap (~: RssAnon instead of Pss_Anon, an over-estimate; ?: not read)", sgrBold}},
 		plain(t.Lines("  "))...)
 }
 
 // sortInstances returns the instances ordered by one of sortKeys, the
-// largest first for sizes and counts; ties and "" keep the order found.
+// largest first for sizes and counts (unknown last); ties and "" keep the
+// order found.
 func sortInstances(in []Instance, by string) []Instance {
 	less := map[string]func(a, b Instance) bool{
 		"port":     func(a, b Instance) bool { return a.Port < b.Port },
-		"private":  func(a, b Instance) bool { return a.PrivateBytes > b.PrivateBytes },
+		"private":  func(a, b Instance) bool { return largerOpt(a.PrivateBytes, b.PrivateBytes) },
 		"conns":    func(a, b Instance) bool { return a.Connections > b.Connections },
-		"vmpte":    func(a, b Instance) bool { return a.VmPTEBytes > b.VmPTEBytes },
-		"shared":   func(a, b Instance) bool { return a.SharedBytes > b.SharedBytes },
+		"vmpte":    func(a, b Instance) bool { return largerOpt(a.VmPTEBytes, b.VmPTEBytes) },
+		"shared":   func(a, b Instance) bool { return largerOpt(a.SharedBytes, b.SharedBytes) },
 		"data dir": func(a, b Instance) bool { return a.DataDir < b.DataDir },
 	}[by]
 	if less == nil {
@@ -58,12 +63,28 @@ func sortInstances(in []Instance, by string) []Instance {
 	return out
 }
 
-// approx marks estimates with "~".
-func approx(b uint64, exact bool) string {
-	if exact {
-		return units.Short(b)
+// largerOpt orders known sizes largest first and unknown ones after them.
+func largerOpt(a, b *uint64) bool {
+	if a == nil || b == nil {
+		return a != nil && b == nil
 	}
-	return "~" + units.Short(b)
+	return *a > *b
+}
+
+// approx marks estimates with "~" and unknowns with "?".
+func approx(b *uint64, exact bool) string {
+	if exact || b == nil {
+		return units.OptShort(b)
+	}
+	return "~" + units.Short(*b)
+}
+
+// optInt renders an optional count, "?" when it was not read.
+func optInt(p *int) string {
+	if p == nil {
+		return units.UnknownCell
+	}
+	return strconv.Itoa(*p)
 }
 
 func topLines(f Frame, width int) []line {
@@ -81,7 +102,7 @@ func procTable(ps []Proc) *texttable.Table {
 			role = fmt.Sprintf("%s :%d", p.Role, p.Port)
 		}
 		t.Add(strconv.Itoa(p.PID), p.Comm, role, approx(p.PrivateBytes, p.Exact),
-			strconv.Itoa(p.OOMScore), strconv.Itoa(p.OOMScoreAdj))
+			optInt(p.OOMScore), optInt(p.OOMScoreAdj))
 	}
 	return t
 }

@@ -23,6 +23,18 @@ func topBy(procs []Proc, n int, less func(a, b Proc) bool) []Proc {
 	return s
 }
 
+// known keeps the processes for which ok holds: a top list ranks only
+// numbers that were read.
+func known(procs []Proc, ok func(Proc) bool) []Proc {
+	var out []Proc
+	for _, p := range procs {
+		if ok(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // findings marks each finding with when it was first seen; findings that
 // disappear are forgotten, so one that comes back is new again.
 func (w *Watcher) findings(s *Sample) []FindingSeen {

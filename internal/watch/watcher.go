@@ -44,8 +44,10 @@ func (w *Watcher) Frame(s *Sample) Frame {
 		top = 5
 	}
 	procs := topProcs(s)
-	f.TopPrivate = topBy(procs, top, func(a, b Proc) bool { return a.PrivateBytes > b.PrivateBytes })
-	f.TopOOM = topBy(procs, top, func(a, b Proc) bool { return a.OOMScore > b.OOMScore })
+	f.TopPrivate = topBy(known(procs, func(p Proc) bool { return p.PrivateBytes != nil }), top,
+		func(a, b Proc) bool { return *a.PrivateBytes > *b.PrivateBytes })
+	f.TopOOM = topBy(known(procs, func(p Proc) bool { return p.OOMScore != nil }), top,
+		func(a, b Proc) bool { return *a.OOMScore > *b.OOMScore })
 	f.Findings = w.findings(s)
 	w.prev = s
 	return f
@@ -55,14 +57,22 @@ func (w *Watcher) host(s *Sample) HostFrame {
 	h := s.Snapshot.Host
 	m := h.Meminfo
 	hf := HostFrame{
-		Hostname: h.Hostname, MemTotalBytes: m.MemTotalBytes, MemAvailableBytes: m.MemAvailableBytes,
+		Hostname: h.Hostname, MemTotalBytes: m.MemTotalBytes,
 		PageTablesBytes: m.PageTablesBytes, CommittedASBytes: m.CommittedASBytes, CommitLimitBytes: m.CommitLimitBytes,
-		SwapTotalBytes: m.SwapTotalBytes, SwapUsedBytes: m.SwapUsedBytes(), OOMKills: s.VMStat.OOMKill,
+		SwapTotalBytes: m.SwapTotalBytes, OOMKills: s.VMStat.OOMKill,
 	}
-	hf.OvercommitMemory, _ = h.Sysctls.Int("vm.overcommit_memory")
+	if v, est, ok := m.Available(); ok {
+		hf.MemAvailableBytes, hf.MemAvailableEstimated = &v, est
+	}
+	if v, ok := m.SwapUsedBytes(); ok {
+		hf.SwapUsedBytes = &v
+	}
+	if v, ok := h.Sysctls.Int("vm.overcommit_memory"); ok {
+		hf.OvercommitMemory = &v
+	}
 	for _, p := range h.HugePools {
-		if p.Node < 0 {
-			hf.HugePages = append(hf.HugePages, HugePages{PageSizeBytes: p.PageSizeBytes, Total: p.Total + p.Surplus, InUse: p.InUse()})
+		if n, ok := p.InUse(); ok && p.Node < 0 {
+			hf.HugePages = append(hf.HugePages, HugePages{PageSizeBytes: p.PageSizeBytes, Total: p.Total + p.Surplus, InUse: n})
 		}
 	}
 	if s.VMStat.HasOOMKill {
@@ -73,7 +83,9 @@ func (w *Watcher) host(s *Sample) HostFrame {
 		hf.OOMKillsNew = s.VMStat.OOMKill - min(*w.firstOOM, s.VMStat.OOMKill)
 	}
 	if p := w.prev; p != nil {
-		hf.MemAvailableDelta = int64(m.MemAvailableBytes) - int64(p.Snapshot.Host.Meminfo.MemAvailableBytes)
+		if before, _, ok := p.Snapshot.Host.Meminfo.Available(); ok && hf.MemAvailableBytes != nil {
+			hf.MemAvailableDelta = new(int64(*hf.MemAvailableBytes) - int64(before))
+		}
 		dt := s.Snapshot.TakenAt.Sub(p.Snapshot.TakenAt).Seconds()
 		if dt > 0 && s.VMStat.Has && p.VMStat.Has {
 			hf.SwapInPerSec = rate(p.VMStat.PswpIn, s.VMStat.PswpIn, dt)
@@ -103,24 +115,38 @@ func (w *Watcher) instances(snap *snapshot.Snapshot) []Instance {
 			PostmasterPID: in.PostmasterPID, Port: in.Port, DataDir: in.DataDir, Version: in.Version,
 			Processes: sum.Processes, Connections: sum.ClientBackends,
 			PrivateBytes: sum.PrivateBytes, PrivateExact: sum.PrivateExact && snap.Pss, VmPTEBytes: sum.VmPTEBytes,
+			EstimateBytes: estimateOf(in),
 		}
-		fi.MaxConnections, _ = in.Settings.Int("max_connections")
-		for _, p := range in.Processes {
-			fi.EstimateBytes += p.Status.RssAnonBytes + p.Status.VmPTEBytes + p.Status.VmSwapBytes
+		if v, ok := in.Settings.Int("max_connections"); ok {
+			fi.MaxConnections = &v
 		}
 		if in.Shared != nil {
-			fi.SharedBytes, fi.SharedPageBytes = in.Shared.SizeBytes, in.Shared.PageSizeBytes
+			fi.SharedBytes, fi.SharedPageBytes = new(in.Shared.SizeBytes), new(in.Shared.PageSizeBytes)
 		}
 		if fi.PrivateExact {
-			w.exact[in.PostmasterPID] = pssCost{sum.PrivateBytes, snap.TakenAt}
+			w.exact[in.PostmasterPID] = pssCost{*sum.PrivateBytes, snap.TakenAt}
 		}
 		if e, ok := w.exact[in.PostmasterPID]; ok {
 			at := e.at
-			fi.PssPrivateBytes, fi.PssAt = e.bytes, &at
+			fi.PssPrivateBytes, fi.PssAt = new(e.bytes), &at
 		}
 		out = append(out, fi)
 	}
 	return out
+}
+
+// estimateOf is RssAnon + VmPTE + VmSwap over the instance's processes,
+// nil when one of them lacks a line.
+func estimateOf(in *postgres.Instance) *uint64 {
+	var v uint64
+	for _, p := range in.Processes {
+		s := p.Status
+		if s.RssAnonBytes == nil || s.VmPTEBytes == nil || s.VmSwapBytes == nil {
+			return nil
+		}
+		v += *s.RssAnonBytes + *s.VmPTEBytes + *s.VmSwapBytes
+	}
+	return &v
 }
 
 // topProcs lists every process with its PostgreSQL role and port when it
@@ -144,7 +170,9 @@ func topProcs(s *Sample) []Proc {
 }
 
 func procLine(p linux.Process, role string, port int) Proc {
-	cost, exact := p.PrivateCost()
-	return Proc{PID: p.PID, Comm: p.Comm, Role: role, Port: port, PrivateBytes: cost, Exact: exact,
-		OOMScore: p.OOMScore, OOMScoreAdj: p.OOMScoreAdj}
+	l := Proc{PID: p.PID, Comm: p.Comm, Role: role, Port: port, OOMScore: p.OOMScore, OOMScoreAdj: p.OOMScoreAdj}
+	if cost, exact, ok := p.PrivateCost(); ok {
+		l.PrivateBytes, l.Exact = &cost, exact
+	}
+	return l
 }

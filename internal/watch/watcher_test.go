@@ -12,7 +12,7 @@ import (
 
 func sampleAt(at time.Time, avail uint64, vm VMStat, fs ...advise.Finding) *Sample {
 	return &Sample{
-		Snapshot: &snapshot.Snapshot{TakenAt: at, Host: linux.Host{Meminfo: linux.Meminfo{MemTotalBytes: 8 << 30, MemAvailableBytes: avail}}},
+		Snapshot: &snapshot.Snapshot{TakenAt: at, Host: linux.Host{Meminfo: linux.Meminfo{MemTotalBytes: new(uint64(8 << 30)), MemAvailableBytes: &avail}}},
 		VMStat:   vm, Findings: fs,
 	}
 }
@@ -29,8 +29,8 @@ func TestWatcherRatesAndOOM(t *testing.T) {
 	if !h.Rates || math.Abs(h.SwapInPerSec-100) > 1e-9 || h.SwapOutPerSec != 0 {
 		t.Errorf("swap rates in %v out %v (rates %v): want 100 and 0 pages/s", h.SwapInPerSec, h.SwapOutPerSec, h.Rates)
 	}
-	if h.OOMKills != 9 || h.OOMKillsNew != 2 || h.MemAvailableDelta != -(1<<30) {
-		t.Errorf("OOM kills %d (new %d), delta %d: want 9, 2 new, -1 GiB", h.OOMKills, h.OOMKillsNew, h.MemAvailableDelta)
+	if h.OOMKills != 9 || h.OOMKillsNew != 2 || h.MemAvailableDelta == nil || *h.MemAvailableDelta != -(1<<30) {
+		t.Errorf("OOM kills %d (new %d), delta %v: want 9, 2 new, -1 GiB", h.OOMKills, h.OOMKillsNew, h.MemAvailableDelta)
 	}
 	// A counter reset (another kernel, a wrapped counter) gives 0, not a huge rate.
 	f3 := w.Frame(sampleAt(t0.Add(4*time.Second), 3<<30, VMStat{PswpIn: 10, Has: true}))
