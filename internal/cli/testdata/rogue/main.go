@@ -120,4 +120,6 @@ func appendFile(name string, b []byte) {
 	}
 }
 
-func event(format string, args ...any) { appendFile("events", []byte(fmt.Sprintf(format, args...)+"\n")) }
+func event(format string, args ...any) {
+	appendFile("events", []byte(fmt.Sprintf(format, args...)+"\n"))
+}
