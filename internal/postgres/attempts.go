@@ -31,8 +31,7 @@ func (c Connector) connect(ctx context.Context, in *Instance, t target, o ConnOp
 		fails.add(owner+" (through dbmem's helper as OS user "+owner+")", explain(err, d))
 	}
 	for _, u := range candidateUsers(o) {
-		d := c.spec(t, u, db, o)
-		l, err := c.direct(ctx, d, check)
+		l, d, err := c.direct(ctx, c.spec(t, u, db, o), check)
 		if err == nil {
 			l.As = fmt.Sprintf("connected as %s via %s; %s", u, t, describeTarget(t, d))
 			return l, nil
@@ -69,15 +68,16 @@ func (f *failures) String() string {
 
 // direct connects from this process. Over TCP, a server that refuses TLS
 // is asked again without the password (trust may still let dbmem in).
-func (c Connector) direct(ctx context.Context, d dialSpec, check func(Live) error) (Live, error) {
+// It returns the attempt as finally made, for explain.
+func (c Connector) direct(ctx context.Context, d dialSpec, check func(Live) error) (Live, dialSpec, error) {
 	l, err := liveOver(ctx, d, check)
 	if err != nil && d.tcp && d.password.value != "" && strings.Contains(err.Error(), "server refused TLS") {
 		d.withheld = fmt.Sprintf("the server refused TLS and dbmem sends no password over TCP in clear (--allow-cleartext-password allows it; the password came from %s)", d.password.from)
 		d.password, d.sslMode = secret{}, sslModeFor(os.Getenv, false, false)
 		d.requireAuth = "none"
-		return liveOver(ctx, d, check)
+		l, err = liveOver(ctx, d, check)
 	}
-	return l, err
+	return l, d, err
 }
 
 // helperFor reports whether to connect through the helper, and its gid:

@@ -91,7 +91,7 @@ func grantHint(errs []string, t target, o ConnOptions) string {
 		return ""
 	}
 	if os.Geteuid() == 0 && !t.tcp && t.proof.Account.Name != "" && o.User == "" {
-		return fmt.Sprintf(". To let dbmem in as root: let OS user %[1]s connect as role %[1]s over the socket (pg_hba.conf: local all %[1]s peer)", t.proof.Account.Name)
+		return fmt.Sprintf(". To let dbmem in as root: let OS user %[1]s connect as role %[1]s over the socket (pg_hba.conf: local all %[1]s peer), or give root a role: CREATE ROLE root LOGIN; GRANT pg_monitor TO root; and pg_hba.conf: local all root peer", t.proof.Account.Name)
 	}
 	me := "this user"
 	if u, err := user.Current(); err == nil {
