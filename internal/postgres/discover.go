@@ -177,10 +177,13 @@ func (in *Instance) fileSettings(fs linux.FS, cmd cmdOptions) Settings {
 		conf = cf
 	}
 	if _, err := fs.ReadFile(fs.HostPath(conf)); err != nil {
-		in.gap("configuration file", fmt.Sprintf("read %s: %v: settings unknown except the command line's", conf, err))
+		in.gap("configuration file", err.Error()+": settings unknown except the command line's")
 		s = Settings{}
-	} else if err := ReadConfFile(fs, conf, FromConfigFile, s); err != nil {
-		in.gap("configuration file", err.Error())
+	} else {
+		in.confRead = true
+		if err := ReadConfFile(fs, conf, FromConfigFile, s); err != nil {
+			in.gap("configuration file", err.Error())
+		}
 	}
 	auto := path.Join(in.DataDir, "postgresql.auto.conf")
 	if _, err := fs.ReadFile(fs.HostPath(auto)); err == nil {
@@ -206,6 +209,9 @@ func (in *Instance) readLive(ctx context.Context, src LiveSource) {
 	l, err := src.Live(ctx, in)
 	if err != nil {
 		in.Connection = "not connected (" + err.Error() + "): settings from the configuration files, which may differ from the running server"
+		if !in.confRead {
+			in.Connection = "not connected (" + err.Error() + "): settings unknown"
+		}
 		in.gap("settings over SQL", err.Error())
 		return
 	}

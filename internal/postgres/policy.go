@@ -90,7 +90,10 @@ func grantHint(errs []string, t target, o ConnOptions) string {
 		!strings.Contains(all, "no pg_hba.conf entry") {
 		return ""
 	}
-	if os.Geteuid() == 0 && !t.tcp && t.proof.Account.Name != "" && o.User == "" {
+	if os.Geteuid() == 0 && !t.tcp && t.proof.Account.Name != "" && (o.User != "" || os.Getenv("PGUSER") != "") {
+		return fmt.Sprintf(". Without --pg-user and PGUSER, dbmem connects as the data directory's owner %s through its helper", t.proof.Account.Name)
+	}
+	if os.Geteuid() == 0 && !t.tcp && t.proof.Account.Name != "" {
 		return fmt.Sprintf(". To let dbmem in as root: let OS user %[1]s connect as role %[1]s over the socket (pg_hba.conf: local all %[1]s peer), or give root a role: CREATE ROLE root LOGIN; GRANT pg_monitor TO root; and pg_hba.conf: local all root peer", t.proof.Account.Name)
 	}
 	me := "this user"
