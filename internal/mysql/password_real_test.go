@@ -36,10 +36,10 @@ func TestConnectorPasswordToProvenServer(t *testing.T) {
 	}
 	os.Unsetenv("MYSQL_PWD")
 	for cnf, want := range map[string]string{
-		"[client]\npassword=my-5ecret\n":                                          "",
-		"[client]\npassword=my-5ecret\nsocket=" + s.Socket + "\n":                 "",
-		"[client]\npassword=my-5ecret\nport=1\n":                                  "it names port 1",
-		"[client]\npassword=my-5ecret\nsocket=/run/mysqld/other.sock\n":           "it names socket /run/mysqld/other.sock",
+		"[client]\npassword=my-5ecret\n":                                                "",
+		"[client]\npassword=my-5ecret\nsocket=" + s.Socket + "\n":                       "",
+		"[client]\npassword=my-5ecret\nport=1\n":                                        "it names port 1",
+		"[client]\npassword=my-5ecret\nsocket=/run/mysqld/other.sock\n":                 "it names socket /run/mysqld/other.sock",
 		fmt.Sprintf("[client]\npassword=my-5ecret\nhost=db.example\nport=%d\n", s.Port): "it names host db.example",
 	} {
 		if err := os.WriteFile(filepath.Join(home, ".my.cnf"), []byte(cnf), 0o600); err != nil {
