@@ -95,7 +95,7 @@ func TestReportReadsPeerClusterAsRoot(t *testing.T) {
 	_, out, errs := runAs(t, nil, []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, "report", "--fast", "--json", "--pg-port", strconv.Itoa(c.Port))
 	in := reportInstance(t, out, c.PID)
 	if !in.Connected || in.Settings["shared_buffers"].Value != "48MB" ||
-		!strings.Contains(in.Connection, "by dbmem's helper running as OS user postgres (peer)") {
+		!strings.Contains(in.Connection, "through dbmem's helper running as OS user postgres; server proven") {
 		t.Errorf("peer cluster as root: %+v\n%s", in, errs)
 	}
 }

@@ -32,9 +32,10 @@ func (p endpoint) String() string {
 // socketCandidate is a socket path as bound and a path that reaches it.
 type socketCandidate struct{ name, addr string }
 
-// sockets lists where the server may listen: the configured socket, the
-// sockets the process listens on, then the usual defaults. Each is tried
-// directly and through /proc/PID/root (a server in another mount namespace).
+// sockets lists where the server may listen: the configured socket and
+// the sockets the process listens on, else the usual defaults. Each is
+// tried directly and through /proc/PID/root (a server in another mount
+// namespace).
 func (c Connector) sockets(in *Instance) []socketCandidate {
 	var cands []string
 	if c.Options.Socket != "" {
@@ -46,7 +47,9 @@ func (c Connector) sockets(in *Instance) []socketCandidate {
 		if l, err := linux.ListeningUnixSockets(c.FS, in.PID); err == nil {
 			cands = append(cands, l...)
 		}
-		cands = append(cands, defaultSockets...)
+		if len(cands) == 0 {
+			cands = defaultSockets
+		}
 	}
 	var out []socketCandidate
 	seen := map[string]bool{}

@@ -25,7 +25,7 @@ func (c Connector) connect(ctx context.Context, in *Instance, t target, o ConnOp
 		}
 		l, err := c.viaHelper(ctx, in, d, gid)
 		if err == nil {
-			l.As = fmt.Sprintf("connected as %s via %s by dbmem's helper running as OS user %s (peer); %s", owner, t, owner, proofSummary(t.proof))
+			l.As = fmt.Sprintf("connected as %s via %s through dbmem's helper running as OS user %s; %s", owner, t, owner, proofSummary(t.proof))
 			return l, nil
 		}
 		fails.add(owner+" (through dbmem's helper as OS user "+owner+")", explain(err, d))

@@ -23,10 +23,12 @@ func TestConnectorDropsAnswersFromAnotherServer(t *testing.T) {
 	in := discoverPG(t, a.PID)
 	in.Port, in.SocketDir, in.PIDFile = b.Port, b.SocketDir, nil
 	_, err := postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}}.Live(ctx, in)
+	t.Logf("B's socket: %v", err)
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("pid %d does not listen on %s/.s.PGSQL.%d", a.PID, b.SocketDir, b.Port)) {
 		t.Errorf("B's socket offered for A: %v", err)
 	}
 	l, err := postgres.Connector{Options: postgres.ConnOptions{User: "postgres", Host: "127.0.0.1"}}.Live(ctx, in)
+	t.Logf("B over TCP: %v", err)
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("the server that answered is not postmaster %d", a.PID)) ||
 		!strings.Contains(err.Error(), fmt.Sprintf("has parent pid %d", b.PID)) {
 		t.Errorf("B over TCP taken for A: shared_buffers %q, %v", l.Settings.String("shared_buffers"), err)

@@ -1,6 +1,7 @@
 package servertrust
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -38,6 +39,10 @@ func Stat(path string, follow bool) (Owned, error) {
 // an unchecked item, not a failure. It reports whether the check passed.
 func (p *Proof) CheckOwned(what, path string, want fs.FileMode) bool {
 	o, err := Stat(path, want == fs.ModeDir)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path is in the message already
+	}
 	switch {
 	case err != nil && os.IsPermission(err):
 		p.Unchecked("%s %s: %v", what, path, err)
