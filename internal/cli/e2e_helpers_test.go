@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -60,7 +61,11 @@ func runAs(t *testing.T, cred *syscall.Credential, env []string, args ...string)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		ours.add(cmd.Process.Pid)
+		err = cmd.Wait()
+	}
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -68,6 +73,31 @@ func runAs(t *testing.T, cred *syscall.Credential, env []string, args ...string)
 		t.Fatalf("dbmem %v: %v", args, err)
 	}
 	return code, out.String(), errb.String()
+}
+
+// ours are the PIDs of the dbmem processes the tests started: on a shared
+// machine other programs (another branch's exporter) may connect to a
+// rogue too, and only what ours sent counts.
+var ours pidSet
+
+type pidSet struct {
+	mu   sync.Mutex
+	pids map[int]bool
+}
+
+func (s *pidSet) add(pid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pids == nil {
+		s.pids = map[int]bool{}
+	}
+	s.pids[pid] = true
+}
+
+func (s *pidSet) has(pid int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pids[pid]
 }
 
 // rogue is a fake server run by nobody (testdata/rogue).
@@ -112,7 +142,29 @@ func startRogue(t *testing.T, name, auth string) *rogue {
 	}
 }
 
-func (r *rogue) file(name string) string {
-	b, _ := os.ReadFile(filepath.Join(r.dir, name))
-	return string(b)
+// records is every byte the rogue received, from any client.
+func (r *rogue) records() string {
+	var all []byte
+	names, _ := filepath.Glob(filepath.Join(r.dir, "record.*"))
+	for _, n := range names {
+		b, _ := os.ReadFile(n)
+		all = append(all, b...)
+	}
+	return string(all)
+}
+
+// events are the rogue's event lines caused by dbmem processes the tests
+// started (the client or its parent, for the helper), without the tag.
+func (r *rogue) events() string {
+	b, _ := os.ReadFile(filepath.Join(r.dir, "events"))
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var pid, ppid int
+		if _, err := fmt.Sscanf(l, "pid=%d ppid=%d ", &pid, &ppid); err == nil && (ours.has(pid) || ours.has(ppid)) {
+			_, rest, _ := strings.Cut(l, " ppid=")
+			_, rest, _ = strings.Cut(rest, " ")
+			out = append(out, rest)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -57,7 +57,7 @@ func TestRogueServersGetNoPassword(t *testing.T) {
 // checkRogue: the rogue was asked, and got no password in any form.
 func checkRogue(t *testing.T, r *rogue) {
 	t.Helper()
-	rec, events := r.file("record"), r.file("events")
+	rec, events := r.records(), r.events()
 	for _, s := range secrets {
 		if strings.Contains(rec, s) {
 			t.Errorf("%s in %s received %q", r.name, r.dir, s)
@@ -91,6 +91,7 @@ func scrapeOnce(t *testing.T, bin string, env []string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	ours.add(cmd.Process.Pid)
 	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
 	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 		resp, err := http.Get("http://" + addr + "/metrics")

@@ -5,7 +5,8 @@
 // (PostgreSQL: cleartext or md5 as ROGUE_AUTH says; MySQL:
 // caching_sha2_password, then full authentication, which a client answers
 // with the password in clear over a unix socket) and records every byte
-// it receives in DIR/record and what it saw in DIR/events.
+// it receives in DIR/record.PID and what it saw in DIR/events, each
+// tagged with the client's PID.
 //
 //	postgres -D DIR -p PORT
 //	mysqld --datadir=DIR --socket=DIR/mysqld.sock --port=PORT
@@ -78,7 +79,7 @@ func mysqld(args []string) error {
 	return serve(sock, mySession)
 }
 
-func serve(sock string, session func(net.Conn)) error {
+func serve(sock string, session func(*recorder)) error {
 	os.Remove(sock)
 	l, err := net.Listen("unix", sock)
 	if err != nil {
@@ -94,20 +95,51 @@ func serve(sock string, session func(net.Conn)) error {
 		go func() {
 			defer c.Close()
 			c.SetDeadline(time.Now().Add(20 * time.Second))
-			session(recorder{c})
+			session(newRecorder(c))
 		}()
 	}
 }
 
-// recorder appends every byte read to DIR/record.
-type recorder struct{ net.Conn }
+// recorder appends every byte read to DIR/record.PID and tags events with
+// the client's PID and parent PID (SO_PEERCRED, /proc/PID/stat): on a
+// shared machine other programs may connect too.
+type recorder struct {
+	net.Conn
+	pid, ppid int
+}
 
-func (r recorder) Read(p []byte) (int, error) {
+func newRecorder(c net.Conn) *recorder {
+	r := &recorder{Conn: c}
+	raw, err := c.(*net.UnixConn).SyscallConn()
+	if err == nil {
+		raw.Control(func(fd uintptr) {
+			if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
+				r.pid = int(cred.Pid)
+			}
+		})
+	}
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", r.pid)); err == nil {
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 {
+			f := strings.Fields(string(b)[i+1:])
+			if len(f) > 1 {
+				fmt.Sscan(f[1], &r.ppid)
+			}
+		}
+	}
+	return r
+}
+
+func (r *recorder) Read(p []byte) (int, error) {
 	n, err := r.Conn.Read(p)
 	if n > 0 {
-		appendFile("record", p[:n])
+		appendFile(fmt.Sprintf("record.%d", r.pid), p[:n])
 	}
 	return n, err
+}
+
+// event records one line: "pid=P ppid=Q what".
+func (r *recorder) event(format string, args ...any) {
+	appendFile("events", []byte(fmt.Sprintf("pid=%d ppid=%d ", r.pid, r.ppid)+fmt.Sprintf(format, args...)+"\n"))
 }
 
 func appendFile(name string, b []byte) {
@@ -118,8 +150,4 @@ func appendFile(name string, b []byte) {
 		f.Write(b)
 		f.Close()
 	}
-}
-
-func event(format string, args ...any) {
-	appendFile("events", []byte(fmt.Sprintf(format, args...)+"\n"))
 }

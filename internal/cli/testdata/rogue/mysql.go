@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/binary"
 	"io"
-	"net"
 )
 
 // nonce is the fixed 20-byte challenge the fake server sends.
@@ -13,21 +12,21 @@ var nonce = []byte("abcdefghijklmnopqrst")
 // client's answer (the auth response is recorded), asks for full
 // authentication (a client sends the password in clear over a unix
 // socket) and records what comes back.
-func mySession(c net.Conn) {
+func mySession(c *recorder) {
 	writePacket(c, 0, handshake())
 	seq, resp, err := readPacket(c)
 	if err != nil {
-		event("no handshake response")
+		c.event("no handshake response")
 		return
 	}
-	event("auth response of %d bytes", authResponseLen(resp))
+	c.event("auth response of %d bytes", authResponseLen(resp))
 	writePacket(c, seq+1, []byte{0x01, 0x04}) // perform full authentication
 	_, more, err := readPacket(c)
 	if err != nil {
-		event("no answer to full authentication")
+		c.event("no answer to full authentication")
 		return
 	}
-	event("full authentication answer of %d bytes", len(more))
+	c.event("full authentication answer of %d bytes", len(more))
 	writePacket(c, seq+3, append([]byte{0xff, 0x15, 0x04, '#', '2', '8', '0', '0', '0'}, "Access denied"...))
 }
 
@@ -63,12 +62,12 @@ func authResponseLen(p []byte) int {
 	return int(p[i+1])
 }
 
-func writePacket(c net.Conn, seq byte, payload []byte) {
+func writePacket(c io.Writer, seq byte, payload []byte) {
 	h := []byte{byte(len(payload)), byte(len(payload) >> 8), byte(len(payload) >> 16), seq}
 	c.Write(append(h, payload...))
 }
 
-func readPacket(c net.Conn) (byte, []byte, error) {
+func readPacket(c io.Reader) (byte, []byte, error) {
 	var h [4]byte
 	if _, err := io.ReadFull(c, h[:]); err != nil {
 		return 0, nil, err

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
-	"net"
 )
 
 // pgSession reads the startup message (refusing TLS), asks for a password
 // and records what comes back.
-func pgSession(c net.Conn) {
+func pgSession(c *recorder) {
 	var startup []byte
 	for {
 		var n int32
@@ -25,7 +24,7 @@ func pgSession(c net.Conn) {
 		}
 		c.Write([]byte("N"))
 	}
-	event("startup %q", bytes.ReplaceAll(startup[4:], []byte{0}, []byte{' '}))
+	c.event("startup %q", bytes.ReplaceAll(startup[4:], []byte{0}, []byte{' '}))
 	if auth == "md5" {
 		c.Write([]byte{'R', 0, 0, 0, 12, 0, 0, 0, 5, 's', 'a', 'l', 't'})
 	} else {
@@ -34,12 +33,12 @@ func pgSession(c net.Conn) {
 	var typ [1]byte
 	var n int32
 	if _, err := io.ReadFull(c, typ[:]); err != nil || binary.Read(c, binary.BigEndian, &n) != nil || n < 4 || n > 10000 {
-		event("no answer to the %s request", authName())
+		c.event("no answer to the %s request", authName())
 		return
 	}
 	body := make([]byte, n-4)
 	io.ReadFull(c, body)
-	event("message %c of %d bytes after the %s request", typ[0], len(body), authName())
+	c.event("message %c of %d bytes after the %s request", typ[0], len(body), authName())
 	c.Write([]byte{'E', 0, 0, 0, 5, 0})
 }
 
