@@ -23,7 +23,7 @@ func (e *env) defineConnFlags(pf *pflag.FlagSet) {
 	pf.StringVar(&e.conn.Host, "pg-host", "", "PostgreSQL host or socket directory (default: from postmaster.pid)")
 	pf.IntVar(&e.conn.Port, "pg-port", 0, "only connect to the instance on this port")
 	pf.StringVar(&e.my.User, "mysql-user", "", "MySQL/MariaDB user (default: MYSQL_USER, [client] user of ~/.my.cnf, the OS user, then root); password from MYSQL_PWD or ~/.my.cnf")
-	pf.StringVar(&e.my.Socket, "mysql-socket", "", "MySQL/MariaDB unix socket (default: the server's socket setting, the sockets it listens on, /run/mysqld/mysqld.sock)")
+	pf.StringVar(&e.my.Socket, "mysql-socket", "", "MySQL/MariaDB unix socket (default: the server's socket setting and the sockets it listens on, else /run/mysqld/mysqld.sock)")
 	pf.StringVar(&e.my.Host, "mysql-host", "", "connect to MySQL/MariaDB over TCP to this host instead of the unix socket")
 	pf.IntVar(&e.my.Port, "mysql-port", 0, "only connect to the MySQL/MariaDB server on this port (the TCP port with --mysql-host)")
 	pf.BoolVar(&e.conn.Disabled, "no-connect", false, "never connect to databases; read configuration files only")

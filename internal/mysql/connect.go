@@ -36,8 +36,7 @@ func (c Connector) connect(ctx context.Context, in *Instance) (*sql.DB, string, 
 			}
 		}
 		for _, u := range c.users(client) {
-			a := c.attempt(client, in, ep, u)
-			db, err := c.openAttempt(ctx, a)
+			db, a, err := c.openAttempt(ctx, c.attempt(client, in, ep, u))
 			if err != nil {
 				errs = append(errs, fmt.Sprintf("as %s via %s: %s", u, ep.name0(), explain(err, a)))
 				continue
@@ -100,15 +99,15 @@ func (c Connector) attempt(client map[string]string, in *Instance, ep endpoint, 
 }
 
 // openAttempt opens a; over TCP, a server without TLS is asked again
-// without the password.
-func (c Connector) openAttempt(ctx context.Context, a attempt) (*sql.DB, error) {
+// without the password. It returns the attempt as finally made.
+func (c Connector) openAttempt(ctx context.Context, a attempt) (*sql.DB, attempt, error) {
 	db, err := c.open(ctx, a)
 	if err != nil && a.tls && strings.Contains(err.Error(), "TLS") {
 		a.withheld = fmt.Sprintf("the server offers no TLS and dbmem sends no password over TCP in clear (--allow-cleartext-password allows it; the password came from %s)", a.from)
 		a.password, a.tls, a.clear = "", false, false
-		return c.open(ctx, a)
+		db, err = c.open(ctx, a)
 	}
-	return db, err
+	return db, a, err
 }
 
 func (c Connector) open(ctx context.Context, a attempt) (*sql.DB, error) {
