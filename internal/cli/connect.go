@@ -10,6 +10,7 @@ import (
 	"github.com/dbmem/dbmem/internal/bundle"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/servertrust"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/watch"
 )
@@ -23,11 +24,16 @@ func (e *env) defineConnFlags(pf *pflag.FlagSet) {
 	pf.StringVar(&e.conn.Host, "pg-host", "", "PostgreSQL host or socket directory (default: from postmaster.pid)")
 	pf.IntVar(&e.conn.Port, "pg-port", 0, "only connect to the instance on this port")
 	pf.StringVar(&e.my.User, "mysql-user", "", "MySQL/MariaDB user (default: MYSQL_USER, [client] user of ~/.my.cnf, the OS user, then root); password from MYSQL_PWD or ~/.my.cnf")
-	pf.StringVar(&e.my.Socket, "mysql-socket", "", "MySQL/MariaDB unix socket (default: the server's socket setting, the sockets it listens on, /run/mysqld/mysqld.sock)")
+	pf.StringVar(&e.my.Socket, "mysql-socket", "", "MySQL/MariaDB unix socket (default: the server's socket setting and the sockets it listens on, else /run/mysqld/mysqld.sock)")
 	pf.StringVar(&e.my.Host, "mysql-host", "", "connect to MySQL/MariaDB over TCP to this host instead of the unix socket")
 	pf.IntVar(&e.my.Port, "mysql-port", 0, "only connect to the MySQL/MariaDB server on this port (the TCP port with --mysql-host)")
 	pf.BoolVar(&e.conn.Disabled, "no-connect", false, "never connect to databases; read configuration files only")
+	pf.StringSliceVar(&e.conn.Trust.Accounts, "server-account", nil, "also send passwords to proven local servers run by this OS account (name or uid; repeatable; postgres, mysql and your own are trusted)")
+	pf.BoolVar(&e.conn.Trust.AllowCleartext, "allow-cleartext-password", false, "allow sending a password in clear (PostgreSQL password method, mysql_clear_password) without TLS, and over TCP without TLS")
 }
+
+// trust is the password policy both engines follow (set on e.conn by the flags).
+func (e *env) trust() servertrust.Policy { return e.conn.Trust }
 
 // pgPort is the PostgreSQL instance chosen with --pg-port, else with
 // PGPORT (on this host; not for a bundle read with --from); 0 keeps every
@@ -66,7 +72,7 @@ func (e *env) live() postgres.LiveSource {
 	if !e.fs().IsLive() || e.conn.Disabled {
 		return nil
 	}
-	return postgres.Connector{Options: e.conn}
+	return postgres.Connector{Options: e.conn, FS: e.fs(), Helper: postgres.NewHelper()}
 }
 
 // mysqlLive is live for MySQL/MariaDB servers.
@@ -77,7 +83,9 @@ func (e *env) mysqlLive() mysql.LiveSource {
 	if !e.fs().IsLive() || e.conn.Disabled {
 		return nil
 	}
-	return mysql.Connector{FS: e.fs(), Options: e.my}
+	o := e.my
+	o.Trust = e.trust()
+	return mysql.Connector{FS: e.fs(), Options: o}
 }
 
 // sampler is the watch.Sampler of watch and exporter.

@@ -21,14 +21,6 @@ var (
 	dbmemErr  error
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if dbmemBin != "" {
-		os.RemoveAll(filepath.Dir(dbmemBin))
-	}
-	os.Exit(code)
-}
-
 // builtDBMem builds cmd/dbmem once for the tests that need the real
 // program (signals reach a process, not a function).
 func builtDBMem(t *testing.T) string {

@@ -99,7 +99,7 @@ func newRoot(e *env) *cobra.Command {
 	e.defineConnFlags(pf)
 	pf.StringVar(&e.from.path, "from", "", "read a bundle written by 'dbmem capture' instead of this host")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return e.openFrom(cmd) }
-	for _, c := range []*cobra.Command{newReportCmd(e), newCheckCmd(e), newPlanCmd(e), newApplyCmd(e), newRollbackCmd(e), newLabCmd(e), newWatchCmd(e), newHistoryCmd(e), newExporterCmd(e), newPostmortemCmd(e), newCaptureCmd(e)} {
+	for _, c := range []*cobra.Command{newReportCmd(e), newCheckCmd(e), newPlanCmd(e), newApplyCmd(e), newRollbackCmd(e), newLabCmd(e), newWatchCmd(e), newHistoryCmd(e), newExporterCmd(e), newPostmortemCmd(e), newCaptureCmd(e), newHelperCmd(e)} {
 		root.AddCommand(c)
 	}
 	registerCompletions(root)

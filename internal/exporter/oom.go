@@ -39,7 +39,7 @@ func rankOOM(s *watch.Sample) []ranked {
 		r := ranked{pid: p.PID, score: *p.OOMScore, comm: p.Comm, inst: -1}
 		if o, ok := owners[p.PID]; ok {
 			r.inst, r.role = o.inst, o.role
-			r.port = strconv.Itoa(s.Snapshot.Postgres[o.inst].Port)
+			r.port = portLabel(s.Snapshot.Postgres[o.inst].Port)
 		}
 		out = append(out, r)
 	}

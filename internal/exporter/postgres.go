@@ -25,7 +25,16 @@ func collectHost(ch chan<- prometheus.Metric, s *watch.Sample) {
 }
 
 func labelsOf(in *postgres.Instance) []string {
-	return []string{strconv.Itoa(in.Port), in.DataDir}
+	return []string{portLabel(in.Port), in.DataDir}
+}
+
+// portLabel is the port label: empty (absent) when the port is unknown,
+// never 0 nor a guessed default.
+func portLabel(port int) string {
+	if port == 0 {
+		return ""
+	}
+	return strconv.Itoa(port)
 }
 
 func collectPostgres(ch chan<- prometheus.Metric, s *watch.Sample) {

@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"sort"
@@ -41,7 +42,7 @@ func Discover(ctx context.Context, fs linux.FS, opt Options) ([]*Instance, []lin
 			continue
 		}
 		in, err := discoverOne(ctx, fs, pid, st.Comm, opt)
-		if linux.IsGone(err) {
+		if linux.IsGone(err) || errors.Is(err, errTransient) {
 			continue
 		}
 		if err != nil {
@@ -58,6 +59,9 @@ func discoverOne(ctx context.Context, fs linux.FS, pid int, comm string, opt Opt
 	args, err := linux.ReadCmdline(fs, pid)
 	if err != nil {
 		return nil, err
+	}
+	if isTransient(args) {
+		return nil, errTransient
 	}
 	cmd := parseCommandLine(args)
 	in.guessFlavor(fs, comm, cmd)

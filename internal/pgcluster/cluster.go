@@ -28,6 +28,10 @@ type Options struct {
 	Settings map[string]string
 	// OSUser runs the binaries when dbmem runs as root (default "postgres").
 	OSUser string
+	// AuthLocal is initdb's --auth-local (default trust); with "peer" the
+	// superuser is named after OSUser, as Debian's clusters are, so that
+	// the data directory's owner can connect.
+	AuthLocal string
 }
 
 // Cluster is a cluster created by Create. Dir holds everything: the data
@@ -64,7 +68,7 @@ func Create(ctx context.Context, o Options) (*Cluster, error) {
 			return nil, err
 		}
 	}
-	if err := c.initdb(ctx, o.Settings); err != nil {
+	if err := c.initdb(ctx, o.Settings, o.AuthLocal); err != nil {
 		c.Remove()
 		return nil, err
 	}
@@ -95,8 +99,14 @@ func (c *Cluster) makeDir(base string) error {
 	return nil
 }
 
-func (c *Cluster) initdb(ctx context.Context, settings map[string]string) error {
-	_, err := c.run(ctx, "initdb", "-D", c.DataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C")
+func (c *Cluster) initdb(ctx context.Context, settings map[string]string, authLocal string) error {
+	args := []string{"-D", c.DataDir, "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"}
+	if authLocal == "" || authLocal == "trust" {
+		args = append(args, "-U", "postgres")
+	} else {
+		args = append(args, "--auth-local="+authLocal) // after -A; the superuser is the OS user
+	}
+	_, err := c.run(ctx, "initdb", args...)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"path"
 	"sort"
 	"strconv"
@@ -42,7 +44,7 @@ func Discover(ctx context.Context, fs linux.FS, opt Options) ([]*Instance, []lin
 	}
 	stats := map[int]linux.Stat{}
 	for _, pid := range pids {
-		if st, err := linux.ReadStat(fs, pid); err == nil && isPostgresComm(st.Comm) {
+		if st, err := linux.ReadStat(fs, pid); err == nil && isPostgresComm(st.Comm) && st.State != "Z" && st.State != "X" {
 			stats[pid] = st
 		}
 	}
@@ -50,7 +52,7 @@ func Discover(ctx context.Context, fs linux.FS, opt Options) ([]*Instance, []lin
 	var gaps []linux.Gap
 	for _, pid := range postmasters(stats) {
 		in, err := discoverOne(ctx, fs, pid, childrenOf(stats, pid, opt.Skip), opt)
-		if linux.IsGone(err) {
+		if linux.IsGone(err) || errors.Is(err, errTransient) {
 			continue
 		}
 		if err != nil {
@@ -86,11 +88,17 @@ func childrenOf(stats map[int]linux.Stat, ppid int, skip map[int]bool) []int {
 	return out
 }
 
+// errTransient marks a postgres process that is not a server (isTransient).
+var errTransient = errors.New("a postgres run that exits, not a server")
+
 func discoverOne(ctx context.Context, fs linux.FS, pm int, children []int, opt Options) (*Instance, error) {
 	in := &Instance{PostmasterPID: pm}
 	args, err := linux.ReadCmdline(fs, pm)
 	if err != nil {
 		return nil, err
+	}
+	if len(args) == 0 || isTransient(args) {
+		return nil, errTransient // exiting (no command line), or a run that exits
 	}
 	cmd := parseCommandLine(args)
 	in.locateDataDir(fs, cmd.DataDir)
@@ -128,7 +136,13 @@ func (in *Instance) locateDataDir(fs linux.FS, fromCmd string) {
 // readFiles reads postmaster.pid, PG_VERSION and the configuration files.
 func (in *Instance) readFiles(fs linux.FS, cmd cmdOptions) {
 	if in.DataDir == "" {
-		in.Settings = Defaults(0)
+		in.Settings = Settings{} // nothing read: defaults would pass for this server's values
+		for k, v := range cmd.Settings {
+			in.Settings.set(k, v, FromCommandLine, "")
+		}
+		if p, ok := in.Settings.Int("port"); ok {
+			in.Port = int(p)
+		}
 		return
 	}
 	if b, err := fs.ReadFile(fs.HostPath(path.Join(in.DataDir, "postmaster.pid"))); err != nil {
@@ -144,15 +158,17 @@ func (in *Instance) readFiles(fs linux.FS, cmd cmdOptions) {
 		in.Major, _ = strconv.Atoi(strings.SplitN(in.Version, ".", 2)[0])
 	}
 	in.Settings = in.fileSettings(fs, cmd)
-	if in.Port == 0 {
+	if in.Port == 0 && in.Settings["port"].Source != FromDefault {
 		if p, ok := in.Settings.Int("port"); ok {
-			in.Port = int(p)
+			in.Port = int(p) // from a file or the command line, never a default
 		}
 	}
 }
 
 // fileSettings layers defaults, postgresql.conf (with includes),
 // postgresql.auto.conf and the command line, as the server does at start.
+// When postgresql.conf cannot be read, only the command line is known:
+// built-in defaults would pass for this server's values.
 func (in *Instance) fileSettings(fs linux.FS, cmd cmdOptions) Settings {
 	s := Defaults(in.Major)
 	s.set("port", "5432", FromDefault, "")
@@ -160,14 +176,22 @@ func (in *Instance) fileSettings(fs linux.FS, cmd cmdOptions) Settings {
 	if cf, ok := cmd.Settings["config_file"]; ok {
 		conf = cf
 	}
-	if err := ReadConfFile(fs, conf, FromConfigFile, s); err != nil {
-		in.gap("configuration file", err.Error())
+	if _, err := fs.ReadFile(fs.HostPath(conf)); err != nil {
+		in.gap("configuration file", err.Error()+": settings unknown except the command line's")
+		s = Settings{}
+	} else {
+		in.confRead = true
+		if err := ReadConfFile(fs, conf, FromConfigFile, s); err != nil {
+			in.gap("configuration file", err.Error())
+		}
 	}
 	auto := path.Join(in.DataDir, "postgresql.auto.conf")
-	if fs.Exists(fs.HostPath(auto)) {
+	if _, err := fs.ReadFile(fs.HostPath(auto)); err == nil {
 		if err := ReadConfFile(fs, auto, FromAutoConf, s); err != nil {
 			in.gap("postgresql.auto.conf", err.Error())
 		}
+	} else if !errors.Is(err, iofs.ErrNotExist) && len(s) > 0 {
+		in.gap("postgresql.auto.conf", err.Error()+": settings made with ALTER SYSTEM unknown")
 	}
 	for k, v := range cmd.Settings {
 		s.set(k, v, FromCommandLine, "")
@@ -185,11 +209,17 @@ func (in *Instance) readLive(ctx context.Context, src LiveSource) {
 	l, err := src.Live(ctx, in)
 	if err != nil {
 		in.Connection = "not connected (" + err.Error() + "): settings from the configuration files, which may differ from the running server"
+		if !in.confRead {
+			in.Connection = "not connected (" + err.Error() + "): settings unknown"
+		}
 		in.gap("settings over SQL", err.Error())
 		return
 	}
 	in.Connected, in.Connection = true, l.As
 	in.SessionPID = l.SessionPID
+	if p, ok := l.Settings.Int("port"); ok && in.Port == 0 {
+		in.Port = int(p) // the connection was checked to reach this postmaster
+	}
 	in.Version, in.Major = l.Version, l.Major
 	for k, v := range l.Settings {
 		in.Settings[k] = v

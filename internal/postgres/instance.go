@@ -28,6 +28,7 @@ type Instance struct {
 	// connects, and a later read (watch) leaves it out while it exits.
 	SessionPID int `json:"session_pid,omitempty"`
 	activity   map[int]Activity
+	confRead   bool // postgresql.conf was read: the settings are more than the command line
 }
 
 // Proc is one process of an instance with its role.

@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/user"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbmem/dbmem/internal/servertrust"
 )
 
 // ConnOptions say how to connect. Empty fields follow libpq's conventions:
@@ -27,6 +27,9 @@ type ConnOptions struct {
 	Timeout time.Duration
 	// Disabled skips SQL entirely (--no-connect).
 	Disabled bool
+	// Trust says which servers may receive a password and whether in
+	// clear (--server-account, --allow-cleartext-password).
+	Trust servertrust.Policy
 }
 
 // Live is what a connection to the running server tells.
@@ -78,92 +81,6 @@ func (o ConnOptions) WithEnv(getenv func(string) string) (ConnOptions, string, e
 	}
 	o.Port = p
 	return o, "PGPORT", nil
-}
-
-// Connector reads Live over a real connection.
-type Connector struct{ Options ConnOptions }
-
-// Live connects to the instance and reads version, settings and activity.
-// PGHOST and PGPORT apply where the options do not say (WithEnv).
-func (c Connector) Live(ctx context.Context, in *Instance) (Live, error) {
-	if c.Options.Disabled {
-		return Live{}, errors.New("not connecting (--no-connect)")
-	}
-	o, from, err := c.Options.WithEnv(os.Getenv)
-	if err != nil {
-		return Live{}, fmt.Errorf("not connecting: %w", err)
-	}
-	if o.Port != 0 && o.Port != in.Port {
-		return Live{}, fmt.Errorf("not connecting: %s %d selects another instance", from, o.Port)
-	}
-	conn, as, err := connect(ctx, in, o)
-	if err != nil {
-		return Live{}, err
-	}
-	defer conn.Close(ctx)
-	l, err := readLive(ctx, conn)
-	l.As = as
-	return l, err
-}
-
-// candidateUsers: the given user, else PGUSER, the OS user, then "postgres".
-func candidateUsers(o ConnOptions) []string {
-	if o.User != "" {
-		return []string{o.User}
-	}
-	var out []string
-	if u := os.Getenv("PGUSER"); u != "" {
-		out = append(out, u)
-	}
-	if u, err := user.Current(); err == nil {
-		out = append(out, u.Username)
-	}
-	return append(out, "postgres")
-}
-
-// connect tries each candidate user on the instance's socket (or the given
-// host) and returns the first connection that works, or every error.
-func connect(ctx context.Context, in *Instance, o ConnOptions) (*pgx.Conn, string, error) {
-	host := in.SocketDir
-	if o.Host != "" {
-		host = o.Host
-	}
-	if host == "" {
-		host = "localhost"
-	}
-	db := o.Database
-	if db == "" {
-		db = os.Getenv("PGDATABASE")
-	}
-	if db == "" {
-		db = "postgres"
-	}
-	var errs []string
-	for _, u := range dedupe(candidateUsers(o)) {
-		conn, err := connectAs(ctx, host, in.Port, u, db, o.Timeout)
-		if err == nil {
-			return conn, fmt.Sprintf("connected as %s via %s port %d", u, host, in.Port), nil
-		}
-		errs = append(errs, fmt.Sprintf("as %s: %s", u, shortPgError(err)))
-	}
-	return nil, "", errors.New(strings.Join(errs, "; "))
-}
-
-func connectAs(ctx context.Context, host string, port int, usr, db string, timeout time.Duration) (*pgx.Conn, error) {
-	if timeout == 0 {
-		timeout = 3 * time.Second
-	}
-	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%d user=%s dbname=%s connect_timeout=%d",
-		quoteConnValue(host), port, quoteConnValue(usr), quoteConnValue(db), int(timeout.Seconds()+0.5)))
-	if err != nil {
-		return nil, err
-	}
-	cfg.RuntimeParams["application_name"] = "dbmem"
-	return pgx.ConnectConfig(ctx, cfg)
-}
-
-func quoteConnValue(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
 // shortPgError keeps the server's message and drops connection details that

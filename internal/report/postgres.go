@@ -24,7 +24,11 @@ func writeInstance(b *strings.Builder, in *postgres.Instance, host linux.Host, o
 	if version == "" {
 		version = "(version unknown)"
 	}
-	fmt.Fprintf(b, "%s  %s  port %d  postmaster %d\n", st.head("POSTGRESQL "+version), in.DataDir, in.Port, in.PostmasterPID)
+	port := "port unknown"
+	if in.Port != 0 {
+		port = fmt.Sprintf("port %d", in.Port)
+	}
+	fmt.Fprintf(b, "%s  %s  %s  postmaster %d\n", st.head("POSTGRESQL "+version), in.DataDir, port, in.PostmasterPID)
 	conn := in.Connection
 	if !in.Connected {
 		conn = st.warn(conn)
@@ -49,6 +53,9 @@ func writeSettings(b *strings.Builder, in *postgres.Instance, st style) {
 			s += "(" + string(v.Source) + ")"
 		}
 		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		parts = []string{"unknown: not read from the server nor its configuration files (see gaps)"}
 	}
 	writeLabeled(b, "Settings", wrapWords(parts, st.listWidth()))
 }

@@ -1,0 +1,9 @@
+// Package asowner runs one request in a helper process of dbmem's own
+// binary under another account, the way `sudo -u postgres psql` reaches a
+// server that trusts local accounts (peer authentication), without a shell
+// or sudo: the parent re-executes /proc/self/exe with a hidden subcommand
+// and the account's uid and gid (no supplementary groups), a minimal
+// environment and / as working directory, writes one versioned JSON
+// request on its stdin and reads one bounded, strictly parsed JSON answer
+// from its stdout. The helper is given no password.
+package asowner

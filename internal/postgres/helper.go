@@ -1,0 +1,71 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/dbmem/dbmem/internal/asowner"
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/servertrust"
+)
+
+// HelperCommand is the hidden subcommand that makes dbmem's binary a
+// helper: it connects as the account it runs as (peer authentication)
+// and answers with what the server said.
+const HelperCommand = "internal-pg-helper"
+
+// NewHelper returns the runner of dbmem's helper (nil runs none).
+func NewHelper() *asowner.Runner { return &asowner.Runner{Args: []string{HelperCommand}} }
+
+// helperRequest is what the helper is asked: connect over the socket at
+// Socket, served by postmaster PID run by UID (the helper's own account),
+// as User to Database, without a password.
+type helperRequest struct {
+	Socket    string `json:"socket"`
+	SocketDir string `json:"socket_dir"`
+	Port      int    `json:"port"`
+	PID       int    `json:"postmaster_pid"`
+	DataDir   string `json:"data_dir"`
+	UID       uint32 `json:"uid"`
+	User      string `json:"user"`
+	Database  string `json:"database"`
+	TimeoutMS int64  `json:"timeout_ms"`
+}
+
+// ServeHelper is the helper's side (the hidden subcommand): one request
+// on stdin, one answer on stdout.
+func ServeHelper(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	return asowner.Serve(ctx, stdin, stdout, serveHelper)
+}
+
+func serveHelper(ctx context.Context, req helperRequest) (any, error) {
+	if uint32(os.Geteuid()) != req.UID || req.UID == 0 {
+		return nil, fmt.Errorf("helper runs as uid %d, asked to serve uid %d", os.Geteuid(), req.UID)
+	}
+	if req.Socket != socketPath(req.SocketDir, req.Port) {
+		return nil, errors.New("socket does not match its directory and port")
+	}
+	proof := &servertrust.Proof{PID: req.PID, Account: servertrust.Account{UID: req.UID}, Socket: req.Socket}
+	d := dialSpec{target: target{host: req.SocketDir, port: req.Port, proof: proof}, user: req.User,
+		database: req.Database, requireAuth: "none", timeout: time.Duration(req.TimeoutMS) * time.Millisecond}
+	return liveOver(ctx, d, sameInstance{fs: linux.DefaultFS(), postmaster: req.PID, dataDir: req.DataDir, port: req.Port}.check)
+}
+
+// viaHelper reads Live through a helper running as the server's account.
+func (c Connector) viaHelper(ctx context.Context, in *Instance, d dialSpec, gid uint32) (Live, error) {
+	p := d.proof
+	req := helperRequest{Socket: p.Socket, SocketDir: d.host, Port: d.port, PID: p.PID, DataDir: in.DataDir, UID: p.Account.UID,
+		User: d.user, Database: d.database, TimeoutMS: d.timeout.Milliseconds()}
+	var l Live
+	a := asowner.Account{UID: p.Account.UID, GID: gid, Name: p.Account.String()}
+	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout+10*time.Second)
+	defer cancel()
+	if err := c.Helper.Run(ctx, a, req, &l); err != nil {
+		return Live{}, err
+	}
+	return l, nil
+}
