@@ -51,6 +51,7 @@ Defaults are sized to the host (shared_buffers = min(25% of MemAvailable, 1.5 Gi
 100 connections) and take under 10 minutes on 2 cores; --quick under 2 minutes. Larger
 shared_buffers take longer: about 3 minutes more per GiB with 100 connections.`,
 		Example: `  dbmem lab --quick
+  dbmem lab oom --quick        # the OOM experiment: a runaway query killed, then refused memory
   dbmem lab --html lab.html
   dbmem lab --shared-buffers 4GB --json > lab.json
   dbmem lab --from lab.json --html lab.html
@@ -59,6 +60,7 @@ shared_buffers take longer: about 3 minutes more per GiB with 100 connections.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return lf.run(cmd, e) },
 	}
 	lf.define(cmd)
+	cmd.AddCommand(newLabOOMCmd(e))
 	return cmd
 }
 

@@ -36,6 +36,16 @@ func (g *Group) Version() int {
 // included, in the place Where chooses, under sys (the sysfs root, "/sys").
 // Needs root.
 func Create(sys, name string, limit uint64) (*Group, error) {
+	g, err := Plan(sys, name, limit)
+	if err != nil {
+		return nil, err
+	}
+	return g, g.Make()
+}
+
+// Plan says where Create would make the group, without making it: a
+// caller can journal the directory first.
+func Plan(sys, name string, limit uint64) (*Group, error) {
 	if strings.ContainsAny(name, "/\x00") || name == "" || name[0] == '.' {
 		return nil, fmt.Errorf("cgroup name %q: one path element, not starting with a dot", name)
 	}
@@ -56,14 +66,25 @@ func Create(sys, name string, limit uint64) (*Group, error) {
 	}
 	g := &Group{ParentDir: filepath.Join(sys, pl.Mount, pl.Parent), Path: filepath.Join(pl.Parent, name), V2: pl.V2, LimitBytes: limit}
 	g.Dir = filepath.Join(g.ParentDir, name)
+	return g, nil
+}
+
+// Make creates the planned group and sets its limit.
+func (g *Group) Make() error {
 	if err := os.Mkdir(g.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create memory cgroup: %w", err)
+		return fmt.Errorf("create memory cgroup: %w", err)
 	}
 	if err := g.setLimit(); err != nil {
 		syscall.Rmdir(g.Dir)
-		return nil, err
+		return err
 	}
-	return g, nil
+	return nil
+}
+
+// SetLimit changes the group's limit.
+func (g *Group) SetLimit(limit uint64) error {
+	g.LimitBytes = limit
+	return g.setLimit()
 }
 
 func (g *Group) setLimit() error {
@@ -75,9 +96,16 @@ func (g *Group) setLimit() error {
 		}
 		return err
 	}
+	// memsw (memory + swap) may never be below the memory limit: raising
+	// takes memsw first, lowering the memory limit first.
 	err := write(g.Dir, "memory.limit_in_bytes", n)
-	if err == nil && exists(g.Dir, "memory.memsw.limit_in_bytes") {
-		err = write(g.Dir, "memory.memsw.limit_in_bytes", n)
+	if exists(g.Dir, "memory.memsw.limit_in_bytes") {
+		if werr := write(g.Dir, "memory.memsw.limit_in_bytes", n); werr != nil {
+			return werr
+		}
+		if err != nil {
+			err = write(g.Dir, "memory.limit_in_bytes", n)
+		}
 	}
 	return err
 }
