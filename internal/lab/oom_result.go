@@ -24,10 +24,10 @@ type OOMResult struct {
 	Unprotected *OOMRun `json:"unprotected,omitempty"`
 	Protected   *OOMRun `json:"protected,omitempty"`
 	// Protection is how the protected run was protected.
-	Protection *Protection   `json:"protection,omitempty"`
-	Restored   []HostChange  `json:"restored"`
-	Notes      []string      `json:"notes,omitempty"`
-	Steps      []StepTime    `json:"steps"`
+	Protection *Protection  `json:"protection,omitempty"`
+	Restored   []HostChange `json:"restored"`
+	Notes      []string     `json:"notes,omitempty"`
+	Steps      []StepTime   `json:"steps"`
 }
 
 // OOMRun is one run of the runaway query while pgbench runs.

@@ -15,7 +15,7 @@ import (
 type StrictInput struct {
 	MemTotalBytes, HugetlbBytes, SwapBytes, MemAvailableBytes uint64
 	// CommittedMaxBytes is the highest Committed_AS sampled.
-	CommittedMaxBytes uint64
+	CommittedMaxBytes   uint64
 	Mode, Ratio, KBytes string
 	Others              []OtherProcess
 	// HeadroomBytes is the stated headroom for everything else; BudgetBytes
