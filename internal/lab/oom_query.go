@@ -165,15 +165,17 @@ func alive(ctx context.Context, ss []session) (lost int, first string) {
 	return lost, first
 }
 
-// othersThan lists every process outside the cluster, this process and
-// its children (pgbench).
+// othersThan lists every process outside the cluster (0: none yet), this
+// process and its children (pgbench).
 func othersThan(fs linux.FS, cluster int) []OtherProcess {
 	skip := map[int]bool{}
-	for _, p := range tree(fs, cluster) {
-		skip[p] = true
-	}
-	for _, p := range tree(fs, os.Getpid()) {
-		skip[p] = true
+	for _, root := range []int{cluster, os.Getpid()} {
+		if root <= 1 {
+			continue // 0 or init: their trees are the whole host
+		}
+		for _, p := range tree(fs, root) {
+			skip[p] = true
+		}
 	}
 	return othersOutside(fs, skip)
 }

@@ -73,6 +73,9 @@ type OOMRun struct {
 	Postmortem     *postmortem.Report `json:"postmortem,omitempty"`
 	PostmortemText string             `json:"postmortem_text,omitempty"`
 	Verdict        Verdict            `json:"verdict"`
+	// kernelText and serverText are the logs the post-mortem read (kept
+	// for tests that record them as fixtures).
+	kernelText, serverText string
 	// Commit is the host's commit headroom while strict overcommit was on
 	// (protected run with StrictOvercommit only).
 	Commit *CommitWatch `json:"commit,omitempty"`

@@ -185,6 +185,7 @@ func (r *oomRun) explain(ctx context.Context, run *OOMRun, mark kmsgMarker, logO
 	if err != nil {
 		return err
 	}
+	run.kernelText, run.serverText = kernel, server
 	run.ServerLog = eventLines(server)
 	run.KillLine = killLine(kernel, run.QueryPID)
 	instance := fmt.Sprintf("lab cluster, port %d", r.c.Port)

@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/advise"
@@ -101,27 +102,35 @@ func (p *StrictPlan) refuseSettings(in StrictInput) {
 }
 
 // refuseOthers refuses on a shared host: programs known to break, or any
-// process outside the lab with more than 64 MiB of private memory.
+// process outside the lab with more than 64 MiB of private memory. The
+// reason names each program once, with its PIDs.
 func (p *StrictPlan) refuseOthers(others []OtherProcess) {
-	var found []string
+	pids, why := map[string][]string{}, map[string]string{}
 	for _, o := range others {
-		why, known := fragile[o.Name]
+		w, known := fragile[o.Name]
 		if !known && o.PrivateBytes < largeOther {
 			continue
 		}
 		if !known {
-			why = units.Bytes(o.PrivateBytes) + " private memory"
+			w = units.Bytes(o.PrivateBytes) + " private memory"
 		}
-		found = append(found, fmt.Sprintf("%s (PID %d: %s)", o.Name, o.PID, why))
+		if _, seen := why[o.Name]; !seen || !known {
+			why[o.Name] = w
+		}
+		pids[o.Name] = append(pids[o.Name], strconv.Itoa(o.PID))
 	}
-	if len(found) == 0 {
+	if len(pids) == 0 {
 		p.Proof = append(p.Proof, "nothing else on this host holds more than 64 MiB of private memory, and no database, cache, broker, JVM, Erlang VM or container runtime runs")
 		return
 	}
-	sort.Strings(found)
-	if len(found) > 8 {
-		found = append(found[:8], fmt.Sprintf("and %d more", len(found)-8))
+	var found []string
+	for name, ps := range pids {
+		if len(ps) > 3 {
+			ps = append(ps[:3], fmt.Sprintf("%d more", len(ps)-3))
+		}
+		found = append(found, fmt.Sprintf("%s (PID %s: %s)", name, strings.Join(ps, ", "), why[name]))
 	}
+	sort.Strings(found)
 	p.Refusals = append(p.Refusals, "strict overcommit is host-wide and the runaway query eats every byte of commit left before it fails: "+
 		"at that moment these programs would be refused memory too: "+strings.Join(found, "; "))
 }
