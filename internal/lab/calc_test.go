@@ -103,7 +103,7 @@ func TestComputeCost(t *testing.T) {
 	if c.NoiseBytes != 2<<20 || c.MaxReaderOOMScore != 702 { // spread 2 MiB > 1 MiB disagreement
 		t.Errorf("noise %d, max oom %d", c.NoiseBytes, c.MaxReaderOOMScore)
 	}
-	if z := computeCost(open, before, closed, rs, 3*units.GiB); z.PredictedErr != nil || !strings.Contains(z.NoTruth, "did not fall") {
+	if z := computeCost(open, before, closed, rs, 3*units.GiB); z.PredictedErr != nil || !strings.Contains(z.NoTruth, "instead of falling") {
 		t.Errorf("a negative truth: error %v, %q; want none and \"not measured\" with the reason", z.PredictedErr, z.NoTruth)
 	}
 	if c.NoTruth != "" {

@@ -82,8 +82,8 @@ func (c Cost) noTruth() string {
 func judgeTruth(c Cost) string {
 	switch {
 	case c.TruthBytes <= 0:
-		return fmt.Sprintf("MemAvailable did not fall while %d connections opened (it moved %s): other programs freed memory meanwhile",
-			c.Connections, SignedBytes(-c.TruthBytes))
+		return fmt.Sprintf("MemAvailable rose by %s instead of falling while %d connections opened: other programs freed memory meanwhile",
+			SignedBytes(-c.TruthBytes), c.Connections)
 	case float64(c.NoiseBytes) > MaxNoise*float64(c.TruthBytes):
 		return fmt.Sprintf("the host moved %s on its own while measuring, %.0f%% of the %s measured (at most %.0f%% counts): other programs allocating or freeing",
 			units.Bytes(c.NoiseBytes), 100*float64(c.NoiseBytes)/float64(c.TruthBytes), units.Bytes(uint64(c.TruthBytes)), 100*MaxNoise)
