@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
-	"strings"
 	"syscall"
 	"time"
 
@@ -290,13 +289,4 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-time.After(d):
 		return nil
 	}
-}
-
-// describe names a process for messages.
-func describe(fs linux.FS, pid int) string {
-	st, err := linux.ReadStat(fs, pid)
-	if err != nil {
-		return fmt.Sprint(pid)
-	}
-	return fmt.Sprintf("%d (%s)", pid, strings.TrimSpace(st.Comm))
 }
