@@ -45,6 +45,9 @@ type baseline struct {
 	ok                           bool
 }
 
+// LockWaitStep names the time spent waiting for the machine-wide lock.
+const LockWaitStep = "wait for the machine-wide lock"
+
 // RunOOM runs the OOM experiment: a throwaway cluster in a memory cgroup
 // under pgbench load, the field report's runaway sort without protection
 // (the OOM killer ends it and the server restarts) and with it (the query
@@ -58,7 +61,9 @@ func RunOOM(ctx context.Context, o OOMOptions) (res *OOMResult, err error) {
 	r := newOOMRun(o)
 	l, err := lockHost(ctx, o.LockPath, func() {
 		r.prog.Note("waiting for " + o.LockPath + ": another dbmem lab or a test is changing kernel settings")
+		r.steps.begin(LockWaitStep, 0)
 	})
+	r.steps.end()
 	if err != nil {
 		return r.res, err
 	}

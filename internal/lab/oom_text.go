@@ -233,7 +233,17 @@ func writeOOMFooter(b *strings.Builder, r *OOMResult) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(b, "note: %s\n", n)
 	}
-	fmt.Fprintf(b, "Took %s.\n", r.Elapsed.Round(time.Second))
+	fmt.Fprintf(b, "Took %s%s.\n", r.Elapsed.Round(time.Second), lockWait(r.Steps))
+}
+
+// lockWait says how much of the run waited for the machine-wide lock.
+func lockWait(steps []StepTime) string {
+	for _, s := range steps {
+		if s.Name == LockWaitStep {
+			return fmt.Sprintf(" (%s of it waiting for the machine-wide lock: a test or another lab changed kernel settings)", s.Elapsed.Round(time.Second))
+		}
+	}
+	return ""
 }
 
 func since(from, to *time.Time) string {
