@@ -18,21 +18,10 @@ func (r *oomRun) scenario(ctx context.Context, name string) (*OOMRun, error) {
 	defer r.steps.end()
 	logOff, kills := fileSize(r.c.LogFile), r.g.Read().OOMKills
 	r.g.ResetPeak()
-	idle, err := r.openIdle(ctx)
-	defer closeAll(idle)
+	ld, err := r.startLoad(ctx, name == "unprotected")
+	defer ld.stop()
 	if err != nil {
 		return run, err
-	}
-	b, err := startBench(ctx, r.c, r.cred, r.cfg.Clients, r.benchSeconds())
-	if err != nil {
-		return run, err
-	}
-	defer b.stop()
-	if err := b.waitSamples(ctx, int(r.cfg.BeforeSeconds), time.Minute+time.Duration(2*r.cfg.BeforeSeconds)*time.Second); err != nil {
-		return run, err
-	}
-	if name == "unprotected" && len(idle) > 0 {
-		r.measureBaseline(idle[0].pid)
 	}
 	mark, err := markKernelLog(name)
 	if err != nil {
@@ -50,15 +39,49 @@ func (r *oomRun) scenario(ctx context.Context, name string) (*OOMRun, error) {
 		return run, fmt.Errorf("the runaway query was not killed: %s %s (lower --limit or raise --rows)", run.Outcome, run.QueryError)
 	}
 	if run.Outcome == OutcomeKilled {
-		err = r.afterKill(ctx, run, b, mark)
+		err = r.afterKill(ctx, run, ld.b, mark)
 	} else {
-		err = r.afterError(ctx, run, b, q)
+		err = r.afterError(ctx, run, ld.b, q)
 	}
-	r.account(run, b, idle, kills)
+	r.account(run, ld.b, ld.idle, kills)
 	if err == nil {
 		err = r.explain(ctx, run, mark, logOff)
 	}
 	return run, err
+}
+
+// load is the idle sessions and pgbench running before the query.
+type load struct {
+	idle []session
+	b    *bench
+}
+
+func (l *load) stop() {
+	if l.b != nil {
+		l.b.stop()
+	}
+	closeAll(l.idle)
+}
+
+// startLoad opens the idle sessions, starts pgbench and lets it run for
+// --before; measure reads the cluster's commit meanwhile.
+func (r *oomRun) startLoad(ctx context.Context, measure bool) (*load, error) {
+	ld := &load{}
+	var err error
+	if ld.idle, err = r.openIdle(ctx); err != nil {
+		return ld, err
+	}
+	if ld.b, err = startBench(ctx, r.c, r.cred, r.cfg.Clients, r.benchSeconds()); err != nil {
+		return ld, err
+	}
+	limit := time.Minute + time.Duration(2*r.cfg.BeforeSeconds)*time.Second
+	if err := ld.b.waitSamples(ctx, int(r.cfg.BeforeSeconds), limit); err != nil {
+		return ld, err
+	}
+	if measure && len(ld.idle) > 0 {
+		r.measureBaseline(ld.idle[0].pid)
+	}
+	return ld, nil
 }
 
 // benchSeconds is pgbench's -T: long enough for the query and the time
@@ -67,26 +90,21 @@ func (r *oomRun) benchSeconds() int {
 	return int(r.cfg.BeforeSeconds+r.cfg.AfterSeconds+queryLimit.Seconds()) + 30
 }
 
-// query runs the runaway query, watching its backend and the cgroup.
+// query runs the runaway query, watching its backend and the cgroup;
+// with strict overcommit for real, the setting is on for its duration only.
 func (r *oomRun) query(ctx context.Context, q session, run *OOMRun) error {
 	run.QueryPID = q.pid
 	wctx, stopWatch := context.WithCancel(ctx)
 	gone, mem := make(chan time.Time, 1), make(chan []MemSample, 1)
 	go watchGone(wctx, q.pid, gone)
 	go r.sampleMemory(wctx, q.pid, mem)
+	defer func() { stopWatch(); run.Memory = <-mem }()
 	if r.strict != nil {
 		if err := r.strict.arm(ctx, r, run); err != nil {
-			stopWatch()
-			<-mem
 			return err
 		}
 	}
-	qctx, cancel := context.WithTimeout(ctx, queryLimit)
-	run.QueryStart = time.Now()
-	_, err := q.conn.Exec(qctx, r.cfg.Query)
-	run.QueryEnd = time.Now()
-	timedOut := qctx.Err() != nil
-	cancel()
+	timedOut, err := r.exec(ctx, q, run)
 	if r.strict != nil {
 		r.strict.disarm()
 	}
@@ -99,9 +117,17 @@ func (r *oomRun) query(ctx context.Context, q session, run *OOMRun) error {
 			run.Outcome = "connection lost, backend still running: " + run.QueryError
 		}
 	}
-	stopWatch()
-	run.Memory = <-mem
 	return ctx.Err()
+}
+
+// exec runs the query, at most queryLimit.
+func (r *oomRun) exec(ctx context.Context, q session, run *OOMRun) (timedOut bool, err error) {
+	qctx, cancel := context.WithTimeout(ctx, queryLimit)
+	defer cancel()
+	run.QueryStart = time.Now()
+	_, err = q.conn.Exec(qctx, r.cfg.Query)
+	run.QueryEnd = time.Now()
+	return qctx.Err() != nil, err
 }
 
 // afterKill waits for the server to come back, reads the kernel's kill

@@ -77,40 +77,51 @@ func oomField(r *lab.OOMResult) [][3]string {
 func oomCharts(r *lab.OOMResult) []template.HTML {
 	var tps, mem []series
 	for _, x := range []*lab.OOMRun{r.Unprotected, r.Protected} {
-		if x == nil {
-			continue
+		if x != nil {
+			tps = append(tps, tpsSeries(x, r.Config.BeforeSeconds))
+			mem = append(mem, memSeries(x))
 		}
-		color, lead := colorOff, r.Config.BeforeSeconds
-		if x.Name == "protected" {
-			color = colorOn
-		}
-		s := series{name: x.Name, color: color}
-		for _, p := range x.TPS.Samples {
-			if t := p.At.Sub(x.QueryStart).Seconds() + lead; t >= 0 {
-				s.pts = append(s.pts, pt{t, p.TPS})
-			}
-		}
-		tps = append(tps, s)
-		m := series{name: x.Name, color: color}
-		for i, p := range x.Memory {
-			if i%3 == 0 || i == len(x.Memory)-1 {
-				m.pts = append(m.pts, pt{p.At.Sub(x.QueryStart).Seconds(), float64(p.CgroupBytes) / mib})
-			}
-		}
-		mem = append(mem, m)
 	}
-	lim := float64(r.Config.LimitBytes) / mib
-	xmax := 0.0
+	lim, xmax := float64(r.Config.LimitBytes)/mib, 1.0
 	for _, s := range mem {
 		for _, p := range s.pts {
 			xmax = math.Max(xmax, p.x)
 		}
 	}
-	mem = append(mem, series{name: "cgroup limit", color: colorGrey, dash: "6 4", pts: []pt{{0, lim}, {math.Max(xmax, 1), lim}}})
+	mem = append(mem, series{name: "cgroup limit", color: colorGrey, dash: "6 4", pts: []pt{{0, lim}, {xmax, lim}}})
 	return []template.HTML{
 		template.HTML(lineChart(fmt.Sprintf("pgbench TPS; the query starts at %.0f s", r.Config.BeforeSeconds), "seconds", "TPS", tps)),
 		template.HTML(lineChart("The cgroup's memory while the query runs", "seconds since the query started", "MiB", mem)),
 	}
+}
+
+func runColor(x *lab.OOMRun) string {
+	if x.Name == "protected" {
+		return colorOn
+	}
+	return colorOff
+}
+
+// tpsSeries places pgbench's reports so that the query starts at lead.
+func tpsSeries(x *lab.OOMRun, lead float64) series {
+	s := series{name: x.Name, color: runColor(x)}
+	for _, p := range x.TPS.Samples {
+		if t := p.At.Sub(x.QueryStart).Seconds() + lead; t >= 0 {
+			s.pts = append(s.pts, pt{t, p.TPS})
+		}
+	}
+	return s
+}
+
+// memSeries is the cgroup's usage, every third sample (300 ms).
+func memSeries(x *lab.OOMRun) series {
+	m := series{name: x.Name, color: runColor(x)}
+	for i, p := range x.Memory {
+		if i%3 == 0 || i == len(x.Memory)-1 {
+			m.pts = append(m.pts, pt{p.At.Sub(x.QueryStart).Seconds(), float64(p.CgroupBytes) / mib})
+		}
+	}
+	return m
 }
 
 var oomTmpl = template.Must(template.New("oom").Parse(oomHTML))
