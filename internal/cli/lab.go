@@ -78,7 +78,7 @@ func (lf *labFlags) define(cmd *cobra.Command) {
 	f.BoolVar(&lf.o.Quick, "quick", false, "small and fast (under 2 minutes): for CI")
 	f.StringVar(&lf.html, "html", "", "also write a self-contained HTML report with charts to this file")
 	f.StringVar(&lf.from, "from", "", "render a result saved with --json instead of running the lab")
-	f.BoolVar(&lf.restore, "restore", false, "only undo what a killed lab run left (journal "+lab.DefaultJournalPath+")")
+	f.BoolVar(&lf.restore, "restore", false, "only undo what a killed lab or lab oom run left (journal "+lab.DefaultJournalPath+")")
 }
 
 func (lf *labFlags) run(cmd *cobra.Command, e *env) error {
