@@ -3,6 +3,7 @@ package lab
 import (
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -186,6 +187,9 @@ func TestStrictRefusedOnThisHost(t *testing.T) {
 	}
 	in.Others = othersThan(linuxFS(), 0)
 	in.HeadroomBytes, in.BudgetBytes = DefaultHeadroom, 600<<20
+	if !slices.ContainsFunc(in.Others, func(o OtherProcess) bool { return o.PID == 1 }) {
+		t.Fatalf("PID 1 is not among the %d processes outside the lab: the host's processes were not all read", len(in.Others))
+	}
 	var fragileHere []string
 	for _, o := range in.Others {
 		if _, ok := fragile[o.Name]; ok {
