@@ -51,6 +51,7 @@ Defaults are sized to the host (shared_buffers = min(25% of MemAvailable, 1.5 Gi
 100 connections) and take under 10 minutes on 2 cores; --quick under 2 minutes. Larger
 shared_buffers take longer: about 3 minutes more per GiB with 100 connections.`,
 		Example: `  dbmem lab --quick
+  dbmem lab oom --quick        # the OOM experiment: a runaway query killed, then refused memory
   dbmem lab --html lab.html
   dbmem lab --shared-buffers 4GB --json > lab.json
   dbmem lab --from lab.json --html lab.html
@@ -59,6 +60,7 @@ shared_buffers take longer: about 3 minutes more per GiB with 100 connections.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return lf.run(cmd, e) },
 	}
 	lf.define(cmd)
+	cmd.AddCommand(newLabOOMCmd(e))
 	return cmd
 }
 
@@ -76,7 +78,7 @@ func (lf *labFlags) define(cmd *cobra.Command) {
 	f.BoolVar(&lf.o.Quick, "quick", false, "small and fast (under 2 minutes): for CI")
 	f.StringVar(&lf.html, "html", "", "also write a self-contained HTML report with charts to this file")
 	f.StringVar(&lf.from, "from", "", "render a result saved with --json instead of running the lab")
-	f.BoolVar(&lf.restore, "restore", false, "only undo what a killed lab run left (journal "+lab.DefaultJournalPath+")")
+	f.BoolVar(&lf.restore, "restore", false, "only undo what a killed lab or lab oom run left (journal "+lab.DefaultJournalPath+")")
 }
 
 func (lf *labFlags) run(cmd *cobra.Command, e *env) error {

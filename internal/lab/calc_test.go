@@ -104,8 +104,41 @@ func TestComputeCost(t *testing.T) {
 	if c.NoiseBytes != 2<<20 || c.MaxReaderOOMScore != 702 { // spread 2 MiB > 1 MiB disagreement
 		t.Errorf("noise %d, max oom %d", c.NoiseBytes, c.MaxReaderOOMScore)
 	}
-	if z := computeCost(open, before, closed, rs, 3*units.GiB); z.PredictedErr != nil {
-		t.Error("an error relative to a negative truth was computed")
+	if z := computeCost(open, before, closed, rs, 3*units.GiB); z.PredictedErr != nil || !strings.Contains(z.NoTruth, "instead of falling") {
+		t.Errorf("a negative truth: error %v, %q; want none and \"not measured\" with the reason", z.PredictedErr, z.NoTruth)
+	}
+	if c.NoTruth != "" {
+		t.Errorf("a quiet host's truth not measured: %s", c.NoTruth)
+	}
+}
+
+// TestJudgeTruth: the fall of MemAvailable counts as the ground truth only
+// when the host moved at most 10% of it on its own; otherwise the summary
+// says "not measured" with the reason and shows no error against it.
+func TestJudgeTruth(t *testing.T) {
+	quiet := Cost{Connections: 25, TruthBytes: 72 << 20, NoiseBytes: 7 << 20}
+	e := 0.011
+	quiet.PredictedErr = &e
+	if why := judgeTruth(quiet); why != "" {
+		t.Errorf("noise 9.7%%: %s", why)
+	}
+	noisy := quiet
+	noisy.NoiseBytes = 62 << 20
+	why := judgeTruth(noisy)
+	if !strings.Contains(why, "86%") || !strings.Contains(why, units.Bytes(62<<20)) {
+		t.Errorf("noise 86%%: %q, want the share and the size", why)
+	}
+	r := &Result{Config: Config{Connections: 25}, Modes: []*ModeResult{{HugePages: ModeOff, Cost: noisy}, {HugePages: ModeOn, Cost: quiet}}}
+	var b strings.Builder
+	Text(&b, r)
+	out := b.String()
+	for _, want := range []string{"not measured (" + units.Bytes(72<<20) + ")", "huge_pages=off: ground truth not measured: " + why, "do not depend on it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "(+1.1%)  ") || strings.Count(out, "+1.1%") != 1 {
+		t.Errorf("the error against a truth not measured is shown, or the quiet one is not:\n%s", out)
 	}
 }
 

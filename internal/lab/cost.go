@@ -1,6 +1,10 @@
 package lab
 
-import "github.com/dbmem/dbmem/internal/units"
+import (
+	"fmt"
+
+	"github.com/dbmem/dbmem/internal/units"
+)
 
 // Cost compares what N idle connections cost the host (the ground truth)
 // with what each way of counting predicts.
@@ -52,6 +56,39 @@ type Cost struct {
 	KernelRiseBytes      int64 `json:"kernel_rise_bytes"` // KernelStack + SUnreclaim
 	// MaxReaderOOMScore is the highest oom_score among the readers.
 	MaxReaderOOMScore int `json:"max_reader_oom_score"`
+	// NoTruth says why the ground truth was not measured (the host moved
+	// memory on its own); empty when it was. The errors against it are
+	// then not shown. The page tables (the readers' own VmPTE) do not
+	// depend on it.
+	NoTruth string `json:"ground_truth_not_measured,omitempty"`
+}
+
+// MaxNoise is the share of the cost the host may move on its own while the
+// lab measures for the fall of MemAvailable to count as the ground truth.
+const MaxNoise = 0.10
+
+// noTruth is NoTruth, judged again for results saved before it existed.
+func (c Cost) noTruth() string {
+	if c.NoTruth != "" {
+		return c.NoTruth
+	}
+	return judgeTruth(c)
+}
+
+// judgeTruth says why the fall of MemAvailable is no ground truth, or ""
+// when it is one: it fell, and the host's own movement (the spread of the
+// readings, the disagreement of opening and closing) stayed under
+// MaxNoise of it.
+func judgeTruth(c Cost) string {
+	switch {
+	case c.TruthBytes <= 0:
+		return fmt.Sprintf("MemAvailable rose by %s instead of falling while %d connections opened: other programs freed memory meanwhile",
+			SignedBytes(-c.TruthBytes), c.Connections)
+	case float64(c.NoiseBytes) > MaxNoise*float64(c.TruthBytes):
+		return fmt.Sprintf("the host moved %s on its own while measuring, %.0f%% of the %s measured (at most %.0f%% counts): other programs allocating or freeing",
+			units.Bytes(c.NoiseBytes), 100*float64(c.NoiseBytes)/float64(c.TruthBytes), units.Bytes(uint64(c.TruthBytes)), 100*MaxNoise)
+	}
+	return ""
 }
 
 // PerConn divides a total by the number of connections.
@@ -95,6 +132,7 @@ func computeCost(before, open, closed Reading, readers []Backend, touched uint64
 	c.CommittedASRiseBytes = diff(open.CommittedASBytes, before.CommittedASBytes)
 	c.ShmemRiseBytes = diff(open.ShmemBytes, before.ShmemBytes)
 	c.KernelRiseBytes = diff(open.KernelStackBytes+open.SUnreclaimBytes, before.KernelStackBytes+before.SUnreclaimBytes)
+	c.NoTruth = judgeTruth(c)
 	return c
 }
 

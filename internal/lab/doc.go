@@ -23,6 +23,21 @@
 // internal/kernelset's, the one tests and benchmarks take, so a lab run and
 // they never change the pool at the same time.
 //
-// Calculations (Resolve, computeCost, estimateNeed) are pure; Text renders
-// the terminal summary and the htmlreport sub-package the HTML page.
+// RunOOM runs `dbmem lab oom`: a throwaway cluster in a memory cgroup the
+// lab creates (internal/memcg), under pgbench load, runs the field
+// report's runaway sort (work_mem at its maximum, 50 million generated
+// rows) twice. Unprotected, the kernel's OOM killer ends the backend inside
+// the cgroup and the postmaster restarts every session; the lab measures
+// the kill, the sessions lost, the time until ready and TPS before, during
+// and after, and runs internal/postmortem on that very kernel log and
+// server log (Verdict). Protected as `dbmem plan` advises, the query fails
+// with "out of memory": strict overcommit is emulated for the cluster alone
+// (RLIMIT_AS on the postmaster, sized with plan's formula; every output
+// says so), or set for real with StrictOvercommit where planStrict proves
+// it safe, journaled like the huge page pool.
+//
+// Calculations (Resolve, computeCost, estimateNeed, ResolveOOM,
+// planEmulation, planStrict, tpsOver, the verdicts) are pure; Text and
+// OOMText render the terminal summaries and the htmlreport sub-package the
+// HTML pages.
 package lab

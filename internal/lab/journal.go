@@ -21,8 +21,12 @@ type journal struct {
 	StartTicks uint64    `json:"start_ticks"`
 	Started    time.Time `json:"started"`
 	// ClusterDir is the throwaway cluster, stopped and removed on restore.
-	ClusterDir string   `json:"cluster_dir,omitempty"`
-	Changes    []change `json:"changes,omitempty"`
+	ClusterDir string `json:"cluster_dir,omitempty"`
+	// Cgroup is the memory cgroup of `lab oom` (and its parent, where what
+	// is left in it goes), removed on restore after the cluster.
+	Cgroup       string   `json:"cgroup,omitempty"`
+	CgroupParent string   `json:"cgroup_parent,omitempty"`
+	Changes      []change `json:"changes,omitempty"`
 }
 
 // change is one kernel file the run wrote: its value before and the value
@@ -100,4 +104,14 @@ func removeJournal(path string) error {
 // makes the restore delete anything else.
 func safeClusterDir(dir string) bool {
 	return filepath.IsAbs(dir) && filepath.Clean(dir) == dir && strings.HasPrefix(filepath.Base(dir), "dbmem-pg-")
+}
+
+// CgroupPrefix starts the name of every memory cgroup the lab makes.
+const CgroupPrefix = "dbmem-lab-oom-"
+
+// safeCgroup reports whether dir looks like a memory cgroup the lab made,
+// under a cgroup file system, with its parent next to it.
+func safeCgroup(dir, parent string) bool {
+	return filepath.IsAbs(dir) && filepath.Clean(dir) == dir && strings.HasPrefix(dir, "/sys/fs/cgroup/") &&
+		strings.HasPrefix(filepath.Base(dir), CgroupPrefix) && filepath.Dir(dir) == parent
 }

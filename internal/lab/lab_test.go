@@ -79,11 +79,15 @@ func (w testLog) Write(p []byte) (int, error) {
 }
 
 // TestQuickLab runs `dbmem lab --quick` against real PostgreSQL and checks
-// the physics and that every change to the host was undone. The ground
-// truth (the fall of MemAvailable) needs a quiet host: when another program
-// moved memory during the run, the lab is run once more before the
-// prediction is judged. Its duration is logged, not asserted (1m09s on the
-// 2-core test machine; docs/lab.md).
+// the physics and that every change to the host was undone. The physics
+// (each connection's own VmPTE per GiB read, the off/on ratio of page
+// tables, the pool restored) is checked on every run: other programs
+// cannot move it. The ground truth (the fall of MemAvailable) needs a
+// quiet host: when another program moved memory during the run, the lab
+// is run once more; if the host still does not settle, the lab's result
+// says "ground truth not measured" with the reason, the test checks that
+// it says so and logs it, and the prediction is not judged. Its duration
+// is logged, not asserted (1m09s on the 2-core test machine; docs/lab.md).
 func TestQuickLab(t *testing.T) {
 	kerneltest.Lock(t)
 	var res *Result
@@ -91,13 +95,13 @@ func TestQuickLab(t *testing.T) {
 		res = runQuickLab(t)
 		off, on := modeOf(t, res, ModeOff), modeOf(t, res, ModeOn)
 		checkPhysics(t, res, off, on)
-		if quiet(off) && quiet(on) {
+		if off.Cost.NoTruth == "" && on.Cost.NoTruth == "" {
 			break
 		}
-		t.Logf("attempt %d: the host moved memory on its own while measuring, no ground truth", attempt)
+		t.Logf("attempt %d: the host moved memory on its own while measuring: off: %q, on: %q", attempt, off.Cost.NoTruth, on.Cost.NoTruth)
 	}
-	checkPrediction(t, modeOf(t, res, ModeOff))
-	checkPrediction(t, modeOf(t, res, ModeOn))
+	checkPrediction(t, res, modeOf(t, res, ModeOff))
+	checkPrediction(t, res, modeOf(t, res, ModeOn))
 	checkOutputs(t, res)
 	if path := os.Getenv("DBMEM_LAB_RECORD"); path != "" {
 		record(t, res, path)
@@ -121,13 +125,6 @@ func runQuickLab(t *testing.T) *Result {
 	}
 	checkRestored(t, res, base)
 	return res
-}
-
-// quiet reports whether the mode's ground truth is usable: MemAvailable
-// fell and the host's own movement stayed under 10% of it.
-func quiet(m *ModeResult) bool {
-	c := m.Cost
-	return c.TruthBytes > 0 && c.PredictedErr != nil && float64(c.NoiseBytes) <= 0.10*float64(c.TruthBytes)
 }
 
 // record saves the result as `dbmem lab --json` writes it: the fixture of
@@ -156,8 +153,11 @@ func modeOf(t *testing.T, r *Result, m Mode) *ModeResult {
 
 func checkRestored(t *testing.T, r *Result, base string) {
 	t.Helper()
-	if r.Pool == nil || r.Pool.After != r.Pool.Before || r.Pool.Set != r.Pool.Before+r.Pool.Needed {
-		t.Errorf("pool change %+v: want Set = Before + Needed and After = Before", r.Pool)
+	if r.Pool == nil || r.Pool.After != r.Pool.Before || r.Pool.Set != r.Pool.Before+r.Pool.Needed+r.Pool.TopUp {
+		t.Errorf("pool change %+v: want Set = Before + Needed (+ TopUp) and After = Before", r.Pool)
+	}
+	if r.Pool != nil && r.Pool.TopUp > 0 {
+		t.Logf("another program took %d of the lab's huge pages; the lab added them back: %q", r.Pool.TopUp, r.Notes)
 	}
 	if len(r.Restored) < 2 {
 		t.Errorf("restored %+v: want the cluster and vm.nr_hugepages", r.Restored)
@@ -192,7 +192,9 @@ func checkPhysics(t *testing.T, r *Result, off, on *ModeResult) {
 	if on.Cost.ScanPTEPerGiB*20 > off.Cost.ScanPTEPerGiB {
 		t.Errorf("huge_pages=on: %.0f B of page tables per GiB read, want at least 20x less than off's %.0f B", on.Cost.ScanPTEPerGiB, off.Cost.ScanPTEPerGiB)
 	}
-	if host := float64(off.Cost.PageTablesRiseBytes); host < 0.5*float64(off.Cost.ReadersPTEBytes) {
+	// meminfo PageTables is the whole host's: other programs' page tables
+	// come and go in it, so it is judged only when the host was quiet.
+	if host := float64(off.Cost.PageTablesRiseBytes); off.Cost.NoTruth == "" && host < 0.5*float64(off.Cost.ReadersPTEBytes) {
 		t.Errorf("huge_pages=off: meminfo PageTables rose %.0f B, the connections' VmPTE is %d B", host, off.Cost.ReadersPTEBytes)
 	}
 	for _, rd := range on.Readers {
@@ -204,24 +206,29 @@ func checkPhysics(t *testing.T, r *Result, off, on *ModeResult) {
 }
 
 // checkPrediction: dbmem's cost (Pss_Anon + VmPTE) is within 10% of the
-// fall of MemAvailable (with the per-CPU free pages). The ground truth
-// counts only when the host stayed quiet: the spread of the readings and
-// the disagreement with the memory regained on close stay under 10% of it.
-func checkPrediction(t *testing.T, m *ModeResult) {
+// fall of MemAvailable (with the per-CPU free pages), when that fall is a
+// ground truth: the spread of the readings and the disagreement with the
+// memory regained on close stayed under 10% of it. When it is not, the
+// result must say "not measured" and why, in its summary too: never a
+// silent pass.
+func checkPrediction(t *testing.T, r *Result, m *ModeResult) {
 	t.Helper()
 	c := m.Cost
-	if c.TruthBytes <= 0 || c.PredictedErr == nil {
-		t.Errorf("huge_pages=%s: MemAvailable fell %d B while %d connections opened (noise %d B): no ground truth (other programs freeing memory?)",
-			m.HugePages, c.TruthBytes, c.Connections, c.NoiseBytes)
+	if c.NoTruth != "" {
+		var out bytes.Buffer
+		Text(&out, r)
+		if want := "huge_pages=" + string(m.HugePages) + ": ground truth not measured: " + c.NoTruth; !strings.Contains(out.String(), want) {
+			t.Errorf("the summary does not say %q:\n%s", want, out.String())
+		}
+		t.Logf("huge_pages=%s: ground truth NOT MEASURED, prediction not judged: %s (the page tables were checked)", m.HugePages, c.NoTruth)
 		return
+	}
+	if c.TruthBytes <= 0 || c.PredictedErr == nil {
+		t.Fatalf("huge_pages=%s: a ground truth of %d B counted as measured", m.HugePages, c.TruthBytes)
 	}
 	noise := float64(c.NoiseBytes) / float64(c.TruthBytes)
 	t.Logf("huge_pages=%s: truth %.1f MiB, predicted %.1f MiB (%+.1f%%), Pss %+.0f%%, RSS %+.0f%%, close %+.1f%%, noise %.1f%%",
 		m.HugePages, float64(c.TruthBytes)/(1<<20), float64(c.PredictedBytes)/(1<<20), *c.PredictedErr*100, *c.PssErr*100, *c.RSSErr*100, *c.CloseErr*100, noise*100)
-	if noise > 0.10 {
-		t.Errorf("huge_pages=%s: the host moved %.0f%% of the cost on its own while measuring: no ground truth (other programs allocating?)", m.HugePages, noise*100)
-		return
-	}
 	if math.Abs(*c.PredictedErr) > 0.10 {
 		t.Errorf("huge_pages=%s: dbmem predicted %d B, MemAvailable fell %d B: error %+.1f%%, want within 10%%",
 			m.HugePages, c.PredictedBytes, c.TruthBytes, *c.PredictedErr*100)

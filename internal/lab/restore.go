@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/kernelset"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/memcg"
 )
 
 // Restore undoes what a killed lab run left, as recorded in the journal at
@@ -42,6 +43,9 @@ func replay(fs linux.FS, path string) ([]HostChange, error) {
 	if j.ClusterDir != "" {
 		out = append(out, removeLeftover(fs, j.ClusterDir))
 	}
+	if j.Cgroup != "" {
+		out = append(out, removeCgroup(j.Cgroup, j.CgroupParent))
+	}
 	for i := len(j.Changes) - 1; i >= 0; i-- {
 		out = append(out, undo(j.Changes[i]))
 	}
@@ -51,6 +55,22 @@ func replay(fs linux.FS, path string) ([]HostChange, error) {
 		}
 	}
 	return out, removeJournal(path)
+}
+
+// removeCgroup removes the memory cgroup of a killed `lab oom` run, after
+// its cluster was stopped.
+func removeCgroup(dir, parent string) HostChange {
+	r := HostChange{What: "memory cgroup " + dir, Before: "absent", Set: "created"}
+	if !safeCgroup(dir, parent) {
+		r.Error = "not a memory cgroup the lab creates (" + CgroupPrefix + "*): not touched"
+		return r
+	}
+	if err := memcg.RemoveDir(dir, parent, 15*time.Second); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.After, r.OK = "absent", true
+	return r
 }
 
 // runs reports whether pid is still the process that wrote the journal.

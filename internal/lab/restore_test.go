@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/kernelset"
 	"github.com/dbmem/dbmem/internal/kerneltest"
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/treetest"
 )
 
 // tinyOptions is the smallest experiment: enough to grow the pool and start
@@ -126,4 +129,40 @@ func waitFor(d time.Duration, f func() bool) bool {
 		}
 	}
 	return false
+}
+
+// TestTopUpWhenPagesTaken: another server took free pages of the lab's
+// pool; the lab adds as many back (journaled first, at most the cluster's
+// need in all), says so, and the
+// journal restores the pool to its value before the lab. The fake kernel
+// keeps saying the pages are taken, so the check still fails, naming them.
+func TestTopUpWhenPagesTaken(t *testing.T) {
+	root := t.TempDir()
+	treetest.Write(t, root, map[string]string{"sys/vm/nr_hugepages": "536\n",
+		"meminfo": "MemTotal: 24683656 kB\nMemFree: 20000000 kB\nMemAvailable: 22000000 kB\nHugePages_Total: 536\nHugePages_Free: 464\nHugePages_Rsvd: 0\nHugePages_Surp: 0\nHugepagesize: 2048 kB\n"})
+	fs := linux.FS{Proc: root, Sys: root, Root: root}
+	path := fs.SysctlPath("vm.nr_hugepages")
+	journal := filepath.Join(t.TempDir(), "lab.journal")
+	r := newRun(Options{FS: fs, JournalPath: journal})
+	r.pages = 536
+	r.jr = journal0()
+	r.jr.Changes = []change{{Path: path, Before: "0", Set: "536"}}
+	r.res.Pool = &PoolChange{Needed: 536, Before: 0, Set: 536}
+	err := r.checkPoolFree()
+	if err == nil || !strings.Contains(err.Error(), "has 464 pages free") {
+		t.Errorf("check: %v", err)
+	}
+	if v, _ := kernelset.Read(path); v != "608" || r.res.Pool.TopUp != 72 || r.res.Pool.Set != 608 || len(r.res.Notes) != 1 {
+		t.Errorf("pool %s, change %+v, notes %q; want 72 pages added back", v, r.res.Pool, r.res.Notes)
+	}
+	for i := 0; i < 10; i++ {
+		r.checkPoolFree()
+	}
+	if r.res.Pool.TopUp != 7*72 {
+		t.Errorf("top-ups %+v: want them to stop before they pass the cluster's need, 536 pages", r.res.Pool)
+	}
+	done, err := replay(fs, journal)
+	if v, _ := kernelset.Read(path); err != nil || v != "0" || len(done) != 1 {
+		t.Errorf("replay: %+v, %v; pool %s, want 0", done, err, v)
+	}
 }

@@ -53,6 +53,9 @@ type PoolChange struct {
 	Before int    `json:"before"`
 	Set    int    `json:"set"`
 	After  int    `json:"after"`
+	// TopUp are pages added back after another program took some of the
+	// lab's (a server started elsewhere with huge_pages=try).
+	TopUp int `json:"top_up,omitempty"`
 }
 
 // ModeResult is the connection experiment with one huge_pages setting.

@@ -86,15 +86,17 @@ func CostRows(r *Result) [][]string {
 	w := &grid{}
 	ms := r.Modes
 	row(w, fmt.Sprintf("What %d idle connections cost", r.Config.Connections), ms, func(m *ModeResult) string { return "huge_pages=" + string(m.HugePages) })
-	row(w, "MemAvailable fall (ground truth)", ms, func(m *ModeResult) string { return SignedBytes(m.Cost.TruthBytes) })
-	row(w, "  per connection", ms, func(m *ModeResult) string { return perConn(m.Cost, m.Cost.TruthBytes) })
-	row(w, "used memory rise", ms, func(m *ModeResult) string { return withErr(SignedBytes(m.Cost.UsedRiseBytes), m.Cost.UsedErr) })
-	row(w, "MemAvailable regained on close", ms, func(m *ModeResult) string { return withErr(SignedBytes(m.Cost.CloseRiseBytes), m.Cost.CloseErr) })
+	row(w, "MemAvailable fall (ground truth)", ms, func(m *ModeResult) string { return truthCell(m.Cost, SignedBytes(m.Cost.TruthBytes)) })
+	row(w, "  per connection", ms, func(m *ModeResult) string { return truthCell(m.Cost, perConn(m.Cost, m.Cost.TruthBytes)) })
+	row(w, "used memory rise", ms, func(m *ModeResult) string { return m.Cost.withErr(SignedBytes(m.Cost.UsedRiseBytes), m.Cost.UsedErr) })
+	row(w, "MemAvailable regained on close", ms, func(m *ModeResult) string { return m.Cost.withErr(SignedBytes(m.Cost.CloseRiseBytes), m.Cost.CloseErr) })
 	row(w, "host noise (spread, open vs close)", ms, func(m *ModeResult) string { return units.Bytes(m.Cost.NoiseBytes) })
-	row(w, "dbmem: sum of Pss_Anon + VmPTE", ms, func(m *ModeResult) string { return withErr(units.Bytes(m.Cost.PredictedBytes), m.Cost.PredictedErr) })
+	row(w, "dbmem: sum of Pss_Anon + VmPTE", ms, func(m *ModeResult) string {
+		return m.Cost.withErr(units.Bytes(m.Cost.PredictedBytes), m.Cost.PredictedErr)
+	})
 	row(w, "  per connection", ms, func(m *ModeResult) string { return perConn(m.Cost, int64(m.Cost.PredictedBytes)) })
-	row(w, "sum of Pss", ms, func(m *ModeResult) string { return withErr(units.Bytes(m.Cost.PssBytes), m.Cost.PssErr) })
-	row(w, "sum of RSS (ps, top)", ms, func(m *ModeResult) string { return withErr(units.Bytes(m.Cost.RSSBytes), m.Cost.RSSErr) })
+	row(w, "sum of Pss", ms, func(m *ModeResult) string { return m.Cost.withErr(units.Bytes(m.Cost.PssBytes), m.Cost.PssErr) })
+	row(w, "sum of RSS (ps, top)", ms, func(m *ModeResult) string { return m.Cost.withErr(units.Bytes(m.Cost.RSSBytes), m.Cost.RSSErr) })
 	row(w, "A typical connection (the median reader)", nil, nil)
 	for _, f := range typicalFields {
 		f := f
@@ -160,6 +162,23 @@ func SignedBytes(v int64) string {
 
 func perConn(c Cost, total int64) string { return SignedBytes(int64(c.PerConn(float64(total)))) }
 
+// truthCell is a ground-truth figure, or "not measured" when the host
+// moved too much for it to be one.
+func truthCell(c Cost, s string) string {
+	if c.noTruth() != "" {
+		return "not measured (" + s + ")"
+	}
+	return s
+}
+
+// withErr appends the error against the ground truth, when there is one.
+func (c Cost) withErr(s string, e *float64) string {
+	if c.noTruth() != "" {
+		return s
+	}
+	return withErr(s, e)
+}
+
 // withErr appends the error relative to the ground truth: "805 MiB (-0.9%)".
 func withErr(s string, e *float64) string {
 	if e == nil {
@@ -181,12 +200,10 @@ func pct(e float64) string {
 // writeWarnings says when the host moved too much for the ground truth.
 func writeWarnings(b *strings.Builder, r *Result) {
 	for _, m := range r.Modes {
-		c := m.Cost
-		if c.TruthBytes > 0 && float64(c.NoiseBytes) <= 0.1*float64(c.TruthBytes) {
-			continue
+		if why := m.Cost.noTruth(); why != "" {
+			fmt.Fprintf(b, "huge_pages=%s: ground truth not measured: %s; the page tables above (each connection's own VmPTE) do not depend on it. "+
+				"Run the lab on a quiet host for the comparison with MemAvailable.\n", m.HugePages, why)
 		}
-		fmt.Fprintf(b, "warning: huge_pages=%s: the host's memory moved by %s on its own while measuring (other programs?); "+
-			"the ground truth is uncertain by about that much: run the lab on a quiet host\n", m.HugePages, units.Bytes(c.NoiseBytes))
 	}
 }
 

@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbmem/dbmem/internal/lab"
+	"github.com/dbmem/dbmem/internal/lab/htmlreport"
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// labOOMFlags are `dbmem lab oom`'s flags as typed.
+type labOOMFlags struct {
+	o                       lab.OOMOptions
+	limit, shared, headroom string
+	html, from              string
+}
+
+func newLabOOMCmd(e *env) *cobra.Command {
+	var f labOOMFlags
+	cmd := &cobra.Command{
+		Use:   "oom",
+		Short: "Run the field report's runaway query: OOM-killed and restarted without protection, \"out of memory\" with it",
+		Long: `lab oom runs the OOM experiment of the field reports against real PostgreSQL on this host.
+A throwaway cluster runs in a memory cgroup the lab creates (the "machine", --limit), so the host
+itself is never short of memory. Under pgbench load, one session sets work_mem to its maximum and
+sorts 50 million generated rows, as in the field report.
+
+Unprotected, the kernel's OOM killer ends that backend inside the cgroup; the postmaster terminates
+every other session and reinitializes. The lab shows the kill, the sessions lost, the server's
+lines, the time until it accepts queries again, TPS before, during and after, and runs dbmem
+postmortem on the kernel log and the server log of that very event.
+
+Protected the way dbmem plan advises (strict overcommit sized with its formula), the query fails
+with "ERROR: out of memory" and the server and the other sessions stay up. vm.overcommit_memory is
+host-wide: by default the lab EMULATES it for its own cluster only (an address-space limit on the
+postmaster sized with the formula) and says so in every output. --strict-overcommit sets it for
+real, only when the lab can prove it safe (nothing else on the host that could be refused memory,
+CommitLimit above the highest Committed_AS seen plus --headroom plus the query's budget), for the
+query's duration, journaled first (` + lab.DefaultJournalPath + `) and put back on every exit;
+a killed run is undone by the next 'dbmem lab' or 'dbmem lab --restore'. Needs root.`,
+		Example: `  dbmem lab oom --quick
+  dbmem lab oom --html oom.html --json > oom.json
+  dbmem lab oom --from oom.json --html oom.html`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd, e) },
+	}
+	f.define(cmd)
+	return cmd
+}
+
+func (f *labOOMFlags) define(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.o.Bin, "pg-bin", "", "PostgreSQL binary directory (default: $DBMEM_PG_BIN, the newest /usr/lib/postgresql/*/bin)")
+	fl.StringVar(&f.o.BaseDir, "dir", "", "directory for the throwaway cluster (default: $TMPDIR or /tmp)")
+	fl.StringVar(&f.limit, "limit", "", "memory cgroup limit: the machine's memory (default 2GB; 1GB with --quick)")
+	fl.StringVar(&f.shared, "shared-buffers", "", "shared_buffers (default: a fifth of --limit, as 1 GB on the field report's 5 GB)")
+	fl.IntVar(&f.o.Clients, "clients", 0, "pgbench clients (default 4)")
+	fl.IntVar(&f.o.IdleSessions, "idle", 0, "idle sessions that stand for everybody else's (default 8; 4 with --quick)")
+	fl.DurationVar(&f.o.Before, "before", 0, "pgbench time before the query (default 10s; 5s with --quick)")
+	fl.DurationVar(&f.o.After, "after", 0, "pgbench time after it (default 10s; 5s with --quick)")
+	fl.Int64Var(&f.o.Rows, "rows", 0, "rows the runaway sort generates (default the field report's 50000000)")
+	fl.BoolVar(&f.o.StrictOvercommit, "strict-overcommit", false, "set vm.overcommit_memory=2 for real for the protected run, when provably safe")
+	fl.StringVar(&f.headroom, "headroom", "", "with --strict-overcommit: commit kept for everything else on the host (default 2GB)")
+	fl.BoolVar(&f.o.Quick, "quick", false, "small and fast (under 2 minutes): for CI")
+	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report to this file")
+	fl.StringVar(&f.from, "from", "", "render a result saved with --json instead of running the experiment")
+}
+
+func (f *labOOMFlags) run(cmd *cobra.Command, e *env) error {
+	res, err := f.result(cmd, e)
+	if errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("interrupted: %w", err)
+	}
+	if res == nil || res.Unprotected == nil && len(res.Restored) == 0 {
+		return err
+	}
+	if f.html != "" {
+		if herr := writeFileAtomic(f.html, func(w *os.File) error { return htmlreport.WriteOOM(w, res) }); herr != nil {
+			return herr
+		}
+		fmt.Fprintf(e.stderr, "HTML report: %s\n", f.html)
+	}
+	if e.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(res); jerr != nil {
+			return jerr
+		}
+	} else if terr := lab.OOMText(e.stdout, res); terr != nil {
+		return terr
+	}
+	return err
+}
+
+// result runs the experiment, or reads a saved result with --from.
+func (f *labOOMFlags) result(cmd *cobra.Command, e *env) (*lab.OOMResult, error) {
+	if f.from != "" {
+		return readOOMResult(f.from)
+	}
+	for _, s := range []struct {
+		text string
+		dst  *uint64
+	}{{f.limit, &f.o.LimitBytes}, {f.shared, &f.o.SharedBuffersBytes}, {f.headroom, &f.o.HeadroomBytes}} {
+		if s.text == "" {
+			continue
+		}
+		b, err := units.ParseSize(s.text)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		*s.dst = b
+	}
+	f.o.FS = e.fs()
+	f.o.LockPath, f.o.JournalPath = lab.DefaultLockPath, lab.DefaultJournalPath
+	f.o.Progress = lab.NewProgress(e.stderr, isTerminal(e.stderr))
+	return lab.RunOOM(cmd.Context(), f.o)
+}
+
+func readOOMResult(path string) (*lab.OOMResult, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r lab.OOMResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a dbmem lab oom result: %w", path, err)
+	}
+	if r.Schema != lab.OOMSchema {
+		return nil, fmt.Errorf("%s: schema %q, want %q (written by dbmem lab oom --json)", path, r.Schema, lab.OOMSchema)
+	}
+	return &r, nil
+}
+
+// writeFileAtomic writes a report through a temporary file next to path.
+func writeFileAtomic(path string, write func(*os.File) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".dbmem-lab-*.html")
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	os.Chmod(tmp.Name(), 0o644)
+	return os.Rename(tmp.Name(), path)
+}
