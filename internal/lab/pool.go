@@ -78,12 +78,17 @@ func (r *run) checkPoolFree() error {
 		"run the lab when no other server starts with huge pages", free, r.pages, users)
 }
 
+// poolFree is the default pool's free pages not reserved; it needs only
+// those two meminfo lines.
 func (r *run) poolFree() (int, error) {
-	m, err := readMem(r.fs)
+	m, err := linux.ReadMeminfo(r.fs)
 	if err != nil {
 		return 0, err
 	}
-	return int(m.HugePagesFree) - int(m.HugePagesRsvd), nil
+	if m.HugePagesFree == nil || m.HugePagesRsvd == nil {
+		return 0, fmt.Errorf("%s has no HugePages_Free or HugePages_Rsvd line: the lab cannot tell whether its pool is still free", r.fs.ProcPath("meminfo"))
+	}
+	return int(*m.HugePagesFree) - int(*m.HugePagesRsvd), nil
 }
 
 // topUp grows the pool by n more pages: the journal's pool change is
