@@ -79,7 +79,8 @@ func Prepare(settings []advise.Setting, o Options) (*Plan, error) {
 	if err := render.Validate(settings); err != nil {
 		return nil, err
 	}
-	p := &Plan{Kind: "apply"}
+	settings, refused := allowed(settings)
+	p := &Plan{Kind: "apply", Refusals: refused}
 	write, err := fillCurrent(p.skip(settings, o), o)
 	if err != nil {
 		return nil, err
@@ -143,6 +144,7 @@ func (p *Plan) check(settings []advise.Setting, o Options) error {
 		return err
 	}
 	p.Refusals = append(p.Refusals, checkSteps(mem, p.Live, o.Policy)...)
+	p.Refusals = append(p.Refusals, liveRefusals(mem, p.Live, o)...)
 	return nil
 }
 
