@@ -59,14 +59,21 @@ func planFiles(settings []advise.Setting, o Options) ([]FileChange, error) {
 }
 
 // readCurrent reads the file being replaced: its content, mode and owner.
+// A symbolic link is refused: replacing it would turn it into a file, and
+// following it would write wherever its owner points it.
 func (f *FileChange) readCurrent() error {
-	st, err := os.Stat(f.Target)
+	st, err := os.Lstat(f.Target)
 	if errors.Is(err, fs.ErrNotExist) {
 		f.UID, f.GID = dirOwner(filepath.Dir(f.Target))
 		return nil
 	}
 	if err != nil {
 		return err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		to, _ := os.Readlink(f.Target)
+		return fmt.Errorf("%s is a symbolic link (to %s): dbmem does not replace a link with a file, nor write through it; "+
+			"replace the link with the file it points to, or remove it, and run again", f.Target, to)
 	}
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file: dbmem will not replace it", f.Target)
