@@ -6,6 +6,7 @@ import (
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postmortem"
+	"github.com/dbmem/dbmem/internal/redact"
 )
 
 // Schema versions the bundle layout and manifest.
@@ -51,8 +52,8 @@ type Manifest struct {
 // LogEntry is a log source and where the bundle keeps its text.
 type LogEntry struct {
 	postmortem.Log
-	File      string                `json:"file,omitempty"`
-	Redaction *capture.LogRedaction `json:"redaction,omitempty"`
+	File      string            `json:"file,omitempty"`
+	Redaction *redact.LogCounts `json:"redaction,omitempty"`
 }
 
 // Redaction says what was removed before writing.
@@ -62,7 +63,7 @@ type Redaction struct {
 	// Files are the recorded files changed or dropped.
 	Files capture.Redaction `json:"files"`
 	// Logs sums what was replaced in the logs.
-	Logs capture.LogRedaction `json:"logs"`
+	Logs redact.LogCounts `json:"logs"`
 }
 
 // rules describes the redaction in the manifest.

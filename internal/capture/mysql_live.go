@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/redact"
 )
 
 // MySQLLiveRecorder wraps a mysql.LiveSource and keeps what it returned, by
@@ -60,11 +61,11 @@ func RedactMySQLLive(l mysql.Live) (mysql.Live, int) {
 	for k, v := range l.Variables {
 		switch {
 		case v != "" && secretVariable(k):
-			vars[k] = Redacted
+			vars[k] = redact.Redacted
 			n++
 		default:
 			var c int
-			vars[k], c = RedactSecrets(v)
+			vars[k], c = redact.Secrets(v)
 			n += c
 		}
 	}
