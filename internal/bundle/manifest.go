@@ -70,12 +70,12 @@ type Redaction struct {
 func rules(withQueries bool) []string {
 	r := []string{
 		"process environments (/proc/PID/environ) are never read",
-		"passwords in command lines (--password=, --password X, mysql -pX, password= in connection strings, URIs user:password@)",
+		"passwords, tokens and keys in command lines (--password=, --password X, --token, --api-key, --secret, mysql -pX, sshpass -p, redis-cli -a, curl -u user:X, Authorization headers, password= in connection strings, URIs user:password@)",
 		"passwords in configuration files (password=, primary_conninfo), and in logs (also SQL PASSWORD '...', IDENTIFIED BY '...')",
 		"kernel logs: only the lines of OOM reports are kept",
 	}
 	if withQueries {
-		return append(r, "query texts are kept (--with-queries)")
+		return append(r, "query texts are kept (--with-queries), bind parameters (DETAIL parameters, portal parameters) are not")
 	}
 	return append(r, "query texts in database logs: STATEMENT, QUERY, CONTEXT, \"Failed process was running:\", "+
 		"DETAIL parameters, logged statements and plans, memory context idents; pg_stat_activity queries are never read")
