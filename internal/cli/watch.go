@@ -39,8 +39,8 @@ tick in an SQLite file for 'dbmem history'.`,
 			s := e.sampler()
 			o.Out, o.JSON = e.stdout, e.json
 			o.Render = watch.RenderOptions{Color: e.color(), Checking: true}
-			if f, ok := e.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !e.json {
-				o.Screen = true
+			if f, ok := e.rawStdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !e.json {
+				o.Screen, o.Out = true, f // watch makes each frame inert itself (inert.Output)
 				o.Size = func() (int, int) { w, h, _ := term.GetSize(int(f.Fd())); return w, h }
 			}
 			if record != "" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/watch"
 )
 
@@ -140,7 +141,14 @@ func (e *Exporter) collectSmapsMeta(ch chan<- prometheus.Metric) {
 	}
 }
 
+// gauge makes a sample. Label values such as a process name come from
+// other users: inert.Text makes them valid UTF-8 without control
+// characters (MustNewConstMetric panics on invalid UTF-8, which a process
+// name may be).
 func gauge(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
+	for i, l := range labels {
+		labels[i] = inert.Text(l)
+	}
 	return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 }
 

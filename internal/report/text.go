@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
@@ -31,7 +32,7 @@ func Text(w io.Writer, s *snapshot.Snapshot, o Options) error {
 	st := style{on: o.Color}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  host %s, kernel %s, %s (read in %s)\n\n", st.head("dbmem report"),
-		orDash(s.Host.Hostname), orDash(s.Host.KernelRelease),
+		inert.Text(orDash(s.Host.Hostname)), inert.Text(orDash(s.Host.KernelRelease)),
 		s.TakenAt.Format("2006-01-02 15:04:05 MST"), s.Elapsed.Round(time.Millisecond))
 	writeHost(&b, s.Host, st)
 	if len(s.Postgres) == 0 {
@@ -52,11 +53,11 @@ func Text(w io.Writer, s *snapshot.Snapshot, o Options) error {
 func writeGaps(b *strings.Builder, s *snapshot.Snapshot, st style) {
 	var lines []string
 	for _, g := range s.Gaps {
-		lines = append(lines, g.String())
+		lines = append(lines, inert.Text(g.String()))
 	}
 	for _, in := range s.Postgres {
 		for _, g := range in.Gaps {
-			lines = append(lines, fmt.Sprintf("postgres %d: %s", in.PostmasterPID, g))
+			lines = append(lines, fmt.Sprintf("postgres %d: %s", in.PostmasterPID, inert.Text(g.String())))
 		}
 	}
 	if !s.Pss {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/inert"
 )
 
 // Options drive Run.
@@ -135,7 +137,7 @@ func (o Options) show(f Frame) error {
 		_, err := o.Out.Write(buf.Bytes())
 		return err
 	}
-	return redraw(o.Out, buf.String(), height)
+	return redraw(o.Out, inert.Output(buf.String(), ro.Color), height) // the screen gets no foreign control bytes
 }
 
 // redraw paints text from the top-left corner, clearing what each line
