@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,9 +19,9 @@ func (b *Bundle) Logs() ([]postmortem.Log, error) {
 			if err := checkName(e.File); err != nil || !strings.HasPrefix(e.File, "logs/") {
 				return nil, fmt.Errorf("read bundle %s: manifest names log file %q outside logs/", b.Path, e.File)
 			}
-			text, err := os.ReadFile(filepath.Join(b.Dir, filepath.FromSlash(e.File)))
-			if err != nil {
-				return nil, fmt.Errorf("read bundle %s: %w", b.Path, err)
+			text, ok := b.tree.files[e.File]
+			if !ok {
+				return nil, fmt.Errorf("read bundle %s: the manifest names %s, which is not in the bundle", b.Path, e.File)
 			}
 			l.Text = text
 		}

@@ -46,7 +46,7 @@ func (e *env) openFrom(cmd *cobra.Command) error {
 	return nil
 }
 
-// closeFrom removes the extracted bundle.
+// closeFrom drops the bundle read in memory.
 func (e *env) closeFrom() {
 	if e.from.b != nil {
 		e.from.b.Close()

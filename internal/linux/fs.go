@@ -25,6 +25,20 @@ type FS struct {
 	Root string
 	// Tap, when set, sees every file, directory and link read.
 	Tap Tap
+	// Files, when set, is read instead of the file system: a bundle held
+	// in memory (internal/bundle), never extracted to disk. The roots are
+	// then names inside it.
+	Files Files
+}
+
+// Files is a read-only tree that stands in for the file system. Errors
+// wrap fs.ErrNotExist and the like, as os's do, so IsGone and IsDenied
+// work the same.
+type Files interface {
+	ReadFile(path string) ([]byte, error)
+	ReadDir(path string) ([]string, error)
+	Readlink(path string) (string, error)
+	Exists(path string) bool
 }
 
 // DefaultFS returns the roots of the running host.
@@ -53,7 +67,7 @@ func (fs FS) HostPath(abs string) string {
 // IsLive reports whether the roots are those of the running host, so that
 // things only a live host has (sockets, signals) may be used.
 func (fs FS) IsLive() bool {
-	return filepath.Clean(fs.Proc) == "/proc" && filepath.Clean(fs.Sys) == "/sys" &&
+	return fs.Files == nil && filepath.Clean(fs.Proc) == "/proc" && filepath.Clean(fs.Sys) == "/sys" &&
 		(fs.Root == "" || filepath.Clean(fs.Root) == "/")
 }
 
@@ -61,7 +75,11 @@ func (fs FS) IsLive() bool {
 // path. Kernel files report a size of 0, so os.ReadFile's growth strategy is
 // what we want. With a Tap the content is recorded.
 func (fs FS) ReadFile(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	read := os.ReadFile
+	if fs.Files != nil {
+		read = fs.Files.ReadFile
+	}
+	b, err := read(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -73,6 +91,13 @@ func (fs FS) ReadFile(path string) ([]byte, error) {
 
 // ReadDir lists the names in dir.
 func (fs FS) ReadDir(dir string) ([]string, error) {
+	if fs.Files != nil {
+		names, err := fs.Files.ReadDir(dir)
+		if err == nil && fs.Tap != nil {
+			fs.Tap.Dir(dir, names)
+		}
+		return names, err
+	}
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err
@@ -87,7 +112,11 @@ func (fs FS) ReadDir(dir string) ([]string, error) {
 
 // Readlink reads a symlink (a process's cwd or exe).
 func (fs FS) Readlink(path string) (string, error) {
-	s, err := os.Readlink(path)
+	readlink := os.Readlink
+	if fs.Files != nil {
+		readlink = fs.Files.Readlink
+	}
+	s, err := readlink(path)
 	if err != nil {
 		return "", fmt.Errorf("readlink %s: %w", path, err)
 	}
@@ -99,6 +128,9 @@ func (fs FS) Readlink(path string) (string, error) {
 
 // Exists reports whether path exists (for optional files).
 func (fs FS) Exists(path string) bool {
+	if fs.Files != nil {
+		return fs.Files.Exists(path)
+	}
 	_, err := os.Stat(path)
 	return err == nil
 }
