@@ -147,4 +147,3 @@ func TestWriteOpenRoundTrip(t *testing.T) {
 		t.Error("a closed bundle still reads")
 	}
 }
-
