@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -17,8 +18,11 @@ type Options struct {
 	// Top is how many of the host's processes dbmem_process_oom_score
 	// lists (default 5).
 	Top int
-	// ScrapeTimeout bounds one scrape's reading (default 30s).
+	// ScrapeTimeout bounds one scrape's reading (default 30s): a scrape
+	// that waits longer is served without the status collector.
 	ScrapeTimeout time.Duration
+	// Logger gets collector timeouts (default slog.Default()).
+	Logger *slog.Logger
 }
 
 // Exporter is a prometheus.Collector. Each Collect reads a Status sample;
@@ -26,8 +30,10 @@ type Options struct {
 type Exporter struct {
 	o Options
 
-	mu    sync.Mutex
-	smaps smapsResult
+	mu          sync.Mutex
+	smaps       smapsResult
+	flight      *flight // the Status sample being read (deadline.go)
+	colTimeouts uint64
 }
 
 // smapsResult is the outcome of the last smaps pass.
@@ -60,14 +66,22 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range allDescs {
 		ch <- d
 	}
+	for _, d := range []*prometheus.Desc{descReadTimeouts, descReadsStuck, descColTimeouts} {
+		ch <- d
+	}
+}
+
+func (e *Exporter) log() *slog.Logger {
+	if e.o.Logger != nil {
+		return e.o.Logger
+	}
+	return slog.Default()
 }
 
 // Collect reads a Status sample and sends the metrics.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), e.o.ScrapeTimeout)
-	defer cancel()
 	t0 := time.Now()
-	s, err := e.o.Sampler.Sample(ctx, watch.Status)
+	s, err := e.sample()
 	dur := time.Since(t0)
 	ok := err == nil
 	if ok {
@@ -87,6 +101,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	ch <- gauge(descColCPU, cpu.Seconds(), "status")
 	ch <- gauge(descColOK, b2f(ok), "status")
 	e.collectSmapsMeta(ch)
+	e.collectDeadlines(ch)
 }
 
 // RefreshSmaps runs one smaps pass now and keeps its private costs.

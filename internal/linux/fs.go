@@ -29,6 +29,9 @@ type FS struct {
 	// in memory (internal/bundle), never extracted to disk. The roots are
 	// then names inside it.
 	Files Files
+	// Deadlines, when set, bounds every read (a long-running reader: the
+	// exporter, watch).
+	Deadlines *Deadlines
 }
 
 // Files is a read-only tree that stands in for the file system. Errors
@@ -79,7 +82,8 @@ func (fs FS) ReadFile(path string) ([]byte, error) {
 	if fs.Files != nil {
 		read = fs.Files.ReadFile
 	}
-	b, err := read(path)
+	var b []byte
+	err := fs.bounded(path, func() (err error) { b, err = read(path); return err })
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -98,12 +102,16 @@ func (fs FS) ReadDir(dir string) ([]string, error) {
 		}
 		return names, err
 	}
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
+	var names []string
+	err := fs.bounded(dir, func() error {
+		f, err := os.Open(dir)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		names, err = f.Readdirnames(-1)
+		return err
+	})
 	if err == nil && fs.Tap != nil {
 		fs.Tap.Dir(dir, names)
 	}
@@ -116,7 +124,8 @@ func (fs FS) Readlink(path string) (string, error) {
 	if fs.Files != nil {
 		readlink = fs.Files.Readlink
 	}
-	s, err := readlink(path)
+	var s string
+	err := fs.bounded(path, func() (err error) { s, err = readlink(path); return err })
 	if err != nil {
 		return "", fmt.Errorf("readlink %s: %w", path, err)
 	}
@@ -124,6 +133,14 @@ func (fs FS) Readlink(path string) (string, error) {
 		fs.Tap.Link(path, s)
 	}
 	return s, nil
+}
+
+// bounded runs read under the Deadlines, if any.
+func (fs FS) bounded(path string, read func() error) error {
+	if fs.Deadlines == nil {
+		return read()
+	}
+	return fs.Deadlines.do(path, fs.deadlineKey(path), read)
 }
 
 // Exists reports whether path exists (for optional files).

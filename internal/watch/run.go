@@ -59,7 +59,7 @@ func Run(ctx context.Context, s *Sampler, o Options) error {
 	defer ticker.Stop()
 	sched := schedule{smapsEvery: o.SmapsEvery}
 	for tick := 1; ; tick++ {
-		smp, err := s.Sample(ctx, sched.next(tick, s.now()))
+		smp, err := sampleUntil(ctx, s, sched.next(tick, s.now()))
 		if ctx.Err() != nil {
 			return nil
 		}
