@@ -32,6 +32,10 @@ type FS struct {
 	// Deadlines, when set, bounds every read (a long-running reader: the
 	// exporter, watch).
 	Deadlines *Deadlines
+	// Account, when set, reads the files under Root (not /proc or /sys) as
+	// that account could (OpenAs): the files a database names are read
+	// with its rights, and links only root made are followed.
+	Account *Account
 }
 
 // Files is a read-only tree that stands in for the file system. Errors
@@ -79,8 +83,11 @@ func (fs FS) IsLive() bool {
 // what we want. With a Tap the content is recorded.
 func (fs FS) ReadFile(path string) ([]byte, error) {
 	read := os.ReadFile
-	if fs.Files != nil {
+	switch {
+	case fs.Files != nil:
 		read = fs.Files.ReadFile
+	case fs.Account != nil && fs.underRoot(path):
+		read = fs.readAs
 	}
 	var b []byte
 	err := fs.bounded(path, func() (err error) { b, err = read(path); return err })
@@ -103,8 +110,12 @@ func (fs FS) ReadDir(dir string) ([]string, error) {
 		return names, err
 	}
 	var names []string
+	open := os.Open
+	if fs.Account != nil && fs.underRoot(dir) {
+		open = func(p string) (*os.File, error) { return OpenAs(fs.rootDir(), fs.relRoot(p), fs.Account, true) }
+	}
 	err := fs.bounded(dir, func() error {
-		f, err := os.Open(dir)
+		f, err := open(dir)
 		if err != nil {
 			return err
 		}
@@ -147,6 +158,15 @@ func (fs FS) bounded(path string, read func() error) error {
 func (fs FS) Exists(path string) bool {
 	if fs.Files != nil {
 		return fs.Files.Exists(path)
+	}
+	if fs.Account != nil && fs.underRoot(path) {
+		for _, dir := range []bool{false, true} {
+			if f, err := OpenAs(fs.rootDir(), fs.relRoot(path), fs.Account, dir); err == nil {
+				f.Close()
+				return true
+			}
+		}
+		return false
 	}
 	_, err := os.Stat(path)
 	return err == nil

@@ -27,7 +27,10 @@ type Instance struct {
 	// connected). It is not among Processes: they are listed before dbmem
 	// connects, and a later read (watch) leaves it out while it exits.
 	SessionPID int `json:"session_pid,omitempty"`
-	activity   map[int]Activity
+	// Account is the postmaster's: the files the instance names (its
+	// configuration, includes, logs) are read only as it could read them.
+	Account  *linux.Account `json:"-"`
+	activity map[int]Activity
 }
 
 // Proc is one process of an instance with its role.

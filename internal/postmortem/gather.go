@@ -61,8 +61,8 @@ func ReadGiven(kernel, db []string, max int64) []Log {
 		max = DefaultMaxBytes
 	}
 	asGiven := func(p string) string { return p }
-	logs := fileLogs(KindKernel, "", kernel, asGiven, max, int64(len(kernel))*max)
-	for _, l := range fileLogs("", "", db, asGiven, max, int64(len(db))*max) {
+	logs := fileLogs(os.Open, KindKernel, "", kernel, asGiven, max, int64(len(kernel))*max)
+	for _, l := range fileLogs(os.Open, "", "", db, asGiven, max, int64(len(db))*max) {
 		l.Kind = guessDBKind(l.Text)
 		logs = append(logs, l)
 	}
@@ -84,7 +84,7 @@ func gatherKernel(ctx context.Context, o GatherOptions) []Log {
 			logs = append(logs, Log{Kind: KindKernel, Source: base, State: StateMissing, Why: "no such file"})
 			continue
 		}
-		logs = append(logs, fileLogs(KindKernel, "", files, o.FS.HostPath, o.MaxBytes, 4*o.MaxBytes)...)
+		logs = append(logs, fileLogs(os.Open, KindKernel, "", files, o.FS.HostPath, o.MaxBytes, 4*o.MaxBytes)...)
 	}
 	return logs
 }
@@ -125,7 +125,7 @@ func readPlan(fs linux.FS, p logPlan, max int64) []Log {
 				Why: "no file in the log directory matches log_filename (" + p.Match.String() + ")"}}
 		}
 	}
-	logs := fileLogs(p.Kind, p.Instance, files, fs.HostPath, max, 4*max)
+	logs := fileLogs(fs.As(p.Account).Open, p.Kind, p.Instance, files, fs.HostPath, max, 4*max) // the server's rights, no links it made
 	for i := range logs {
 		if p.Zone != "" {
 			logs[i].Zone = p.Zone

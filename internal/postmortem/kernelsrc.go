@@ -102,7 +102,7 @@ func rotations(base string, names []string) []string {
 
 // fileLogs reads the newest files first, each up to max bytes, until budget
 // is spent. hostPath maps a host path to where it is read.
-func fileLogs(kind Kind, instance string, paths []string, hostPath func(string) string, max, budget int64) []Log {
+func fileLogs(open opener, kind Kind, instance string, paths []string, hostPath func(string) string, max, budget int64) []Log {
 	var out []Log
 	for _, p := range paths {
 		if budget <= 0 {
@@ -110,7 +110,7 @@ func fileLogs(kind Kind, instance string, paths []string, hostPath func(string) 
 				Why: "not read: the bytes budget for this source is spent on newer files"})
 			continue
 		}
-		l := fileLog(kind, p, hostPath(p), min(max, budget))
+		l := fileLog(open, kind, p, hostPath(p), min(max, budget))
 		l.Instance = instance
 		budget -= l.ReadBytes
 		out = append(out, l)
@@ -119,9 +119,9 @@ func fileLogs(kind Kind, instance string, paths []string, hostPath func(string) 
 }
 
 // fileLog reads the tail of one log file.
-func fileLog(kind Kind, name, at string, max int64) Log {
+func fileLog(open opener, kind Kind, name, at string, max int64) Log {
 	l := Log{Kind: kind, Source: name}
-	t, err := readTail(at, max)
+	t, err := readTail(open, at, max)
 	switch {
 	case os.IsNotExist(err):
 		l.State, l.Why = StateMissing, "no such file"

@@ -22,10 +22,13 @@ type tail struct {
 	truncated bool
 }
 
+// opener opens a log: os.Open, or linux.FS.Open with the server's account.
+type opener func(string) (*os.File, error)
+
 // readTail reads at most max bytes from the end of the file at p (of its
 // decompressed content for a .gz file), starting at a line boundary.
-func readTail(p string, max int64) (tail, error) {
-	f, err := os.Open(p)
+func readTail(open opener, p string, max int64) (tail, error) {
+	f, err := open(p)
 	if err != nil {
 		return tail{}, err
 	}
