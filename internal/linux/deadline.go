@@ -118,6 +118,34 @@ func (d *Deadlines) abandon(path, key string, done <-chan error) {
 	}()
 }
 
+// nonBlocking are the /proc files a live kernel answers without waiting on
+// a lock a process can hold (no mmap lock): the per-tick reads of watch and
+// the exporter, read inline, without the deadline's goroutine and timer
+// (which cost tens of microseconds a read on a loaded host).
+var nonBlocking = map[string]bool{"stat": true, "status": true, "statm": true, "oom_score": true, "oom_score_adj": true,
+	"meminfo": true, "vmstat": true, "loadavg": true, "uptime": true}
+
+// bounds reports whether a read of path needs the deadline: everything
+// but nonBlocking files of a live procfs (a fixture or a --proc tree can
+// hold a FIFO anywhere).
+func (fs FS) bounds(path string) bool {
+	if !fs.IsLive() {
+		return true
+	}
+	rel, err := filepath.Rel(fs.Proc, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return true
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	switch {
+	case len(parts) == 1:
+		return !nonBlocking[parts[0]]
+	case len(parts) == 2 && strings.Trim(parts[0], "0123456789") == "":
+		return !nonBlocking[parts[1]]
+	}
+	return true
+}
+
 // deadlineKey is what a hung read of path makes the reader skip: the
 // process directory for /proc/PID/..., the path itself elsewhere.
 func (fs FS) deadlineKey(path string) string {

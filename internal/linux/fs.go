@@ -148,7 +148,7 @@ func (fs FS) Readlink(path string) (string, error) {
 
 // bounded runs read under the Deadlines, if any.
 func (fs FS) bounded(path string, read func() error) error {
-	if fs.Deadlines == nil {
+	if fs.Deadlines == nil || !fs.bounds(path) {
 		return read()
 	}
 	return fs.Deadlines.do(path, fs.deadlineKey(path), read)
