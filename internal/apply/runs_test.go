@@ -159,3 +159,26 @@ func TestLockRefusesASecondRun(t *testing.T) {
 		again()
 	}
 }
+
+// TestLinkedDirectoryIsRefused: a conf.d the database account replaced
+// with a link (to /etc/cron.d, say) is not written through.
+func TestLinkedDirectoryIsRefused(t *testing.T) {
+	needRoot(t)
+	o := fakeOptions(t)
+	elsewhere := t.TempDir()
+	confd := o.hostPath("/etc/postgresql/15/main/conf.d")
+	os.MkdirAll(filepath.Dir(confd), 0o755)
+	if err := os.Symlink(elsewhere, confd); err != nil {
+		t.Fatal(err)
+	}
+	os.Lchown(confd, nobody, nobody)
+	o.Postgres, o.Engines = true, &Engines{Postgres: 1}
+	o.Render.PostgresConfDir = "/etc/postgresql/15/main/conf.d"
+	_, err := Prepare([]advise.Setting{{Target: advise.TargetPostgres, Name: "huge_pages", Value: "on"}}, o)
+	if err == nil || !strings.Contains(err.Error(), "symbolic link owned by uid") {
+		t.Errorf("apply through a linked conf.d: %v", err)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("written through the link: %v", ents)
+	}
+}
