@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/render"
 )
 
@@ -59,14 +60,24 @@ func planFiles(settings []advise.Setting, o Options) ([]FileChange, error) {
 }
 
 // readCurrent reads the file being replaced: its content, mode and owner.
+// A symbolic link is refused: replacing it would turn it into a file, and
+// following it would write wherever its owner points it.
 func (f *FileChange) readCurrent() error {
-	st, err := os.Stat(f.Target)
+	if err := rootLinksOnly(filepath.Dir(f.Target)); err != nil {
+		return err
+	}
+	st, err := os.Lstat(f.Target)
 	if errors.Is(err, fs.ErrNotExist) {
 		f.UID, f.GID = dirOwner(filepath.Dir(f.Target))
 		return nil
 	}
 	if err != nil {
 		return err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		to, _ := os.Readlink(f.Target)
+		return fmt.Errorf("%s is a symbolic link (to %s): dbmem does not replace a link with a file, nor write through it; "+
+			"replace the link with the file it points to, or remove it, and run again", f.Target, to)
 	}
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file: dbmem will not replace it", f.Target)
@@ -78,6 +89,23 @@ func (f *FileChange) readCurrent() error {
 	f.Exists, f.Old, f.Mode = true, string(b), st.Mode().Perm()
 	f.UID, f.GID = owner(st)
 	return nil
+}
+
+// rootLinksOnly refuses a directory reached through a link root did not
+// make (a conf.d the database account replaced with a link to /etc/cron.d):
+// the nearest existing directory on the path is resolved following only
+// root's links (linux.OpenAs).
+func rootLinksOnly(dir string) error {
+	for d := dir; ; d = filepath.Dir(d) {
+		f, err := linux.OpenAs("/", d, nil, true)
+		if err == nil {
+			f.Close()
+			return nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) || d == filepath.Dir(d) {
+			return fmt.Errorf("%s: %w: dbmem writes only through links root made", dir, err)
+		}
+	}
 }
 
 func owner(st fs.FileInfo) (int, int) {

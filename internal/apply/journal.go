@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/advise"
 )
 
 // JournalSchema versions the journal's JSON.
@@ -37,6 +39,9 @@ type Journal struct {
 	Live     []Change     `json:"live"`
 	Files    []FileRecord `json:"files"`
 	Notes    []string     `json:"notes,omitempty"`
+	// Settings are what the run's files hold (Plan.Persisted): a later run
+	// that rewrites a file keeps those it does not change.
+	Settings []advise.Setting `json:"settings,omitempty"`
 	// Path is where the journal is stored.
 	Path string `json:"-"`
 }
@@ -59,18 +64,31 @@ func newJournal(p *Plan, o Options) (*Journal, error) {
 		return nil, fmt.Errorf("journal directory: %w", err)
 	}
 	now := o.Now().UTC()
-	base := now.Format("20060102T150405.000Z")
-	id := base
-	for i := 2; ; i++ {
-		if _, err := os.Stat(filepath.Join(o.JournalDir, id+".json")); errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		id = fmt.Sprintf("%s-%d", base, i)
+	id, err := claimID(o.JournalDir, now.Format("20060102T150405.000Z"))
+	if err != nil {
+		return nil, err
 	}
-	j := &Journal{Schema: JournalSchema, ID: id, Kind: p.Kind, Undoes: p.Undoes, Started: now,
+	j := &Journal{Schema: JournalSchema, ID: id, Kind: p.Kind, Undoes: p.Undoes, Started: now, Settings: p.Persisted,
 		Status: StatusRunning, Notes: p.Notes, Live: []Change{}, Files: []FileRecord{},
 		Path: filepath.Join(o.JournalDir, id+".json")}
 	return j, j.save()
+}
+
+// claimID creates the journal file of a new run exclusively (O_EXCL): two
+// runs never get one id, even within a millisecond.
+func claimID(dir, base string) (string, error) {
+	id := base
+	for i := 2; i < 1000; i++ {
+		f, err := os.OpenFile(filepath.Join(dir, id+".json"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err == nil {
+			return id, f.Close()
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("journal directory: %w", err)
+		}
+		id = fmt.Sprintf("%s-%d", base, i)
+	}
+	return "", fmt.Errorf("journal directory %s: no free run id after %s", dir, id)
 }
 
 // save writes the journal atomically and durably.
@@ -110,6 +128,9 @@ func Journals(dir string) ([]*Journal, error) {
 	}
 	var out []*Journal
 	for _, n := range names {
+		if st, err := os.Stat(n); err == nil && st.Size() == 0 {
+			continue // claimed by a run killed before it changed anything
+		}
 		j, err := ReadJournal(n)
 		if err != nil {
 			return nil, err

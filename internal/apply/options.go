@@ -32,6 +32,10 @@ type Options struct {
 	Kernel Kernel
 	Policy Policy
 	Now    func() time.Time
+	// LockPath is the lock apply and rollback hold (default: DefaultLockPath
+	// on the live host, else .lock in JournalDir).
+	LockPath string
+	lock     *held // set by Lock
 }
 
 // Policy is how much safety margin apply keeps.

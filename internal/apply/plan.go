@@ -18,6 +18,9 @@ type Plan struct {
 	// Notes are what to do afterwards (restart, daemon-reload, reboot) and
 	// what drifted since a plan or a run.
 	Notes []string `json:"notes,omitempty"`
+	// Persisted are the settings the files hold: this run's and those
+	// earlier runs persisted in the same files (kept, not dropped).
+	Persisted []advise.Setting `json:"persisted,omitempty"`
 }
 
 // Change is one live kernel value.
@@ -79,7 +82,8 @@ func Prepare(settings []advise.Setting, o Options) (*Plan, error) {
 	if err := render.Validate(settings); err != nil {
 		return nil, err
 	}
-	p := &Plan{Kind: "apply"}
+	settings, refused := allowed(settings)
+	p := &Plan{Kind: "apply", Refusals: refused}
 	write, err := fillCurrent(p.skip(settings, o), o)
 	if err != nil {
 		return nil, err
@@ -87,9 +91,15 @@ func Prepare(settings []advise.Setting, o Options) (*Plan, error) {
 	if p.Live, err = readLive(render.Order(write), o); err != nil {
 		return nil, err
 	}
-	if p.Files, err = planFiles(write, o); err != nil {
+	kept, notes, err := keptSettings(write, o)
+	if err != nil {
 		return nil, err
 	}
+	p.Persisted = append(append([]advise.Setting(nil), write...), kept...)
+	if p.Files, err = planFiles(p.Persisted, o); err != nil {
+		return nil, err
+	}
+	p.Notes = append(p.Notes, notes...)
 	if err := p.check(write, o); err != nil {
 		return nil, err
 	}
@@ -143,6 +153,7 @@ func (p *Plan) check(settings []advise.Setting, o Options) error {
 		return err
 	}
 	p.Refusals = append(p.Refusals, checkSteps(mem, p.Live, o.Policy)...)
+	p.Refusals = append(p.Refusals, liveRefusals(mem, p.Live, o)...)
 	return nil
 }
 

@@ -18,6 +18,14 @@ func Run(p *Plan, o Options) (*Journal, error) {
 	if len(p.Refusals) > 0 {
 		return nil, &RefusedError{Refusals: p.Refusals}
 	}
+	if o.lock == nil {
+		var release func()
+		var err error
+		if o, release, err = Lock(o); err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 	j, err := newJournal(p, o)
 	if err != nil {
 		return nil, err
@@ -120,8 +128,12 @@ func (r runner) file(f FileChange) error {
 }
 
 // change writes (and verifies) or removes the file, then removes the
-// directories a rollback empties.
+// directories a rollback empties. Temporary files an interrupted run left
+// next to the file go first.
 func (r runner) change(f FileChange) error {
+	for _, t := range removeTemps(filepath.Dir(f.Target), filepath.Base(f.Target)) {
+		r.record(func(j *Journal) { j.Notes = append(j.Notes, "removed "+t+", left by an interrupted run") })
+	}
 	if f.Remove {
 		if err := os.Remove(f.Target); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/inert"
 )
 
 // WritePlan shows a plan: each live value's change, each file's unified
@@ -50,7 +52,7 @@ func writeFileDiffs(b *strings.Builder, files []FileChange) {
 		if f.Remove {
 			to = f.Target + "\t(removed)"
 		}
-		b.WriteString(unifiedDiff(f.Old, f.Content, from, to))
+		b.WriteString(inert.Output(unifiedDiff(f.Old, f.Content, from, to), false)) // the old file may hold anything
 	}
 }
 

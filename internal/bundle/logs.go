@@ -2,13 +2,12 @@ package bundle
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/postmortem"
+	"github.com/dbmem/dbmem/internal/redact"
 )
 
 // Logs returns the log sources of the capture, with their texts.
@@ -20,9 +19,9 @@ func (b *Bundle) Logs() ([]postmortem.Log, error) {
 			if err := checkName(e.File); err != nil || !strings.HasPrefix(e.File, "logs/") {
 				return nil, fmt.Errorf("read bundle %s: manifest names log file %q outside logs/", b.Path, e.File)
 			}
-			text, err := os.ReadFile(filepath.Join(b.Dir, filepath.FromSlash(e.File)))
-			if err != nil {
-				return nil, fmt.Errorf("read bundle %s: %w", b.Path, err)
+			text, ok := b.tree.files[e.File]
+			if !ok {
+				return nil, fmt.Errorf("read bundle %s: the manifest names %s, which is not in the bundle", b.Path, e.File)
 			}
 			l.Text = text
 		}
@@ -45,19 +44,19 @@ func logFile(i int, l postmortem.Log) string {
 
 // redactLog prepares a log for the bundle: kernel logs keep only their OOM
 // reports; database logs lose passwords, and query texts unless withQueries.
-func redactLog(l postmortem.Log, withQueries bool) (postmortem.Log, *capture.LogRedaction) {
+func redactLog(l postmortem.Log, withQueries bool) (postmortem.Log, *redact.LogCounts) {
 	if l.State != postmortem.StateRead {
 		return l, nil
 	}
-	var r capture.LogRedaction
+	var r redact.LogCounts
 	switch l.Kind {
 	case postmortem.KindKernel:
 		loc, _ := postmortem.ParseZone(l.Zone)
 		return postmortem.KernelExcerpt(l, loc), nil
 	case postmortem.KindMySQL:
-		l.Text, r = capture.RedactMySQLLog(l.Text, withQueries)
+		l.Text, r = redact.MySQLLog(l.Text, withQueries)
 	default:
-		l.Text, r = capture.RedactPostgresLog(l.Text, withQueries)
+		l.Text, r = redact.PostgresLog(l.Text, withQueries)
 	}
 	return l, &r
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postmortem"
+	"github.com/dbmem/dbmem/internal/redact"
 )
 
 // Schema versions the bundle layout and manifest.
@@ -51,8 +52,8 @@ type Manifest struct {
 // LogEntry is a log source and where the bundle keeps its text.
 type LogEntry struct {
 	postmortem.Log
-	File      string                `json:"file,omitempty"`
-	Redaction *capture.LogRedaction `json:"redaction,omitempty"`
+	File      string            `json:"file,omitempty"`
+	Redaction *redact.LogCounts `json:"redaction,omitempty"`
 }
 
 // Redaction says what was removed before writing.
@@ -62,19 +63,19 @@ type Redaction struct {
 	// Files are the recorded files changed or dropped.
 	Files capture.Redaction `json:"files"`
 	// Logs sums what was replaced in the logs.
-	Logs capture.LogRedaction `json:"logs"`
+	Logs redact.LogCounts `json:"logs"`
 }
 
 // rules describes the redaction in the manifest.
 func rules(withQueries bool) []string {
 	r := []string{
 		"process environments (/proc/PID/environ) are never read",
-		"passwords in command lines (--password=, --password X, mysql -pX, password= in connection strings, URIs user:password@)",
+		"passwords, tokens and keys in command lines (--password=, --password X, --token, --api-key, --secret, mysql -pX, sshpass -p, redis-cli -a, curl -u user:X, Authorization headers, password= in connection strings, URIs user:password@)",
 		"passwords in configuration files (password=, primary_conninfo), and in logs (also SQL PASSWORD '...', IDENTIFIED BY '...')",
 		"kernel logs: only the lines of OOM reports are kept",
 	}
 	if withQueries {
-		return append(r, "query texts are kept (--with-queries)")
+		return append(r, "query texts are kept (--with-queries), bind parameters (DETAIL parameters, portal parameters) are not")
 	}
 	return append(r, "query texts in database logs: STATEMENT, QUERY, CONTEXT, \"Failed process was running:\", "+
 		"DETAIL parameters, logged statements and plans, memory context idents; pg_stat_activity queries are never read")

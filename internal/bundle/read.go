@@ -1,15 +1,13 @@
 package bundle
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/capture"
@@ -18,26 +16,40 @@ import (
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
-// Limits bound what reading a bundle may write to disk.
+// Limits bound what reading a bundle may take. A bundle is read into
+// memory, never extracted: each limit is checked as the tar is read, at the
+// member that crosses it.
 type Limits struct {
 	MaxFileBytes  int64 // one member
-	MaxTotalBytes int64 // all members
-	MaxFiles      int
+	MaxTotalBytes int64 // all members, uncompressed
+	MaxFiles      int   // members (and recorded links)
+	MaxDirs       int   // directories the member names make
+	MaxDepth      int   // path components of one member name
 }
 
-// DefaultLimits are far above any real capture (a host with 1,000 database
-// processes and 16 MiB log tails is about 100 MiB).
-var DefaultLimits = Limits{MaxFileBytes: 256 << 20, MaxTotalBytes: 4 << 30, MaxFiles: 1_000_000}
+// Figures of real captures (TestMeasureCapture; docs/security.md), quoted
+// by the errors of a bundle beyond a limit.
+const realCapture = "a real capture of this 2-core host holds 950 members in 195 directories, 1.9 MB; " +
+	"one of 1,000 PostgreSQL backends 8,912 members in 1,191 directories, 8 path components deep, 31 MiB, plus up to 16 MiB per log"
 
-// Bundle is an opened bundle, extracted into a private directory.
+// DefaultLimits hold a capture of some 30,000 database processes with their
+// logs and refuse what no capture needs: 300,000 members, 100,000
+// directories, 24 path components, 512 MiB in all, 256 MiB in one member.
+// A bundle is held in memory, so the total bounds what reading it takes.
+var DefaultLimits = Limits{MaxFileBytes: 256 << 20, MaxTotalBytes: 512 << 20, MaxFiles: 300_000, MaxDirs: 100_000, MaxDepth: 24}
+
+// Bundle is an opened bundle, held in memory.
 type Bundle struct {
-	Path     string
+	Path string
+	// Dir is the name its members are read under (linux.FS roots
+	// Dir/proc, Dir/sys, Dir/root); nothing exists there on disk.
 	Dir      string
 	Manifest Manifest
+	tree     *tree
 }
 
-// Open extracts the bundle at p into a new temporary directory (removed
-// by Close) and reads its manifest.
+// Open reads the bundle at p into memory, within lim, and reads its
+// manifest. Nothing is written to disk.
 func Open(p string, lim Limits) (*Bundle, error) {
 	f, err := os.Open(p)
 	if err != nil {
@@ -48,24 +60,37 @@ func Open(p string, lim Limits) (*Bundle, error) {
 		return nil, fmt.Errorf("open bundle %s: %w", p, err)
 	}
 	defer f.Close()
-	dir, err := os.MkdirTemp("", "dbmem-bundle-")
-	if err != nil {
-		return nil, fmt.Errorf("open bundle %s: %w", p, err)
-	}
-	b := &Bundle{Path: p, Dir: dir}
+	b := &Bundle{Path: p, Dir: treeRoot}
 	if err := b.load(f, lim); err != nil {
-		b.Close()
 		return nil, fmt.Errorf("read bundle %s: %w", p, err)
 	}
 	return b, nil
 }
 
+// orDefaults fills the limits left zero from DefaultLimits.
+func (lim Limits) orDefaults() Limits {
+	d := DefaultLimits
+	if lim.MaxFileBytes > 0 {
+		d.MaxFileBytes = lim.MaxFileBytes
+	}
+	if lim.MaxTotalBytes > 0 {
+		d.MaxTotalBytes = lim.MaxTotalBytes
+	}
+	for _, f := range []struct{ v, dst *int }{{&lim.MaxFiles, &d.MaxFiles}, {&lim.MaxDirs, &d.MaxDirs}, {&lim.MaxDepth, &d.MaxDepth}} {
+		if *f.v > 0 {
+			*f.dst = *f.v
+		}
+	}
+	return d
+}
+
 func (b *Bundle) load(r io.Reader, lim Limits) error {
-	if err := extract(r, b.Dir, lim); err != nil {
+	l := &loader{lim: lim.orDefaults(), t: newTree()}
+	if err := l.read(r); err != nil {
 		return err
 	}
-	m, err := os.ReadFile(filepath.Join(b.Dir, manifestName))
-	if err != nil {
+	m, ok := l.t.files[manifestName]
+	if !ok {
 		return errors.New("no manifest.json: not a bundle written by dbmem capture")
 	}
 	if err := json.Unmarshal(m, &b.Manifest); err != nil {
@@ -74,19 +99,26 @@ func (b *Bundle) load(r io.Reader, lim Limits) error {
 	if !strings.HasPrefix(b.Manifest.Schema, "dbmem.bundle/v1") {
 		return fmt.Errorf("manifest.json: schema %q, this dbmem reads %s", b.Manifest.Schema, Schema)
 	}
-	return makeLinks(b.Dir)
+	if err := addLinks(l); err != nil {
+		return err
+	}
+	b.tree = l.t
+	return nil
 }
 
-// Close removes the extracted files.
-func (b *Bundle) Close() error { return os.RemoveAll(b.Dir) }
+// Close drops the members; the bundle reads nothing afterwards.
+func (b *Bundle) Close() error {
+	if b.tree != nil {
+		*b.tree = *newTree() // FS() copies share the tree: they read nothing now
+	}
+	return nil
+}
 
 // FS returns roots that read the bundle's /proc, /sys and host files; their
 // errors name the bundle and the path on the captured host
-// ("dump.tar.gz:/proc/1/status"), not the extraction directory.
+// ("dump.tar.gz:/proc/1/status").
 func (b *Bundle) FS() linux.FS {
-	fs := capture.TreeFS(b.Dir)
-	fs.Label = b.Path
-	return fs
+	return linux.FS{Proc: treeRoot + "/proc", Sys: treeRoot + "/sys", Root: treeRoot + "/root", Files: b.tree, Label: b.Path}
 }
 
 // Live answers with what the servers said at capture time; nil when the
@@ -95,7 +127,7 @@ func (b *Bundle) Live() postgres.LiveSource {
 	if !b.Manifest.SQL {
 		return nil
 	}
-	return capture.TreeLive{Dir: b.Dir}
+	return capture.TreeLive{Dir: treeRoot, Read: b.tree.ReadFile}
 }
 
 // MySQLLive answers with what the MySQL/MariaDB servers said at capture
@@ -104,96 +136,27 @@ func (b *Bundle) MySQLLive() mysql.LiveSource {
 	if !b.Manifest.SQL {
 		return nil
 	}
-	return capture.TreeMySQLLive{Dir: b.Dir}
+	return capture.TreeMySQLLive{Dir: treeRoot, Read: b.tree.ReadFile}
 }
 
-// extract writes the regular files and directories of the tar.gz in r
-// under dir, refusing anything else.
-func extract(r io.Reader, dir string, lim Limits) error {
-	zr, err := gzip.NewReader(r)
-	if err != nil {
-		return fmt.Errorf("not a gzip file: %w", err)
-	}
-	defer zr.Close()
-	tr := tar.NewReader(zr)
-	var total int64
-	for n := 0; ; n++ {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read tar: %w", err)
-		}
-		if n >= lim.MaxFiles {
-			return fmt.Errorf("more than %d members: refusing", lim.MaxFiles)
-		}
-		total += max(h.Size, 0)
-		if total > lim.MaxTotalBytes {
-			return fmt.Errorf("members add up to more than %d bytes: refusing", lim.MaxTotalBytes)
-		}
-		if err := extractOne(tr, h, dir, lim); err != nil {
-			return err
-		}
-	}
-}
-
-func extractOne(tr *tar.Reader, h *tar.Header, dir string, lim Limits) error {
-	name := strings.TrimSuffix(h.Name, "/")
-	if err := checkName(name); err != nil {
-		return err
-	}
-	to := filepath.Join(dir, filepath.FromSlash(name))
-	switch h.Typeflag {
-	case tar.TypeDir:
-		return os.MkdirAll(to, 0o755)
-	case tar.TypeReg:
-	default:
-		return fmt.Errorf("member %q is not a regular file or directory (type %q): refusing", h.Name, h.Typeflag)
-	}
-	if h.Size < 0 || h.Size > lim.MaxFileBytes {
-		return fmt.Errorf("member %q is %d bytes, over the %d-byte limit: refusing", h.Name, h.Size, lim.MaxFileBytes)
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		return fmt.Errorf("member %q: %w", h.Name, err)
-	}
-	f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o644)
-	if err != nil {
-		return fmt.Errorf("member %q: %w (duplicate member?)", h.Name, err)
-	}
-	_, err = io.CopyN(f, tr, h.Size)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("member %q: %w", h.Name, err)
-	}
-	return nil
-}
-
-// makeLinks recreates the recorded /proc links after every file is written.
-func makeLinks(dir string) error {
-	b, err := os.ReadFile(filepath.Join(dir, linksName))
-	if errors.Is(err, os.ErrNotExist) {
+// addLinks adds the recorded /proc links of links.json.
+func addLinks(l *loader) error {
+	b, ok := l.t.files[linksName]
+	if !ok {
 		return nil
-	}
-	if err != nil {
-		return err
 	}
 	var links map[string]string
 	if err := json.Unmarshal(b, &links); err != nil {
 		return fmt.Errorf("links.json: %w", err)
 	}
-	for name, target := range links {
-		if err := checkLink(name, target); err != nil {
+	names := make([]string, 0, len(links))
+	for name := range links {
+		names = append(names, name)
+	}
+	sort.Strings(names) // the same error for the same bundle
+	for _, name := range names {
+		if err := l.addLink(name, links[name]); err != nil {
 			return err
-		}
-		to := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			return fmt.Errorf("links.json: %s: %w", name, err)
-		}
-		if err := os.Symlink(target, to); err != nil {
-			return fmt.Errorf("links.json: %s: %w", name, err)
 		}
 	}
 	return nil

@@ -47,15 +47,28 @@ func (r *LiveRecorder) WriteTree(dst string) error {
 
 // TreeLive answers from the live/ directory of a tree written by
 // LiveRecorder: offline, what the server said when the tree was captured.
-type TreeLive struct{ Dir string }
+type TreeLive struct {
+	Dir string
+	// Read reads a file of the tree (nil: os.ReadFile); a bundle held in
+	// memory reads its members.
+	Read func(path string) ([]byte, error)
+}
+
+func orReadFile(read func(string) ([]byte, error)) func(string) ([]byte, error) {
+	if read == nil {
+		return os.ReadFile
+	}
+	return read
+}
 
 // Live returns the recorded answer for the instance's postmaster.
 func (t TreeLive) Live(_ context.Context, in *postgres.Instance) (postgres.Live, error) {
 	var l postgres.Live
+	read := orReadFile(t.Read)
 	p := filepath.Join(t.Dir, "live", strconv.Itoa(in.PostmasterPID)+".json")
-	b, err := os.ReadFile(p)
+	b, err := read(p)
 	if err != nil {
-		if why, err := os.ReadFile(filepath.Join(t.Dir, LiveErrorPath(in.PostmasterPID))); err == nil {
+		if why, err := read(filepath.Join(t.Dir, LiveErrorPath(in.PostmasterPID))); err == nil {
 			return l, errors.New(string(why)) // what the live source said at capture time
 		}
 		return l, fmt.Errorf("no settings were captured for this instance (%s)", filepath.Base(p))

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/redact"
 )
 
 // MySQLLiveRecorder wraps a mysql.LiveSource and keeps what it returned, by
@@ -60,11 +60,11 @@ func RedactMySQLLive(l mysql.Live) (mysql.Live, int) {
 	for k, v := range l.Variables {
 		switch {
 		case v != "" && secretVariable(k):
-			vars[k] = Redacted
+			vars[k] = redact.Redacted
 			n++
 		default:
 			var c int
-			vars[k], c = RedactSecrets(v)
+			vars[k], c = redact.Secrets(v)
 			n += c
 		}
 	}
@@ -93,15 +93,21 @@ func MySQLLiveErrorPath(pid int) string { return "live/mysql/" + strconv.Itoa(pi
 
 // TreeMySQLLive answers from a tree's live/mysql/ directory: offline, what
 // the server said when the tree was captured.
-type TreeMySQLLive struct{ Dir string }
+type TreeMySQLLive struct {
+	Dir string
+	// Read reads a file of the tree (nil: os.ReadFile); a bundle held in
+	// memory reads its members.
+	Read func(path string) ([]byte, error)
+}
 
 // Live returns the recorded answer for the server's PID.
 func (t TreeMySQLLive) Live(_ context.Context, in *mysql.Instance) (mysql.Live, error) {
 	var l mysql.Live
+	read := orReadFile(t.Read)
 	p := filepath.Join(t.Dir, filepath.FromSlash(MySQLLivePath(in.PID)))
-	b, err := os.ReadFile(p)
+	b, err := read(p)
 	if err != nil {
-		if why, err := os.ReadFile(filepath.Join(t.Dir, filepath.FromSlash(MySQLLiveErrorPath(in.PID)))); err == nil {
+		if why, err := read(filepath.Join(t.Dir, filepath.FromSlash(MySQLLiveErrorPath(in.PID)))); err == nil {
 			return l, errors.New(string(why))
 		}
 		return l, fmt.Errorf("no settings were captured for this server (%s)", filepath.Base(p))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/redact"
 )
 
 type fixedMySQL struct {
@@ -56,8 +57,8 @@ func TestMySQLLiveRoundTrip(t *testing.T) {
 	if v["innodb_buffer_pool_size"] != "134217728" || v["key_buffer_size"] != "134217728" || v["wsrep_sst_method"] != "rsync" || got.As != said.As {
 		t.Errorf("settings changed by redaction: %v", v)
 	}
-	if v["wsrep_sst_auth"] != Redacted || v["file_key_management_filekey"] != Redacted ||
-		v["init_connect"] != "GRANT ALL ON *.* TO u IDENTIFIED BY '"+Redacted+"'" {
+	if v["wsrep_sst_auth"] != redact.Redacted || v["file_key_management_filekey"] != redact.Redacted ||
+		v["init_connect"] != "GRANT ALL ON *.* TO u IDENTIFIED BY '"+redact.Redacted+"'" {
 		t.Errorf("secrets kept: %q %q %q", v["wsrep_sst_auth"], v["file_key_management_filekey"], v["init_connect"])
 	}
 	if _, err := (TreeMySQLLive{Dir: dir}).Live(ctx, &mysql.Instance{PID: 11}); err == nil || err.Error() != "1045 Access denied for user 'root'@'localhost'" {

@@ -88,6 +88,13 @@ func runApply(ctx context.Context, e *env, f applyFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.yes {
+		var release func()
+		if o, release, err = apply.Lock(o); err != nil {
+			return lockError(e, err)
+		}
+		defer release()
+	}
 	p, err := apply.Prepare(settings, o)
 	if err != nil {
 		return err
@@ -259,6 +266,16 @@ func reportRun(e *env, p *apply.Plan, j *apply.Journal, err error) error {
 			fmt.Fprintf(e.stderr, "dbmem: %s: %s\n", j.Status, j.Error)
 			return exitError{ExitError}
 		}
+	}
+	return err
+}
+
+// lockError: another apply or rollback runs; nothing changed, exit 4.
+func lockError(e *env, err error) error {
+	var be *apply.BusyError
+	if errors.As(err, &be) {
+		fmt.Fprintf(e.stderr, "dbmem: %v\n", err)
+		return exitError{exitRefused}
 	}
 	return err
 }

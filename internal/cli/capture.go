@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/bundle"
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/postmortem"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -45,7 +46,7 @@ func (e *env) openFrom(cmd *cobra.Command) error {
 	return nil
 }
 
-// closeFrom removes the extracted bundle.
+// closeFrom drops the bundle read in memory.
 func (e *env) closeFrom() {
 	if e.from.b != nil {
 		e.from.b.Close()
@@ -115,9 +116,9 @@ func writeCaptureSummary(e *env, out string, m bundle.Manifest) error {
 	var read, missing []string
 	for _, l := range m.Logs {
 		if l.State == postmortem.StateRead {
-			read = append(read, l.Source)
+			read = append(read, inert.Text(l.Source))
 		} else {
-			missing = append(missing, fmt.Sprintf("%s (%s)", logName(l.Log), l.State))
+			missing = append(missing, fmt.Sprintf("%s (%s)", inert.Text(logName(l.Log)), l.State))
 		}
 	}
 	fmt.Fprintf(e.stdout, "logs: %s\n", orNone(read))

@@ -8,11 +8,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/exporter"
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
 func newExporterCmd(e *env) *cobra.Command {
 	var so exporter.ServeOptions
-	var smaps time.Duration
+	var smaps, readTimeout, scrapeTimeout time.Duration
 	var top int
 	cmd := &cobra.Command{
 		Use:   "exporter",
@@ -31,7 +32,8 @@ TLS and basic authentication come from an exporter-toolkit web configuration fil
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := slog.New(slog.NewTextHandler(e.stderr, nil))
 			s := e.sampler()
-			x := exporter.New(exporter.Options{Sampler: s, Top: top})
+			s.FS.Deadlines = readDeadlines(readTimeout, log)
+			x := exporter.New(exporter.Options{Sampler: s, Top: top, ScrapeTimeout: scrapeTimeout, Logger: log})
 			so.Version, so.Logger = version(), log
 			h, err := exporter.Handler(exporter.Registry(x), so)
 			if err != nil {
@@ -52,5 +54,22 @@ TLS and basic authentication come from an exporter-toolkit web configuration fil
 	f.StringVar(&so.MetricsPath, "web.telemetry-path", "/metrics", "path under which to serve the metrics")
 	f.DurationVar(&smaps, "smaps-interval", 5*time.Minute, "how often to read smaps_rollup (Pss) in the background (0: never)")
 	f.IntVar(&top, "oom-top", 5, "how many of the host's processes dbmem_process_oom_score lists")
+	f.DurationVar(&readTimeout, "read-timeout", defaultReadTimeout, "abandon a read of /proc, /sys or a host file after this long; the process or file is skipped while it hangs (dbmem_read_timeouts_total)")
+	f.DurationVar(&scrapeTimeout, "scrape-timeout", 30*time.Second, "serve a scrape without the status collector when it takes longer (dbmem_scrape_collector_timeouts_total)")
 	return cmd
+}
+
+// defaultReadTimeout is far above any read's normal time (smaps_rollup of
+// a process that touched 100 GiB through 4 KiB pages takes about a second)
+// and far below forever.
+const defaultReadTimeout = 10 * time.Second
+
+// readDeadlines are the exporter's and watch's: each abandoned read is
+// logged once.
+func readDeadlines(timeout time.Duration, log *slog.Logger) *linux.Deadlines {
+	d := linux.NewDeadlines(timeout)
+	d.OnStuck = func(path, key string) {
+		log.Error("a read did not finish: skipping it while it hangs", "path", path, "skipped", key, "timeout", timeout)
+	}
+	return d
 }

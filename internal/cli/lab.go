@@ -127,7 +127,7 @@ func (lf *labFlags) result(cmd *cobra.Command, e *env) (*lab.Result, error) {
 	}
 	lf.o.FS = e.fs()
 	lf.o.LockPath, lf.o.JournalPath = lab.DefaultLockPath, lab.DefaultJournalPath
-	lf.o.Progress = lab.NewProgress(e.stderr, isTerminal(e.stderr))
+	lf.o.Progress = lab.NewProgress(e.rawStderr, isTerminal(e.rawStderr)) // dbmem's own text, redrawn with \r
 	return lab.Run(cmd.Context(), lf.o)
 }
 

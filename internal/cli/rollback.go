@@ -33,6 +33,14 @@ Exit codes: 0 done (or dry run), 1 error, 2 usage, 4 refused (nothing changed).`
 			if list {
 				return listRuns(e, journalDir)
 			}
+			if yes {
+				var release func()
+				var err error
+				if o, release, err = apply.Lock(o); err != nil {
+					return lockError(e, err)
+				}
+				defer release()
+			}
 			p, err := apply.PrepareRollback(o, id)
 			if err != nil {
 				return err

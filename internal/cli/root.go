@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -27,14 +28,17 @@ const (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	proc, sys      string
-	root           string
-	json           bool
-	noColor        bool
-	wide           bool                 // --wide: no fitting to the terminal (width.go)
-	conn           postgres.ConnOptions // --pg-*, --no-connect
-	my             mysql.ConnOptions    // --mysql-*
-	from           fromBundle           // --from: a bundle read instead of the host (capture.go)
+	// rawStdout and rawStderr are the streams before inert.Writer
+	// (output.go): for terminal checks and watch's screen.
+	rawStdout, rawStderr io.Writer
+	proc, sys            string
+	root                 string
+	json                 bool
+	noColor              bool
+	wide                 bool                 // --wide: no fitting to the terminal (width.go)
+	conn                 postgres.ConnOptions // --pg-*, --no-connect
+	my                   mysql.ConnOptions    // --mysql-*
+	from                 fromBundle           // --from: a bundle read instead of the host (capture.go)
 }
 
 // usageError marks errors that should exit with ExitUsage.
@@ -48,11 +52,12 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 // Run runs dbmem with args (without the program name) and returns the exit
 // code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, rawStdout: stdout, rawStderr: stderr}
 	defer e.closeFrom()
 	root := newRoot(e)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	e.flushOutput()
 	var ee exitError
 	var ue usageError
 	switch {
@@ -61,10 +66,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "dbmem: %v\nRun 'dbmem --help' for usage.\n", err)
+		fmt.Fprintf(stderr, "dbmem: %s\nRun 'dbmem --help' for usage.\n", inert.Lines(err.Error()))
 		return ExitUsage
 	}
-	fmt.Fprintf(stderr, "dbmem: %v\n", err)
+	fmt.Fprintf(stderr, "dbmem: %s\n", inert.Lines(err.Error())) // errors quote files and servers
 	return ExitError
 }
 
@@ -98,7 +103,10 @@ func newRoot(e *env) *cobra.Command {
 	pf.BoolVar(&e.wide, "wide", false, "full text and every column even on a narrow terminal (the default in a pipe)")
 	e.defineConnFlags(pf)
 	pf.StringVar(&e.from.path, "from", "", "read a bundle written by 'dbmem capture' instead of this host")
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return e.openFrom(cmd) }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		e.inertOutput()
+		return e.openFrom(cmd)
+	}
 	for _, c := range []*cobra.Command{newReportCmd(e), newCheckCmd(e), newPlanCmd(e), newApplyCmd(e), newRollbackCmd(e), newLabCmd(e), newWatchCmd(e), newHistoryCmd(e), newExporterCmd(e), newPostmortemCmd(e), newCaptureCmd(e), newHelperCmd(e)} {
 		root.AddCommand(c)
 	}
@@ -127,6 +135,6 @@ func (e *env) color() bool {
 	if e.noColor || e.json || os.Getenv("NO_COLOR") != "" {
 		return false
 	}
-	f, ok := e.stdout.(*os.File)
+	f, ok := e.rawStdout.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -9,13 +9,14 @@ import (
 	"golang.org/x/term"
 
 	"github.com/dbmem/dbmem/internal/history"
+	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/watch"
 )
 
 func newWatchCmd(e *env) *cobra.Command {
 	var o watch.Options
 	var record string
-	var retention time.Duration
+	var retention, readTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "Live view of the memory numbers that move: host, PostgreSQL instances, top processes, findings",
@@ -39,10 +40,11 @@ an SQLite file for 'dbmem history'.`,
 				return usageError{fmt.Errorf("--interval must be positive, --smaps-interval and --count not negative")}
 			}
 			s := e.sampler()
+			s.FS.Deadlines = linux.NewDeadlines(readTimeout) // a hung read shows as a gap
 			o.Out, o.JSON = e.stdout, e.json
 			o.Render = watch.RenderOptions{Color: e.color(), Checking: true, Width: e.width()}
-			if f, ok := e.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !e.json {
-				o.Screen = true
+			if f, ok := e.rawStdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !e.json {
+				o.Screen, o.Out = true, f // watch makes each frame inert itself (inert.Output)
 				o.Size = func() (int, int) { return e.screenWidth(f) }
 				if restore, ok := e.rawKeys(); ok {
 					defer restore()
@@ -64,6 +66,7 @@ an SQLite file for 'dbmem history'.`,
 	f.DurationVar(&o.Interval, "interval", 2*time.Second, "time between ticks")
 	f.DurationVar(&o.SmapsEvery, "smaps-interval", time.Minute, "how often to read smaps_rollup for exact private cost (0: never)")
 	f.IntVar(&o.Count, "count", 0, "stop after this many ticks (0: until interrupted)")
+	f.DurationVar(&readTimeout, "read-timeout", defaultReadTimeout, "abandon a read of /proc, /sys or a host file after this long; the process or file is skipped while it hangs")
 	f.IntVar(&o.Top, "top", 5, "processes in each top list")
 	f.StringVar(&record, "record", "", "record every tick into this SQLite file (created if missing)")
 	f.DurationVar(&retention, "retention", 7*24*time.Hour, "with --record: delete samples older than this (0: keep all)")

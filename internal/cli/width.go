@@ -22,7 +22,7 @@ func (e *env) width() int {
 	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
 		return c
 	}
-	if f, ok := e.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := e.rawStdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
 			return w
 		}

@@ -3,11 +3,13 @@ package exporter
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/watch"
 )
 
@@ -17,8 +19,11 @@ type Options struct {
 	// Top is how many of the host's processes dbmem_process_oom_score
 	// lists (default 5).
 	Top int
-	// ScrapeTimeout bounds one scrape's reading (default 30s).
+	// ScrapeTimeout bounds one scrape's reading (default 30s): a scrape
+	// that waits longer is served without the status collector.
 	ScrapeTimeout time.Duration
+	// Logger gets collector timeouts (default slog.Default()).
+	Logger *slog.Logger
 }
 
 // Exporter is a prometheus.Collector. Each Collect reads a Status sample;
@@ -26,8 +31,10 @@ type Options struct {
 type Exporter struct {
 	o Options
 
-	mu    sync.Mutex
-	smaps smapsResult
+	mu          sync.Mutex
+	smaps       smapsResult
+	flight      *flight // the Status sample being read (deadline.go)
+	colTimeouts uint64
 }
 
 // smapsResult is the outcome of the last smaps pass.
@@ -60,14 +67,22 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range allDescs {
 		ch <- d
 	}
+	for _, d := range []*prometheus.Desc{descReadTimeouts, descReadsStuck, descColTimeouts} {
+		ch <- d
+	}
+}
+
+func (e *Exporter) log() *slog.Logger {
+	if e.o.Logger != nil {
+		return e.o.Logger
+	}
+	return slog.Default()
 }
 
 // Collect reads a Status sample and sends the metrics.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), e.o.ScrapeTimeout)
-	defer cancel()
 	t0 := time.Now()
-	s, err := e.o.Sampler.Sample(ctx, watch.Status)
+	s, err := e.sample()
 	dur := time.Since(t0)
 	ok := err == nil
 	if ok {
@@ -87,6 +102,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	ch <- gauge(descColCPU, cpu.Seconds(), "status")
 	ch <- gauge(descColOK, b2f(ok), "status")
 	e.collectSmapsMeta(ch)
+	e.collectDeadlines(ch)
 }
 
 // RefreshSmaps runs one smaps pass now and keeps its private costs.
@@ -162,7 +178,14 @@ func (e *Exporter) collectSmapsMeta(ch chan<- prometheus.Metric) {
 	}
 }
 
+// gauge makes a sample. Label values such as a process name come from
+// other users: inert.Text makes them valid UTF-8 without control
+// characters (MustNewConstMetric panics on invalid UTF-8, which a process
+// name may be).
 func gauge(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
+	for i, l := range labels {
+		labels[i] = inert.Text(l)
+	}
 	return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 }
 

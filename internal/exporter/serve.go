@@ -54,6 +54,9 @@ func Handler(reg *prometheus.Registry, o ServeOptions) (http.Handler, error) {
 	mux.Handle(path, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		ErrorLog: slog.NewLogLogger(o.logger().Handler(), slog.LevelError), Registry: reg,
 		MaxRequestsInFlight: 2, Timeout: time.Minute,
+		// A metric that cannot be made is logged and left out: the rest
+		// of the scrape is served.
+		ErrorHandling: promhttp.ContinueOnError,
 	}))
 	if path != "/" {
 		land, err := web.NewLandingPage(web.LandingConfig{
@@ -105,9 +108,13 @@ func run(ctx context.Context, srv *http.Server, serve func() error) error {
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// A signal ends the exporter within about a second: a scrape still
+	// waiting for a collection is cut.
+	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	srv.Shutdown(sctx)
+	if srv.Shutdown(sctx) != nil {
+		srv.Close()
+	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -27,8 +27,12 @@ type Store struct {
 
 // Open opens (creating if needed) the history file at path. Retention,
 // when positive, deletes samples older than that on open and every ten
-// minutes of recording.
+// minutes of recording. A file that is not dbmem's (another program's
+// SQLite database, or not SQLite) is refused and left untouched.
 func Open(path string, retention time.Duration) (*Store, error) {
+	if err := checkOwn(path); err != nil {
+		return nil, err
+	}
 	db, err := openDB(path, false)
 	if err != nil {
 		return nil, err
@@ -82,6 +86,9 @@ func (s *Store) init() error {
 	}
 	if err != nil {
 		return fmt.Errorf("read meta of %s: %w", s.path, err)
+	}
+	if _, err := s.db.Exec(fmt.Sprintf(`PRAGMA application_id = %d`, ApplicationID)); err != nil {
+		return fmt.Errorf("mark %s as dbmem's: %w", s.path, err)
 	}
 	return s.Prune(time.Now())
 }

@@ -1,8 +1,12 @@
 package history
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
+	"encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,5 +174,106 @@ func TestUnknownIsNoPoint(t *testing.T) {
 	}
 	if got["mem_available_estimate_bytes"] != 1<<30 || got["mem_total_bytes"] != 8<<30 {
 		t.Errorf("points %v: want the estimate in its own series and MemTotal", got)
+	}
+}
+
+// watch --record refuses a file that is not dbmem's and leaves it byte for
+// byte as it was: another program's SQLite database (made by the sqlite3
+// shell when installed, else by the driver), one marked with another
+// application_id, and a file that is not SQLite at all.
+func TestOpenRefusesForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]string{
+		"shop.db":   `CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers VALUES (1, 'ann');`,
+		"fossil.db": `PRAGMA application_id = 252006673; CREATE TABLE blob (rid INTEGER PRIMARY KEY);`,
+		"meta.db":   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema', 'someone-else/v1');`,
+	}
+	for name, sqlText := range cases {
+		p := filepath.Join(dir, name)
+		makeSQLite(t, p, sqlText)
+		assertRefused(t, p, "not a dbmem history file")
+	}
+	notSQLite := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notSQLite, []byte(strings.Repeat("my notes\n", 50)), 0o644)
+	assertRefused(t, notSQLite, "not an SQLite file")
+}
+
+// makeSQLite creates a database with the sqlite3 shell when it is
+// installed (a real foreign writer), else with the driver.
+func makeSQLite(t *testing.T, path, sqlText string) {
+	t.Helper()
+	if sh, err := exec.LookPath("sqlite3"); err == nil {
+		if out, err := exec.Command(sh, path, sqlText).CombinedOutput(); err != nil {
+			t.Fatalf("sqlite3: %v: %s", err, out)
+		}
+		return
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range strings.Split(sqlText, ";") {
+		if strings.TrimSpace(q) != "" {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func assertRefused(t *testing.T, path, want string) {
+	t.Helper()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, time.Hour)
+	if err == nil {
+		s.Close()
+		t.Errorf("%s: opened for recording, want a refusal", path)
+	} else if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) {
+		t.Errorf("%s: error %q, want it to name the file and say %q", path, err, want)
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(before, after) {
+		t.Errorf("%s changed: %d bytes before, %d after", path, len(before), len(after))
+	}
+	for _, side := range []string{"-wal", "-shm", "-journal"} {
+		if _, err := os.Stat(path + side); err == nil {
+			t.Errorf("%s%s was created", path, side)
+		}
+	}
+}
+
+// An empty file, an empty database and a history written before dbmem
+// marked its files are recorded into; each is then marked as dbmem's.
+func TestOpenAcceptsOwnFiles(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	os.WriteFile(empty, nil, 0o644)
+	emptyDB := filepath.Join(dir, "emptydb.db")
+	makeSQLite(t, emptyDB, `PRAGMA user_version = 0;`)
+	old := filepath.Join(dir, "old.db")
+	makeSQLite(t, old, `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta VALUES ('schema', '`+Schema+`');`)
+	for _, p := range []string{empty, emptyDB, old, filepath.Join(dir, "new.db")} {
+		s, err := Open(p, 0)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if err := s.Add(frame(0)); err != nil {
+			t.Error(err)
+		}
+		s.Close()
+		head, _ := readHeader(p)
+		if len(head) < 72 || binary.BigEndian.Uint32(head[68:72]) != ApplicationID {
+			t.Errorf("%s: not marked with dbmem's application_id", p)
+		}
+		if s, err := Open(p, 0); err != nil {
+			t.Errorf("%s: reopen: %v", p, err)
+		} else {
+			s.Close()
+		}
 	}
 }

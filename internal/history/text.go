@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/texttable"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -64,7 +65,7 @@ func writeSeries(b *strings.Builder, h *History, width int) {
 			group = key
 			head := "\nHOST"
 			if g {
-				head = "\nPOSTGRESQL " + key
+				head = "\nPOSTGRESQL " + inert.Text(key)
 			}
 			b.WriteString(head + "\n")
 			t = texttable.New("SERIES", ">MIN", ">MEAN", ">MAX", ">LAST", "TREND (oldest .. newest)")

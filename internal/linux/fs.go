@@ -29,6 +29,27 @@ type FS struct {
 	// user gave with --from): errors then say "LABEL:/proc/1/status", not
 	// the directory it was extracted to.
 	Label string
+	// Files, when set, is read instead of the file system: a bundle held
+	// in memory (internal/bundle), never extracted to disk. The roots are
+	// then names inside it.
+	Files Files
+	// Deadlines, when set, bounds every read (a long-running reader: the
+	// exporter, watch).
+	Deadlines *Deadlines
+	// Account, when set, reads the files under Root (not /proc or /sys) as
+	// that account could (OpenAs): the files a database names are read
+	// with its rights, and links only root made are followed.
+	Account *Account
+}
+
+// Files is a read-only tree that stands in for the file system. Errors
+// wrap fs.ErrNotExist and the like, as os's do, so IsGone and IsDenied
+// work the same.
+type Files interface {
+	ReadFile(path string) ([]byte, error)
+	ReadDir(path string) ([]string, error)
+	Readlink(path string) (string, error)
+	Exists(path string) bool
 }
 
 // DefaultFS returns the roots of the running host.
@@ -57,7 +78,7 @@ func (fs FS) HostPath(abs string) string {
 // IsLive reports whether the roots are those of the running host, so that
 // things only a live host has (sockets, signals) may be used.
 func (fs FS) IsLive() bool {
-	return filepath.Clean(fs.Proc) == "/proc" && filepath.Clean(fs.Sys) == "/sys" &&
+	return fs.Files == nil && filepath.Clean(fs.Proc) == "/proc" && filepath.Clean(fs.Sys) == "/sys" &&
 		(fs.Root == "" || filepath.Clean(fs.Root) == "/")
 }
 
@@ -65,7 +86,15 @@ func (fs FS) IsLive() bool {
 // path once (Display). Kernel files report a size of 0, so os.ReadFile's
 // growth strategy is what we want. With a Tap the content is recorded.
 func (fs FS) ReadFile(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	read := os.ReadFile
+	switch {
+	case fs.Files != nil:
+		read = fs.Files.ReadFile
+	case fs.Account != nil && fs.underRoot(path):
+		read = fs.readAs
+	}
+	var b []byte
+	err := fs.bounded(path, func() (err error) { b, err = read(path); return err })
 	if err != nil {
 		return nil, fs.pathError("read", path, err)
 	}
@@ -77,12 +106,30 @@ func (fs FS) ReadFile(path string) ([]byte, error) {
 
 // ReadDir lists the names in dir.
 func (fs FS) ReadDir(dir string) ([]string, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, fs.pathError("list", dir, err)
+	if fs.Files != nil {
+		names, err := fs.Files.ReadDir(dir)
+		if err != nil {
+			return nil, fs.pathError("list", dir, err)
+		}
+		if fs.Tap != nil {
+			fs.Tap.Dir(dir, names)
+		}
+		return names, nil
 	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
+	var names []string
+	open := os.Open
+	if fs.Account != nil && fs.underRoot(dir) {
+		open = func(p string) (*os.File, error) { return OpenAs(fs.rootDir(), fs.relRoot(p), fs.Account, true) }
+	}
+	err := fs.bounded(dir, func() error {
+		f, err := open(dir)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		names, err = f.Readdirnames(-1)
+		return err
+	})
 	if err != nil {
 		return nil, fs.pathError("list", dir, err)
 	}
@@ -94,7 +141,12 @@ func (fs FS) ReadDir(dir string) ([]string, error) {
 
 // Readlink reads a symlink (a process's cwd or exe).
 func (fs FS) Readlink(path string) (string, error) {
-	s, err := os.Readlink(path)
+	readlink := os.Readlink
+	if fs.Files != nil {
+		readlink = fs.Files.Readlink
+	}
+	var s string
+	err := fs.bounded(path, func() (err error) { s, err = readlink(path); return err })
 	if err != nil {
 		return "", fs.pathError("readlink", path, err)
 	}
@@ -104,8 +156,28 @@ func (fs FS) Readlink(path string) (string, error) {
 	return s, nil
 }
 
+// bounded runs read under the Deadlines, if any.
+func (fs FS) bounded(path string, read func() error) error {
+	if fs.Deadlines == nil || !fs.bounds(path) {
+		return read()
+	}
+	return fs.Deadlines.do(path, fs.deadlineKey(path), read)
+}
+
 // Exists reports whether path exists (for optional files).
 func (fs FS) Exists(path string) bool {
+	if fs.Files != nil {
+		return fs.Files.Exists(path)
+	}
+	if fs.Account != nil && fs.underRoot(path) {
+		for _, dir := range []bool{false, true} {
+			if f, err := OpenAs(fs.rootDir(), fs.relRoot(path), fs.Account, dir); err == nil {
+				f.Close()
+				return true
+			}
+		}
+		return false
+	}
 	_, err := os.Stat(path)
 	return err == nil
 }

@@ -3,6 +3,8 @@ package linux
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/redact"
 )
 
 // Process is one process's memory as the kernel reports it.
@@ -60,7 +62,7 @@ func ReadProcess(fs FS, pid int, opt ProcessOptions) (Process, []Gap, error) {
 	if err != nil {
 		gaps = append(gaps, procGap(pid, "cmdline", err))
 	}
-	p.Title = strings.TrimSpace(strings.Join(args, " "))
+	p.Title = redact.Title(args) // secrets in other processes' arguments never reach an output
 	if p.OOMScore, p.OOMScoreAdj, err = ReadOOM(fs, pid); err != nil {
 		gaps = append(gaps, procGap(pid, "oom_score", err))
 	}

@@ -64,8 +64,10 @@ func discoverOne(ctx context.Context, fs linux.FS, pid int, comm string, opt Opt
 		return nil, errTransient
 	}
 	cmd := parseCommandLine(args)
+	in.Account = linux.AccountOf(fs, pid)
 	in.guessFlavor(fs, comm, cmd)
-	in.readFiles(fs, cmd)
+	// Option files with the server's rights, through no link it made.
+	in.readFiles(fs.As(in.Account), cmd)
 	in.applyLocations() // the socket and port to connect to
 	in.readLive(ctx, opt.Live)
 	in.applyLocations() // as the server says

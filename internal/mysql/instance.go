@@ -30,6 +30,9 @@ type Instance struct {
 	DataDir string `json:"data_dir,omitempty"`
 	Socket  string `json:"socket,omitempty"`
 	Port    int    `json:"port,omitempty"`
+	// Account is the server's: the files it names are read only as it
+	// could read them.
+	Account *linux.Account `json:"-"`
 	// OptionFiles are the my.cnf files read, in order.
 	OptionFiles []string `json:"option_files,omitempty"`
 	// Connection says how settings were read, or why not over SQL.

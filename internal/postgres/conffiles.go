@@ -51,8 +51,8 @@ func applyEntry(fs linux.FS, file string, e confEntry, src Source, into Settings
 	case "include":
 		return readConf(fs, target, src, into, depth+1)
 	case "include_if_exists":
-		if !fs.Exists(fs.HostPath(target)) {
-			return nil
+		if !fs.Exists(fs.HostPath(target)) && !fs.As(nil).Exists(fs.HostPath(target)) {
+			return nil // missing; one the account may not read is refused below
 		}
 		return readConf(fs, target, src, into, depth+1)
 	case "include_dir":

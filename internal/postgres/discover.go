@@ -101,8 +101,10 @@ func discoverOne(ctx context.Context, fs linux.FS, pm int, children []int, opt O
 		return nil, errTransient // exiting (no command line), or a run that exits
 	}
 	cmd := parseCommandLine(args)
+	in.Account = linux.AccountOf(fs, pm)
 	in.locateDataDir(fs, cmd.DataDir)
-	in.readFiles(fs, cmd)
+	// Configuration files with the postmaster's rights, through no link it made.
+	in.readFiles(fs.As(in.Account), cmd)
 	in.readLive(ctx, opt.Live)
 	in.readProcesses(fs, pm, children, opt)
 	in.readShared(fs)

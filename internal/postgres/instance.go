@@ -27,8 +27,11 @@ type Instance struct {
 	// connected). It is not among Processes: they are listed before dbmem
 	// connects, and a later read (watch) leaves it out while it exits.
 	SessionPID int `json:"session_pid,omitempty"`
-	activity   map[int]Activity
-	confRead   bool // postgresql.conf was read: the settings are more than the command line
+	// Account is the postmaster's: the files the instance names (its
+	// configuration, includes, logs) are read only as it could read them.
+	Account  *linux.Account `json:"-"`
+	activity map[int]Activity
+	confRead bool // postgresql.conf was read: the settings are more than the command line
 }
 
 // Proc is one process of an instance with its role.

@@ -72,6 +72,9 @@ type Title struct {
 	Client   string `json:"client,omitempty"` // "[local]" or "10.0.0.5(51234)"
 	State    string `json:"state,omitempty"`  // "idle", "idle in transaction", "SELECT", ...
 	Detail   string `json:"detail,omitempty"` // the rest of an auxiliary process's title
+	// Unauthenticated marks a client still in authentication: its user and
+	// database are what it claims in its startup packet, not facts.
+	Unauthenticated bool `json:"unauthenticated,omitempty"`
 }
 
 // ParseTitle reads a backend's process title ("postgres: 15/main: app db
@@ -112,6 +115,7 @@ func parseTitleBody(s string) (Title, bool) {
 	if len(f) >= 3 && isClientAddr(f[2]) {
 		t := Title{Role: RoleClient, User: f[0], Database: f[1], Client: f[2]}
 		t.State = strings.Join(f[3:], " ")
+		t.Unauthenticated = t.State == "authentication" // PerformAuthentication's title, until it succeeds
 		return t, true
 	}
 	return Title{}, false

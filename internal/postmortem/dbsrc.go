@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
@@ -24,6 +25,8 @@ type logPlan struct {
 	Rotations bool
 	Zone      string
 	Why       string
+	// Account is the server's: its logs are read only as it could.
+	Account *linux.Account
 }
 
 // debianDataDir is Debian's layout: /var/lib/postgresql/<version>/<cluster>.
@@ -36,7 +39,7 @@ var debianDataDir = regexp.MustCompile(`^/var/lib/postgresql/([^/]+)/([^/]+)/?$`
 // /var/log/postgresql/postgresql-<version>-<cluster>.log.
 func planPostgres(in *postgres.Instance) logPlan {
 	s := in.Settings
-	p := logPlan{Kind: KindPostgres, Instance: advise.PostgresSubject(in), Zone: s.String("log_timezone")}
+	p := logPlan{Kind: KindPostgres, Instance: advise.PostgresSubject(in), Zone: s.String("log_timezone"), Account: in.Account}
 	if on, _ := s.Bool("logging_collector"); on {
 		return p.collector(in)
 	}
@@ -105,7 +108,7 @@ func MySQLSubject(in *mysql.Instance) string {
 
 // planMySQL finds the error log from log_error (relative to datadir).
 func planMySQL(in *mysql.Instance) logPlan {
-	p := logPlan{Kind: KindMySQL, Instance: MySQLSubject(in), Rotations: true}
+	p := logPlan{Kind: KindMySQL, Instance: MySQLSubject(in), Rotations: true, Account: in.Account}
 	v, _ := in.Settings.String("log_error")
 	v = strings.TrimSpace(v)
 	switch {

@@ -63,8 +63,8 @@ func ReadGiven(ctx context.Context, kernel, db []string, max int64) []Log {
 		max = DefaultMaxBytes
 	}
 	asGiven := func(p string) string { return p }
-	logs := fileLogs(ctx, KindKernel, "", kernel, asGiven, max, int64(len(kernel))*max)
-	for _, l := range fileLogs(ctx, "", "", db, asGiven, max, int64(len(db))*max) {
+	logs := fileLogs(ctx, openLog, KindKernel, "", kernel, asGiven, max, int64(len(kernel))*max)
+	for _, l := range fileLogs(ctx, openLog, "", "", db, asGiven, max, int64(len(db))*max) {
 		l.Kind = guessDBKind(l.Text)
 		logs = append(logs, l)
 	}
@@ -89,7 +89,7 @@ func gatherKernel(ctx context.Context, o GatherOptions) []Log {
 			logs = append(logs, Log{Kind: KindKernel, Source: base, State: StateMissing, Why: "no such file"})
 			continue
 		}
-		logs = append(logs, fileLogs(ctx, KindKernel, "", files, o.FS.HostPath, o.MaxBytes, 4*o.MaxBytes)...)
+		logs = append(logs, fileLogs(ctx, openLog, KindKernel, "", files, o.FS.HostPath, o.MaxBytes, 4*o.MaxBytes)...)
 	}
 	return logs
 }
@@ -130,7 +130,7 @@ func readPlan(ctx context.Context, fs linux.FS, p logPlan, max int64) []Log {
 				Why: "no file in the log directory matches log_filename (" + p.Match.String() + ")"}}
 		}
 	}
-	logs := fileLogs(ctx, p.Kind, p.Instance, files, fs.HostPath, max, 4*max)
+	logs := fileLogs(ctx, fs.As(p.Account).Open, p.Kind, p.Instance, files, fs.HostPath, max, 4*max) // the server's rights, no links it made
 	for i := range logs {
 		if p.Zone != "" {
 			logs[i].Zone = p.Zone

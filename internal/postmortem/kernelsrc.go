@@ -102,7 +102,7 @@ func rotations(base string, names []string) []string {
 
 // fileLogs reads the newest files first, each up to max bytes, until budget
 // is spent. hostPath maps a host path to where it is read.
-func fileLogs(ctx context.Context, kind Kind, instance string, paths []string, hostPath func(string) string, max, budget int64) []Log {
+func fileLogs(ctx context.Context, open opener, kind Kind, instance string, paths []string, hostPath func(string) string, max, budget int64) []Log {
 	var out []Log
 	for _, p := range paths {
 		if budget <= 0 {
@@ -110,7 +110,7 @@ func fileLogs(ctx context.Context, kind Kind, instance string, paths []string, h
 				Why: "not read: the bytes budget for this source is spent on newer files"})
 			continue
 		}
-		l := fileLog(ctx, kind, p, hostPath(p), min(max, budget))
+		l := fileLog(ctx, open, kind, p, hostPath(p), min(max, budget))
 		l.Instance = instance
 		budget -= l.ReadBytes
 		out = append(out, l)
@@ -119,9 +119,9 @@ func fileLogs(ctx context.Context, kind Kind, instance string, paths []string, h
 }
 
 // fileLog reads the tail of one log file.
-func fileLog(ctx context.Context, kind Kind, name, at string, max int64) Log {
+func fileLog(ctx context.Context, open opener, kind Kind, name, at string, max int64) Log {
 	l := Log{Kind: kind, Source: name}
-	t, err := readTail(ctx, at, max)
+	t, err := readTail(ctx, open, at, max)
 	switch {
 	case os.IsNotExist(err):
 		l.State, l.Why = StateMissing, "no such file"

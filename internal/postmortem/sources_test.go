@@ -119,7 +119,7 @@ func TestReadTail(t *testing.T) {
 	}
 	p := filepath.Join(dir, "kern.log")
 	os.WriteFile(p, []byte(text.String()), 0o644)
-	tl, err := readTail(context.Background(), p, 1000)
+	tl, err := readTail(context.Background(), openLog, p, 1000)
 	if err != nil || !tl.truncated || tl.size != int64(text.Len()) || len(tl.data) > 1000 || !strings.HasPrefix(string(tl.data), "line of") {
 		t.Fatalf("tail = %d bytes, truncated %v, size %d, %v", len(tl.data), tl.truncated, tl.size, err)
 	}
@@ -131,7 +131,7 @@ func TestReadTail(t *testing.T) {
 	zw.Write([]byte(text.String()))
 	zw.Close()
 	os.WriteFile(p+".2.gz", gz.Bytes(), 0o644)
-	tg, err := readTail(context.Background(), p+".2.gz", 1000)
+	tg, err := readTail(context.Background(), openLog, p+".2.gz", 1000)
 	if err != nil || !bytes.Equal(tg.data, tl.data) || tg.size != tl.size {
 		t.Errorf("gz tail differs: %d bytes %v", len(tg.data), err)
 	}

@@ -35,15 +35,25 @@ type tail struct {
 // errStreamDeadline says a pipe or FIFO did not end within streamTimeout.
 var errStreamDeadline = errors.New("no end of input within " + streamTimeout.String() + " (a pipe or FIFO whose writer never closed it)")
 
+// opener opens a log: openLog, or linux.FS.Open with the server's account
+// (which opens without waiting for a FIFO's writer too).
+type opener func(string) (*os.File, error)
+
+// openLog opens a log given on the command line or found as root: a FIFO
+// is opened without waiting for a writer.
+func openLog(p string) (*os.File, error) {
+	return os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
 // readTail reads at most max bytes from the end of the file at p (of its
 // decompressed content for a .gz file), starting at a line boundary. It
 // never blocks past ctx: a FIFO is opened without waiting for a writer and
 // read with a deadline, and every read stops when ctx is done.
-func readTail(ctx context.Context, p string, max int64) (tail, error) {
+func readTail(ctx context.Context, open opener, p string, max int64) (tail, error) {
 	if err := ctx.Err(); err != nil {
 		return tail{}, err
 	}
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := open(p)
 	if err != nil {
 		return tail{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/texttable"
 )
@@ -60,16 +61,18 @@ func writeFinding(b *strings.Builder, f advise.Finding, st style) {
 	case advise.Warning:
 		sev = st.warn(sev)
 	}
-	fmt.Fprintf(b, "\n  %s  %s  %s\n", sev, f.Title, st.dim("["+f.ID+", "+f.Subject+"]"))
+	// Titles, subjects and evidence quote process names, paths and server
+	// answers: inert.
+	fmt.Fprintf(b, "\n  %s  %s  %s\n", sev, inert.Text(f.Title), st.dim("["+inert.Text(f.ID+", "+f.Subject)+"]"))
 	for i, e := range f.Evidence {
 		label := ""
 		if i == 0 {
 			label = "evidence"
 		}
-		st.wrapped(b, label, fmt.Sprintf("%s: %s (%s)", e.Name, e.Value, e.Source))
+		st.wrapped(b, label, inert.Text(fmt.Sprintf("%s: %s (%s)", e.Name, e.Value, e.Source)))
 	}
-	st.wrapped(b, "why", f.Why)
-	st.wrapped(b, "fix", f.Fix)
+	st.wrapped(b, "why", inert.Text(f.Why))
+	st.wrapped(b, "fix", inert.Text(f.Fix))
 	for i, s := range f.Settings {
 		label := ""
 		if i == 0 {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/texttable"
@@ -28,8 +29,8 @@ func writeInstance(b *strings.Builder, in *postgres.Instance, host linux.Host, o
 	if in.Port != 0 {
 		port = fmt.Sprintf("port %d", in.Port)
 	}
-	fmt.Fprintf(b, "%s  %s  %s  postmaster %d\n", st.head("POSTGRESQL "+version), in.DataDir, port, in.PostmasterPID)
-	conn := in.Connection
+	fmt.Fprintf(b, "%s  %s  %s  postmaster %d\n", st.head("POSTGRESQL "+inert.Text(version)), inert.Text(in.DataDir), port, in.PostmasterPID)
+	conn := inert.Text(in.Connection)
 	if !in.Connected {
 		conn = st.warn(conn)
 	}
@@ -48,7 +49,7 @@ func writeSettings(b *strings.Builder, in *postgres.Instance, st style) {
 		if !ok {
 			continue
 		}
-		s := n + "=" + v.Value
+		s := n + "=" + inert.Text(v.Value)
 		if v.Source != postgres.FromServer && v.Source != postgres.FromDefault {
 			s += "(" + string(v.Source) + ")"
 		}
@@ -91,7 +92,7 @@ func cgroupLine(cg *linux.CgroupMemory) string {
 			limit += " (set on " + cg.LimitPath + ")"
 		}
 	}
-	s := fmt.Sprintf("v%d %s: usage %s, %s", cg.Version, cg.Path, units.OptBytes(cg.UsageBytes), limit)
+	s := fmt.Sprintf("v%d %s: usage %s, %s", cg.Version, inert.Text(cg.Path), units.OptBytes(cg.UsageBytes), inert.Text(limit))
 	if cg.OOMKills != nil && *cg.OOMKills > 0 {
 		s += fmt.Sprintf(", %d OOM kills", *cg.OOMKills)
 	}
@@ -184,6 +185,8 @@ func shownProcesses(ps []postgres.Proc, all bool, top int) ([]postgres.Proc, int
 
 func roleLabel(p postgres.Proc) string {
 	switch {
+	case p.Role == postgres.RoleClient && p.Unauthenticated:
+		return truncRunes("client authenticating, claims "+p.User+"@"+p.Database, 40)
 	case p.Role == postgres.RoleClient:
 		s := "client " + p.User + "@" + p.Database
 		if p.State != "" {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/texttable"
 )
@@ -46,7 +47,7 @@ func Text(w io.Writer, s *snapshot.Snapshot, o Options) error {
 	st := style{on: o.Color, width: o.Width}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  host %s, kernel %s, %s\n\n", st.head("dbmem report"),
-		orUnknown(s.Host.Hostname), orUnknown(s.Host.KernelRelease), whenText(s, o.From))
+		inert.Text(orUnknown(s.Host.Hostname)), inert.Text(orUnknown(s.Host.KernelRelease)), whenText(s, o.From))
 	writeHost(&b, s.Host, st)
 	if len(s.Postgres) == 0 {
 		b.WriteString("\n" + st.head("POSTGRESQL") + "  no running instance found (no process named postgres)\n")
@@ -94,11 +95,11 @@ func ageText(d time.Duration) string {
 func writeGaps(b *strings.Builder, s *snapshot.Snapshot, st style) {
 	var lines []string
 	for _, g := range mergeProcessGaps(s.Gaps) {
-		lines = append(lines, g.String())
+		lines = append(lines, inert.Text(g.String()))
 	}
 	for _, in := range s.Postgres {
 		for _, g := range mergeProcessGaps(in.Gaps) {
-			lines = append(lines, fmt.Sprintf("postgres %d: %s", in.PostmasterPID, g))
+			lines = append(lines, fmt.Sprintf("postgres %d: %s", in.PostmasterPID, inert.Text(g.String())))
 		}
 	}
 	if !s.Pss {

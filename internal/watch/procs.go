@@ -3,11 +3,11 @@ package watch
 import (
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/redact"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
@@ -74,7 +74,7 @@ func (r *procReader) one(fs linux.FS, pid int, titles map[procKey]string) (linux
 		if err != nil {
 			return p, false, err
 		}
-		title = strings.TrimSpace(strings.Join(args, " "))
+		title = redact.Title(args)
 	}
 	p.Title, titles[keyOf(p)] = title, title
 	return p, true, nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/texttable"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -71,7 +72,7 @@ func Render(w io.Writer, f Frame, o RenderOptions) error {
 }
 
 func headLines(f Frame) []line {
-	h := fmt.Sprintf("dbmem watch  %s  %s  tick %d: %s, %s CPU, %s wall", f.Host.Hostname,
+	h := fmt.Sprintf("dbmem watch  %s  %s  tick %d: %s, %s CPU, %s wall", inert.Text(f.Host.Hostname),
 		f.At.Local().Format("2006-01-02 15:04:05 MST"), f.Tick, f.Mode, ms(f.Cost.CPU), ms(f.Cost.Wall))
 	s := "  smaps_rollup not read yet: private costs are RssAnon-based estimates (~)"
 	if f.LastSmaps != nil {
@@ -84,7 +85,7 @@ func headLines(f Frame) []line {
 		if len(f.Gaps) > 1 {
 			more = fmt.Sprintf(" (+%d more: dbmem report lists them)", len(f.Gaps)-1)
 		}
-		ls = append(ls, line{"  not read: " + f.Gaps[0].String() + more, sgrYellow})
+		ls = append(ls, line{"  not read: " + inert.Text(f.Gaps[0].String()) + more, sgrYellow})
 	}
 	return ls
 }

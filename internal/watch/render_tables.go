@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/texttable"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -121,7 +122,7 @@ func findingLines(f Frame, checking bool) []line {
 			mark = " NEW"
 		}
 		text := fmt.Sprintf("  %-8s since %s%s  %s  %s: %s", strings.ToUpper(fs.Severity.String()),
-			fs.Since.Local().Format("15:04:05"), mark, fs.ID, fs.Subject, fs.Title)
+			fs.Since.Local().Format("15:04:05"), mark, fs.ID, inert.Text(fs.Subject), inert.Text(fs.Title))
 		out = append(out, line{text, severityColor(fs.Severity)})
 	}
 	return out

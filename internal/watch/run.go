@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/inert"
 )
 
 // Options drive Run.
@@ -87,7 +89,7 @@ func Run(ctx context.Context, s *Sampler, o Options) error {
 
 // tick samples once and makes the frame.
 func (o Options) tick(ctx context.Context, s *Sampler, w *Watcher, sched *schedule, tick int) (Frame, error) {
-	smp, err := s.Sample(ctx, sched.next(tick, s.now()))
+	smp, err := sampleUntil(ctx, s, sched.next(tick, s.now()))
 	if err != nil {
 		return Frame{}, err
 	}
@@ -185,7 +187,7 @@ func (o Options) show(f Frame, v view) error {
 		_, err := o.Out.Write(buf.Bytes())
 		return err
 	}
-	return redraw(o.Out, buf.String(), height)
+	return redraw(o.Out, inert.Output(buf.String(), ro.Color), height) // the screen gets no foreign control bytes
 }
 
 // redraw paints text from the top-left corner, clearing what each line

@@ -1,4 +1,4 @@
-package capture
+package redact
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ var jsonQueryKeys = []string{"statement", "internal_query", "context"}
 
 // redactJSONLog redacts jsonlog objects key by key; other lines (memory
 // context dumps) as in a stderr log.
-func redactJSONLog(text []byte, withQueries bool, r *LogRedaction) []byte {
+func redactJSONLog(text []byte, withQueries bool, r *LogCounts) []byte {
 	skip := false
 	return redactLines(text, func(l string) (string, bool) {
 		if out, ok := redactJSONLine(l, withQueries, r); ok {
@@ -20,7 +20,7 @@ func redactJSONLog(text []byte, withQueries bool, r *LogRedaction) []byte {
 }
 
 // redactJSONLine redacts one jsonlog object; ok is false for other lines.
-func redactJSONLine(l string, withQueries bool, r *LogRedaction) (string, bool) {
+func redactJSONLine(l string, withQueries bool, r *LogCounts) (string, bool) {
 	if len(l) == 0 || l[0] != '{' {
 		return "", false
 	}
@@ -46,7 +46,11 @@ func redactJSONLine(l string, withQueries bool, r *LogRedaction) (string, bool) 
 	for k, v := range obj {
 		if s, ok := v.(string); ok {
 			var n int
-			obj[k], n = RedactSecrets(s)
+			if withQueries && (k == "detail" || k == "context") {
+				s, n = redactParams(s)
+				r.Secrets += n
+			}
+			obj[k], n = Secrets(s)
 			r.Secrets += n
 		}
 	}

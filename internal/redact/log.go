@@ -1,4 +1,4 @@
-package capture
+package redact
 
 import (
 	"bytes"
@@ -10,14 +10,14 @@ import (
 	"github.com/dbmem/dbmem/internal/dblog"
 )
 
-// RedactPostgresLog redacts a PostgreSQL server log (stderr, csvlog or
+// PostgresLog redacts a PostgreSQL server log (stderr, csvlog or
 // jsonlog, told apart by the first line). Passwords always go; unless
 // withQueries, query texts go too: STATEMENT, QUERY and CONTEXT lines,
 // "Failed process was running:", "parameters:", logged statements
 // (log_statement, log_min_duration_statement, auto_explain plans) with
 // their continuation lines, and the idents of memory context dumps.
-func RedactPostgresLog(text []byte, withQueries bool) ([]byte, LogRedaction) {
-	var r LogRedaction
+func PostgresLog(text []byte, withQueries bool) ([]byte, LogCounts) {
+	var r LogCounts
 	switch dblog.PostgresLogFormat(text) {
 	case "json":
 		return redactJSONLog(text, withQueries, &r), r
@@ -34,16 +34,16 @@ var (
 	mysqlQueryRe = regexp.MustCompile(`^(.*\bQuery(?: \(0x[0-9a-fA-F]+\))?: ).*$`)
 )
 
-// RedactMySQLLog redacts a MySQL/MariaDB error log: passwords always, and
+// MySQLLog redacts a MySQL/MariaDB error log: passwords always, and
 // unless withQueries the "Query (0x...): ..." lines of crash reports.
-func RedactMySQLLog(text []byte, withQueries bool) ([]byte, LogRedaction) {
-	var r LogRedaction
+func MySQLLog(text []byte, withQueries bool) ([]byte, LogCounts) {
+	var r LogCounts
 	out := redactLines(text, func(l string) (string, bool) {
 		if !withQueries && mysqlQueryRe.MatchString(l) {
 			l = mysqlQueryRe.ReplaceAllString(l, "${1}"+QueryRedacted)
 			r.Queries++
 		}
-		l, n := RedactSecrets(l)
+		l, n := Secrets(l)
 		r.Secrets += n
 		return l, true
 	})
@@ -61,7 +61,7 @@ const (
 
 // redactCSVLog redacts csvlog records field by field; records that cannot
 // be read are dropped.
-func redactCSVLog(text []byte, withQueries bool, r *LogRedaction) []byte {
+func redactCSVLog(text []byte, withQueries bool, r *LogCounts) []byte {
 	cr := csv.NewReader(bytes.NewReader(text))
 	cr.FieldsPerRecord, cr.LazyQuotes = -1, true
 	var out bytes.Buffer
@@ -86,7 +86,7 @@ func redactCSVLog(text []byte, withQueries bool, r *LogRedaction) []byte {
 	return out.Bytes()
 }
 
-func redactCSVRecord(rec []string, withQueries bool, r *LogRedaction) {
+func redactCSVRecord(rec []string, withQueries bool, r *LogCounts) {
 	if !withQueries && len(rec) > csvQuery {
 		var n int
 		rec[csvMessage], n, _ = redactPGMessage("LOG", rec[csvMessage])
@@ -102,7 +102,11 @@ func redactCSVRecord(rec []string, withQueries bool, r *LogRedaction) {
 	}
 	for i := range rec {
 		var n int
-		rec[i], n = RedactSecrets(rec[i])
+		if withQueries && (i == csvDetail || i == csvContext) {
+			rec[i], n = redactParams(rec[i])
+			r.Secrets += n
+		}
+		rec[i], n = Secrets(rec[i])
 		r.Secrets += n
 	}
 }

@@ -1,4 +1,4 @@
-package capture
+package redact
 
 import (
 	"regexp"
@@ -8,15 +8,15 @@ import (
 // QueryRedacted replaces query texts in captured logs.
 const QueryRedacted = "<query text redacted: capture with --with-queries>"
 
-// LogRedaction counts what was replaced in a log.
-type LogRedaction struct {
+// LogCounts counts what was replaced in a log.
+type LogCounts struct {
 	Queries   int `json:"queries"`
 	Secrets   int `json:"secrets"`
 	Dropped   int `json:"continuation_lines_dropped"`
 	BadRecord int `json:"unreadable_records_dropped,omitempty"`
 }
 
-func (a *LogRedaction) Add(b LogRedaction) {
+func (a *LogCounts) Add(b LogCounts) {
 	a.Queries += b.Queries
 	a.Secrets += b.Secrets
 	a.Dropped += b.Dropped
@@ -55,13 +55,19 @@ func redactPGMessage(sev, text string) (out string, n int, more bool) {
 }
 
 // redactPGLine redacts one line of a stderr log.
-func redactPGLine(line string, withQueries bool, skip *bool, r *LogRedaction) (string, bool) {
+func redactPGLine(line string, withQueries bool, skip *bool, r *LogCounts) (string, bool) {
 	if strings.HasPrefix(line, "\t") && *skip {
 		r.Dropped++
 		return "", false
 	}
 	*skip = false
-	if !withQueries {
+	if withQueries {
+		if m := pgSeverityRe.FindStringSubmatchIndex(line); m != nil {
+			out, n := redactParams(line[m[1]:])
+			line, *skip = line[:m[1]]+out, n > 0
+			r.Secrets += n
+		}
+	} else {
 		switch m := pgSeverityRe.FindStringSubmatchIndex(line); {
 		case m != nil:
 			sev, text := line[m[4]:m[5]], line[m[1]:]
@@ -76,9 +82,30 @@ func redactPGLine(line string, withQueries bool, skip *bool, r *LogRedaction) (s
 			r.Queries, *skip = r.Queries+1, true
 		}
 	}
-	line, k := RedactSecrets(line)
+	line, k := Secrets(line)
 	r.Secrets += k
 	return line, true
+}
+
+// ParamsRedacted replaces bind parameters, even with --with-queries: they
+// are the values a query was run with (passwords, personal data).
+const ParamsRedacted = "<bind parameters redacted: dbmem never keeps them>"
+
+// redactParams redacts the bind parameters of a message: "parameters: $1
+// = '...'" (DETAIL of a logged statement) and "... with parameters: ..."
+// (CONTEXT of an error in an extended-protocol query).
+func redactParams(text string) (string, int) {
+	if strings.HasPrefix(text, "parameters: ") {
+		if text[len("parameters: "):] == ParamsRedacted {
+			return text, 0
+		}
+		return "parameters: " + ParamsRedacted, 1
+	}
+	const with = " with parameters: "
+	if i := strings.Index(text, with); i >= 0 && text[i+len(with):] != ParamsRedacted {
+		return text[:i+len(with)] + ParamsRedacted, 1
+	}
+	return text, 0
 }
 
 // redactLines applies fn to each line of text.

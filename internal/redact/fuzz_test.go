@@ -1,4 +1,4 @@
-package capture
+package redact
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 // survive redaction.
 const planted = "hunter2zz"
 
-func FuzzRedactPostgresLog(f *testing.F) {
+func FuzzPostgresLog(f *testing.F) {
 	f.Add([]byte(stderrLog), false)
 	f.Add([]byte("2026-11-22 21:57:27.056 UTC,,,4129,,x,1,,2026-11-22 21:57:00 UTC,,0,LOG,00000,\"server process (PID 1) was terminated by signal 9: Killed\",\"Failed process was running: SELECT 1\",,,,,,,,\"\"\n"), false)
 	f.Add([]byte(`{"timestamp":"2026-11-22 21:57:27.056 UTC","pid":1,"error_severity":"ERROR","message":"out of memory","statement":"SELECT 1"}`+"\n"), true)
@@ -20,27 +20,30 @@ func FuzzRedactPostgresLog(f *testing.F) {
 			return
 		}
 		in := append(append([]byte(nil), text...), []byte("\n2026-11-22 21:57:20.001 UTC [1] LOG:  statement: SELECT 1 -- password="+planted+"\n")...)
-		out, _ := RedactPostgresLog(in, withQueries)
+		out, _ := PostgresLog(in, withQueries)
 		if bytes.Contains(out, []byte(planted)) {
 			t.Errorf("a password survived: %q", out)
 		}
 	})
 }
 
-func FuzzRedactCmdline(f *testing.F) {
+func FuzzCmdline(f *testing.F) {
 	f.Add([]byte("mysql\x00-phunter2\x00"))
 	f.Add([]byte("app\x00--password\x00hunter2\x00"))
 	f.Add([]byte("psql\x00postgresql://u:hunter2@h/db\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		out, _ := RedactCmdline(b)
+		out, _ := Cmdline(b)
 		if strings.Count(string(out), "\x00") != strings.Count(string(b), "\x00") {
 			t.Errorf("argument count changed: %q -> %q", b, out)
+		}
+		if again, _ := Cmdline(out); !bytes.Equal(again, out) {
+			t.Errorf("not idempotent (a replayed bundle would show another title): %q -> %q -> %q", b, out, again)
 		}
 		if bytes.Contains(b, []byte(planted)) {
 			return
 		}
 		in := append(append([]byte(nil), b...), []byte("\x00--password="+planted)...)
-		if out, _ := RedactCmdline(in); bytes.Contains(out, []byte(planted)) {
+		if out, _ := Cmdline(in); bytes.Contains(out, []byte(planted)) {
 			t.Errorf("a password survived: %q", out)
 		}
 	})
@@ -48,7 +51,7 @@ func FuzzRedactCmdline(f *testing.F) {
 
 var wordRe = regexp.MustCompile(`^[A-Za-z0-9]{6,40}$`)
 
-func FuzzRedactSecrets(f *testing.F) {
+func FuzzSecrets(f *testing.F) {
 	f.Add("host=h ", "hunter2", " port=5432")
 	f.Add("ALTER ROLE x ", "secret99", "")
 	f.Add("'", "secret98", "')")
@@ -60,8 +63,8 @@ func FuzzRedactSecrets(f *testing.F) {
 			before + " postgres://u:" + secret + "@h/db " + after, before + "SET PASSWORD = PASSWORD('" + secret + "')" + after,
 			before + " IDENTIFIED BY '" + secret + "'" + after, before + " IDENTIFIED WITH mysql_native_password BY \"" + secret + "\"" + after,
 			before + "\nSET PASSWORD FOR 'u'@'h' = '" + secret + "'" + after, before + "\nmysqldump -u root -p" + secret + " db" + after} {
-			if out, _ := RedactSecrets(s); strings.Contains(out, secret) {
-				t.Errorf("RedactSecrets(%q) = %q keeps the secret", s, out)
+			if out, _ := Secrets(s); strings.Contains(out, secret) {
+				t.Errorf("Secrets(%q) = %q keeps the secret", s, out)
 			}
 		}
 	})

@@ -1,4 +1,4 @@
-package capture
+package redact
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ const stderrLog = `2026-11-22 21:57:20.001 UTC [4180] LOG:  statement: SELECT 'm
 `
 
 func TestRedactPostgresStderr(t *testing.T) {
-	out, r := RedactPostgresLog([]byte(stderrLog), false)
+	out, r := PostgresLog([]byte(stderrLog), false)
 	for _, m := range []string{"marker-one", "marker-two", "marker-three", "marker-four", "marker-five", "marker-six", "marker-seven", "marker-eight", "marker-nine", "pw-marker"} {
 		if bytes.Contains(out, []byte(m)) {
 			t.Errorf("%s survived redaction:\n%s", m, out)
@@ -48,7 +48,7 @@ func TestRedactPostgresStderr(t *testing.T) {
 	if err != nil || len(log.Crashes) != 1 || log.Crashes[0].Query != QueryRedacted || log.Crashes[0].ReadyAt.IsZero() {
 		t.Errorf("the redacted log no longer parses as the crash: %+v %v", log.Crashes, err)
 	}
-	with, _ := RedactPostgresLog([]byte(stderrLog), true)
+	with, _ := PostgresLog([]byte(stderrLog), true)
 	if !bytes.Contains(with, []byte("marker-nine")) || bytes.Contains(with, []byte("pw-marker")) {
 		t.Errorf("--with-queries keeps queries, never passwords:\n%s", with)
 	}
@@ -64,7 +64,7 @@ func TestRedactRealPostgresLogs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, r := RedactPostgresLog(raw, false)
+		out, r := PostgresLog(raw, false)
 		a, _ := dblog.ParsePostgres(bytes.NewReader(raw))
 		b, _ := dblog.ParsePostgres(bytes.NewReader(out))
 		if len(a.Crashes) != len(b.Crashes) || len(a.OutOfMemory) != len(b.OutOfMemory) || r.Queries == 0 {

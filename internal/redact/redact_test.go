@@ -1,11 +1,11 @@
-package capture
+package redact
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestRedactSecrets(t *testing.T) {
+func TestSecrets(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"primary_conninfo = 'host=p user=rep password=s3cret port=5432'", "primary_conninfo = 'host=p user=rep password=REDACTED port=5432'"},
 		{"password = 'quoted secret'", "password = REDACTED"},
@@ -53,20 +53,20 @@ func TestRedactSecrets(t *testing.T) {
 		{"shared_buffers = 128MB", "shared_buffers = 128MB"},
 	}
 	for _, c := range cases {
-		got, n := RedactSecrets(c.in)
+		got, n := Secrets(c.in)
 		if got != c.want {
-			t.Errorf("RedactSecrets(%q)\n got %q\nwant %q", c.in, got, c.want)
+			t.Errorf("Secrets(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
 		if want := strings.Count(c.want, Redacted); n != want {
-			t.Errorf("RedactSecrets(%q) counts %d secrets, want %d", c.in, n, want)
+			t.Errorf("Secrets(%q) counts %d secrets, want %d", c.in, n, want)
 		}
-		if again, k := RedactSecrets(got); again != got || k != 0 {
-			t.Errorf("RedactSecrets is not idempotent on %q: %q, %d more", got, again, k)
+		if again, k := Secrets(got); again != got || k != 0 {
+			t.Errorf("Secrets is not idempotent on %q: %q, %d more", got, again, k)
 		}
 	}
 }
 
-func TestRedactCmdline(t *testing.T) {
+func TestCmdline(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"mysql\x00-uroot\x00-phunter2\x00db\x00", "mysql\x00-uroot\x00-pREDACTED\x00db\x00"},
 		{"/usr/bin/mysqldump\x00--password\x00hunter2\x00db", "/usr/bin/mysqldump\x00--password\x00REDACTED\x00db"},
@@ -81,19 +81,19 @@ func TestRedactCmdline(t *testing.T) {
 		{"postgres: checkpointer \x00", "postgres: checkpointer \x00"},
 	}
 	for _, c := range cases {
-		if got, _ := RedactCmdline([]byte(c.in)); string(got) != c.want {
-			t.Errorf("RedactCmdline(%q)\n got %q\nwant %q", c.in, got, c.want)
+		if got, _ := Cmdline([]byte(c.in)); string(got) != c.want {
+			t.Errorf("Cmdline(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
 	}
 }
 
-func TestRedactMySQLLog(t *testing.T) {
+func TestMySQLLog(t *testing.T) {
 	in := "2026-11-22 21:59:53 0 [Note] Starting\nQuery (0x7f12): SELECT secret_col FROM t\nConnection ID (thread ID): 5\n"
-	out, r := RedactMySQLLog([]byte(in), false)
+	out, r := MySQLLog([]byte(in), false)
 	if strings.Contains(string(out), "secret_col") || r.Queries != 1 || !strings.Contains(string(out), "Connection ID") {
 		t.Errorf("redacted:\n%s(%+v)", out, r)
 	}
-	if out, _ := RedactMySQLLog([]byte(in), true); string(out) != in {
+	if out, _ := MySQLLog([]byte(in), true); string(out) != in {
 		t.Errorf("with queries the log changed:\n%s", out)
 	}
 }

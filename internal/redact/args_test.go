@@ -1,0 +1,106 @@
+package redact
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestArgs: command lines as ps shows them on real hosts (shell history,
+// systemd units and cron lines people post), each secret replaced and
+// everything else kept.
+func TestArgs(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"curl -u admin:s3cr3t https://api.example.com/v1", "curl -u admin:REDACTED https://api.example.com/v1"},
+		{"curl --user admin:s3cr3t -X POST https://h/x", "curl --user admin:REDACTED -X POST https://h/x"},
+		{"curl -uadmin:s3cr3t https://h/", "curl -uadmin:REDACTED https://h/"},
+		{"curl -u admin https://h/", "curl -u admin https://h/"},
+		{"/usr/bin/curl -sS -H Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig https://h/", "/usr/bin/curl -sS -H Authorization: Bearer REDACTED https://h/"},
+		{"curl --oauth2-bearer abc.def.ghi https://h/", "curl --oauth2-bearer REDACTED https://h/"},
+		{"sshpass -p s3cr3t ssh backup@db2", "sshpass -p REDACTED ssh backup@db2"},
+		{"sshpass -ps3cr3t rsync -a /data db2:/data", "sshpass -pREDACTED rsync -a /data db2:/data"},
+		{"redis-cli -h 127.0.0.1 -a s3cr3t --no-auth-warning ping", "redis-cli -h 127.0.0.1 -a REDACTED --no-auth-warning ping"},
+		{"redis-cli --pass s3cr3t info memory", "redis-cli --pass REDACTED info memory"},
+		{"redis-cli -u redis://default:s3cr3t@127.0.0.1:6379 ping", "redis-cli -u redis://default:REDACTED@127.0.0.1:6379 ping"},
+		{"mongosh --host db -u admin -p s3cr3t", "mongosh --host db -u admin -p REDACTED"},
+		{"node server.js --token=ghp_16C7e42F292c6912E7710c838347Ae178B4a", "node server.js --token=REDACTED"},
+		{"./agent --token ghp_16C7e42F292c6912E7710c838347Ae178B4a --verbose", "./agent --token REDACTED --verbose"},
+		{"exporter --api-key=abcd1234 --listen :9100", "exporter --api-key=REDACTED --listen :9100"},
+		{"exporter --api-key abcd1234", "exporter --api-key REDACTED"},
+		{"vault-agent --secret=topsecret", "vault-agent --secret=REDACTED"},
+		{"oauth-proxy --client-secret=xyz --cookie-secret xyz2", "oauth-proxy --client-secret=REDACTED --cookie-secret REDACTED"},
+		{"env GITHUB_TOKEN=ghp_x AWS_SECRET_ACCESS_KEY=wJalr make deploy", "env GITHUB_TOKEN=REDACTED AWS_SECRET_ACCESS_KEY=REDACTED make deploy"},
+		{"java -Dspring.datasource.password=pw1 -jar app.jar", "java -Dspring.datasource.password=REDACTED -jar app.jar"},
+		{"mysql -uroot -e CREATE USER 'a'@'%' IDENTIFIED BY 'pw2'", "mysql -uroot -e CREATE USER 'a'@'%' IDENTIFIED BY 'REDACTED'"},
+		{"mysql -uroot -ppw3 shop", "mysql -uroot -pREDACTED shop"},
+		{"postgres -D /var/lib/postgresql/15/main -c primary_conninfo=host=p user=rep password=pw4", "postgres -D /var/lib/postgresql/15/main -c primary_conninfo=host=p user=rep password=REDACTED"},
+		{"psql postgresql://app:pw5@db:5432/shop", "psql postgresql://app:REDACTED@db:5432/shop"},
+		// Not secrets: kept.
+		{"psql --no-password -h db shop", "psql --no-password -h db shop"},
+		{"psql -p 5433 -U app shop", "psql -p 5433 -U app shop"},
+		{"sshd --secret-file /run/secrets/x", "sshd --secret-file /run/secrets/x"},
+		{"postgres: app shop [local] idle", "postgres: app shop [local] idle"},
+		{"redis-server *:6379", "redis-server *:6379"},
+		{"curl -U proxyuser https://h/", "curl -U proxyuser https://h/"},
+	}
+	for _, c := range cases {
+		got := Title(strings.Fields(c.in))
+		if got != c.want {
+			t.Errorf("Title(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+		if again := Title(strings.Fields(got)); again != got {
+			t.Errorf("not idempotent on %q: %q", got, again)
+		}
+		nul := []byte(strings.Join(strings.Fields(c.in), "\x00") + "\x00")
+		if out, _ := Cmdline(nul); string(bytes.ReplaceAll(bytes.TrimSuffix(out, []byte{0}), []byte{0}, []byte(" "))) != c.want {
+			t.Errorf("Cmdline and Title disagree on %q: %q", c.in, out)
+		}
+	}
+}
+
+// TestLogsKeepNoPasswordsWithQueries: --with-queries keeps query texts
+// but not the passwords PostgreSQL accepts in dollar quotes and Unicode
+// escapes, nor bind parameters, in every log format.
+func TestLogsKeepNoPasswordsWithQueries(t *testing.T) {
+	stderr := `2026-11-22 21:57:20.004 UTC [4180] LOG:  statement: ALTER ROLE app PASSWORD $$dollar-pw1$$
+2026-11-22 21:57:20.005 UTC [4180] LOG:  statement: ALTER ROLE app PASSWORD $q$dollar-pw2$q$ VALID UNTIL 'infinity'
+2026-11-22 21:57:20.006 UTC [4180] LOG:  statement: CREATE ROLE app LOGIN PASSWORD U&'uni\0070w3'
+2026-11-22 21:57:20.007 UTC [4180] LOG:  execute <unnamed>: UPDATE users SET pw_hash = $1 WHERE id = $2
+2026-11-22 21:57:20.007 UTC [4180] DETAIL:  parameters: $1 = 'param-secret4', $2 = '42'
+2026-11-22 21:57:20.008 UTC [4180] ERROR:  value too long for type character varying(8)
+2026-11-22 21:57:20.008 UTC [4180] CONTEXT:  unnamed portal with parameters: $1 = 'param-secret5'
+2026-11-22 21:57:20.009 UTC [4180] LOG:  statement: ALTER ROLE app PASSWORD $$dollar-cut6
+`
+	csv := `2026-11-22 21:57:20.007 UTC,"app","shop",4180,"[local]",x,1,"UPDATE",2026-11-22 21:57:00 UTC,3/1,0,LOG,00000,"execute <unnamed>: UPDATE users SET pw_hash = $1","parameters: $1 = 'param-secret7'",,,,,,,,"psql","client backend",,0` + "\n"
+	json := `{"timestamp":"2026-11-22 21:57:20.007 UTC","pid":4180,"error_severity":"LOG","message":"execute <unnamed>: UPDATE users SET pw_hash = $1","detail":"parameters: $1 = 'param-secret8'"}` + "\n" +
+		`{"timestamp":"2026-11-22 21:57:20.008 UTC","pid":4180,"error_severity":"LOG","message":"statement: ALTER ROLE app PASSWORD $$dollar-pw9$$"}` + "\n"
+	for name, text := range map[string]string{"stderr": stderr, "csvlog": csv, "jsonlog": json} {
+		out, _ := PostgresLog([]byte(text), true)
+		for _, secret := range []string{"dollar-pw1", "dollar-pw2", "uni", "param-secret4", "param-secret5", "dollar-cut6", "param-secret7", "param-secret8", "dollar-pw9"} {
+			if bytes.Contains(out, []byte(secret)) {
+				t.Errorf("%s: %q survived --with-queries redaction:\n%s", name, secret, out)
+			}
+		}
+		if !bytes.Contains(out, []byte("UPDATE users SET pw_hash = $1")) {
+			t.Errorf("%s: --with-queries lost the query text:\n%s", name, out)
+		}
+		if again, _ := PostgresLog(out, true); !bytes.Equal(again, out) {
+			t.Errorf("%s: redacting again changed the log:\n%s\n%s", name, out, again)
+		}
+	}
+}
+
+// BenchmarkTitle: a backend's title (no secret: the common case) and a
+// command line with secrets.
+func BenchmarkTitle(b *testing.B) {
+	for name, args := range map[string][]string{
+		"backend": {"postgres: app shop 10.0.0.5(51234) idle"},
+		"secrets": strings.Fields("curl -u admin:s3cr3t -H Authorization: Bearer abc https://h/ --token=x"),
+	} {
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				Title(args)
+			}
+		})
+	}
+}
