@@ -35,7 +35,10 @@ func rel(p string) (string, bool) {
 	return r, ok
 }
 
-func notExist(op, p string) error { return &fs.PathError{Op: op, Path: p, Err: fs.ErrNotExist} }
+// notExist is the error os would give ("no such file or directory"):
+// ENOENT matches fs.ErrNotExist for errors.Is and reads the same in every
+// message, live or from a bundle.
+func notExist(op, p string) error { return &fs.PathError{Op: op, Path: p, Err: syscall.ENOENT} }
 
 // ReadFile returns a member's bytes (shared: callers must not change them;
 // linux.FS's readers only parse).
