@@ -107,7 +107,7 @@ func Judge(s *snapshot.Snapshot, o Options) Result {
 
 // hostChecks apply once per host.
 var hostChecks = []func(host) []Finding{
-	checkOvercommitMode, checkCommitNearLimit, checkSwap, checkSwappiness,
+	checkOvercommitMode, checkCommitNearLimit, checkSwap, checkSwappiness, checkSwapInUse,
 	checkTHP, checkZoneReclaim, checkPageTablesNow, checkPoolUse, checkPoolNUMA,
 }
 

@@ -68,54 +68,6 @@ func checkCommitNearLimit(h host) []Finding {
 	}}
 }
 
-func checkSwap(h host) []Finding {
-	m := h.Meminfo
-	if !h.Dedicated || !h.need("swap.large", "host", known(inSwapTotal, m.SwapTotalBytes), known(inMemTotal, m.MemTotalBytes)) {
-		return nil
-	}
-	swap := *m.SwapTotalBytes
-	if swap <= SwapLargeBytes || share(swap, h.RAM) <= SwapLargeShare {
-		return nil
-	}
-	used := Unknown
-	if u, ok := m.SwapUsedBytes(); ok {
-		used = units.Bytes(u)
-	}
-	return []Finding{{
-		ID: "swap.large", Severity: Notice, Subject: "host",
-		Title: fmt.Sprintf("%s of swap (%s of RAM)", units.Bytes(swap), units.Percent(swap, h.RAM)),
-		Evidence: []Evidence{
-			ev("SwapTotal", units.Bytes(swap), srcMeminfo),
-			ev("SwapUsed", used, srcMeminfo),
-			ev("MemTotal", units.Bytes(h.RAM), srcMeminfo),
-		},
-		Why: "A runaway sort that spills into swap first evicts the page cache every other query needs, " +
-			"then crawls for minutes before the OOM kill comes anyway; a temporary file would have been faster.",
-		Fix: "Keep 1-2 GiB of swap for idle daemons, vm.swappiness=10, and bound memory with strict overcommit.",
-	}}
-}
-
-func checkSwappiness(h host) []Finding {
-	sw, ok := h.Sysctls.Int("vm.swappiness")
-	swap := h.Meminfo.SwapTotalBytes
-	if !h.Dedicated || !h.need("swap.swappiness", "host", have("vm.swappiness (/proc/sys)", ok), known(inSwapTotal, swap)) ||
-		sw <= SwappinessMax || *swap == 0 {
-		return nil
-	}
-	return []Finding{{
-		ID: "swap.swappiness", Severity: Notice, Subject: "host",
-		Title: fmt.Sprintf("vm.swappiness=%d with %s of swap", sw, units.Bytes(*swap)),
-		Evidence: []Evidence{
-			ev("vm.swappiness", strconv.FormatInt(sw, 10), srcSysctl),
-			ev("SwapTotal", units.Bytes(*swap), srcMeminfo),
-		},
-		Why: "A high swappiness makes the kernel swap out database memory to keep page cache, " +
-			"which turns later accesses into disk reads.",
-		Fix:      "Set vm.swappiness=10 (or 1).",
-		Settings: []Setting{sysctlSetting("vm.swappiness", "10", strconv.FormatInt(sw, 10), "10 (seed 001: 10, or 1)", "swap only as a last resort")},
-	}}
-}
-
 func checkTHP(h host) []Finding {
 	t := h.THP
 	if !h.need("thp.enabled", "host", have("transparent_hugepage/enabled (/sys)", t.Enabled != "")) {

@@ -76,9 +76,12 @@ func checkSwitchNow(in PlanInput, huge bool, op *OvercommitPlan, r *PlanResult) 
 
 // kernelSettings are swappiness, THP and zone reclaim.
 func kernelSettings(in PlanInput) []Setting {
-	out := []Setting{sysctlSetting("vm.swappiness", strconv.Itoa(in.Options.Swappiness), in.current("vm.swappiness"),
-		strconv.Itoa(in.Options.Swappiness)+" (database host: swap only as a last resort)",
-		"swapping database memory out to keep page cache turns memory accesses into disk reads")}
+	var out []Setting
+	if in.Host.SwapBytes > 0 { // without swap, swappiness changes nothing
+		out = append(out, sysctlSetting("vm.swappiness", strconv.Itoa(in.Options.Swappiness), in.current("vm.swappiness"),
+			strconv.Itoa(in.Options.Swappiness)+" (database host: swap only as a last resort)",
+			"swapping database memory out to keep page cache turns memory accesses into disk reads"))
+	}
 	e := planEngine(in)
 	a := e.THP()
 	var thp [2]string

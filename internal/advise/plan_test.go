@@ -85,6 +85,19 @@ func TestPlanSeed001(t *testing.T) {
 	}
 }
 
+// TestPlanSwappinessNeedsSwap: without swap, vm.swappiness changes
+// nothing and is not planned.
+func TestPlanSwappinessNeedsSwap(t *testing.T) {
+	in := seed001()
+	in.Host.SwapBytes = 0
+	if s, ok := setting(Plan(in), TargetSysctl, "vm.swappiness"); ok {
+		t.Errorf("vm.swappiness planned without swap: %+v", s)
+	}
+	if _, ok := setting(Plan(seed001()), TargetSysctl, "vm.swappiness"); !ok {
+		t.Error("vm.swappiness not planned with 952 MiB of swap")
+	}
+}
+
 func TestPlanWithoutHugePages(t *testing.T) {
 	in := seed001()
 	in.Options.NoHugePages = true

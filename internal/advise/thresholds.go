@@ -34,6 +34,11 @@ const (
 	SwapLargeBytes = 2 * GiB
 	SwapLargeShare = 0.05
 	SwappinessMax  = 10
+	// Swap in use: at least SwapInUseBytes swapped out while MemAvailable
+	// is at least SwapInUseAvailable of RAM is a warning (memory was
+	// there: swappiness, not pressure, sent it out).
+	SwapInUseBytes     = GiB
+	SwapInUseAvailable = 0.20
 
 	// shared_buffers above CacheNotice of RAM is a notice, above
 	// CacheWarning a warning (the usual rule is about 25%).
