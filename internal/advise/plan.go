@@ -174,14 +174,12 @@ func Plan(in PlanInput) PlanResult {
 	in.Options = o
 	r := PlanResult{Schema: PlanSchema, Source: in.Source, Host: in.Host, WorstCases: []InstanceWorstCase{},
 		Notes: append([]string(nil), in.Notes...)}
-	var poolBytes uint64
 	if !o.NoHugePages && len(in.Instances) > 0 {
 		hp := planHugePages(in)
 		r.HugePages = &hp
-		poolBytes = hp.PoolPages * hp.PageSizeBytes
 		r.Settings = append(r.Settings, hugePageSettings(in, hp, &r)...)
 	}
-	r.Settings = append(r.Settings, overcommitSettings(in, poolBytes, &r)...)
+	r.Settings = append(r.Settings, overcommitSettings(in, r.HugePages, &r)...)
 	r.Settings = append(r.Settings, kernelSettings(in)...)
 	for _, pi := range in.Instances {
 		r.Settings = append(r.Settings, instanceSettings(in, pi, r.HugePages, &r)...)

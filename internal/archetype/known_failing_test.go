@@ -27,19 +27,14 @@ var knownFailing = map[string]string{
 	"mysql57-sysv-memlock": "hugepages.pool_unused contradicts mysql.sysv_rights: a pool the engine asks for (large-pages) but " +
 		"cannot use for lack of rights is not 'unused, shrink it'",
 	"oracle-sysv-53k-pool": "Oracle (ora_* processes attaching SHM_HUGETLB segments) is not an engine: thp.enabled is info and " +
-		"worded for PostgreSQL; the plan advises strict overcommit and promises CommitLimit 101 GiB computed without the " +
-		"foreign pool (the kernel gives 17.7 GiB at ratio 80): pools of owners dbmem cannot see must be kept and counted",
+		"worded for PostgreSQL",
 	"pg10-pool-too-small-vmpeak": "hugepages.pool_unused is raised beside hugepages.pool_too_small for the same pool " +
-		"(contradictory advice); vm.overcommit_ratio rounded half up (64, not 63) breaks the 20% reserve",
-	"pg12-192g-sb64g-nohuge": "vm.overcommit_ratio rounded half up (66, not 65): round down so the reserve holds",
+		"(contradictory advice)",
 	"pg12-redis-thp-always": "Redis is not an engine for THP advice (thp.enabled names PostgreSQL only); Redis needs " +
 		"vm.overcommit_memory=1, yet overcommit.mode warns about it and the plan sets mode 2: software that needs overcommit " +
 		"(Redis, a JVM, an Erlang VM) must make strict overcommit not advised by default, with the conflict said",
-	"pg12-strict-near-limit": "on a host already in mode 2 the plan computes the reserve ratio (54) and lowers CommitLimit to " +
-		"12.0 GiB under Committed_AS 16.9 GiB: never plan a CommitLimit under what is committed",
 	"pg13-elasticsearch-jvm": "a JVM on the host does not stop strict overcommit: overcommit.mode is a notice that does " +
 		"not name it and the plan sets mode 2",
-	"pg15-pool-unused-26pct": "vm.overcommit_ratio rounded half up (73, not 72)",
 	"pg15-try-fallback-page-size": "hugepages.fallback does not name the cause (huge_page_size=1GB while the pool has 2 MiB " +
 		"pages) and hugepages.pool_unused says to shrink the pool the fix needs",
 	"pg16-1g-pages-half-gib": "the margin is added in whole 1 GiB pages: 2 pages for a 0.52 GiB segment (bytes: 1 page)",
@@ -53,8 +48,6 @@ var knownFailing = map[string]string{
 		"says 164: before 5.9 it is badness x 1000 / totalpages); RssShmem, absent from 3.10's status, shows as \"shmem 0 B\"",
 	"this-host-shared": "Redis and the Erlang VM do not stop strict overcommit: overcommit.mode is a notice that names " +
 		"neither and the plan sets vm.overcommit_memory=2",
-	"ubuntu2204-pg14-healthy": "vm.overcommit_ratio rounded half up (64): the correct 63 in place would be changed and the " +
-		"reserve broken",
 	"vm1g-mysql8-bp768m": "no mysql.buffer_pool_too_large rule; the plan reserves 435 pages (87% of RAM) and sets " +
 		"large_pages=ON on a 1 GB VM (a pool must leave room for the OS and the worst case)",
 	"vm1g-mysql8-pool400": "no hugepages.pool_starves_host nor mysql.buffer_pool_too_large; the plan grows the pool to " +
