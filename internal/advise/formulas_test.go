@@ -90,6 +90,27 @@ func TestCommitLimitAsTheKernel(t *testing.T) {
 	}
 }
 
+// TestPoolPages: the margin is bytes, the sum rounded up to pages.
+func TestPoolPages(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		n       HugePageNeed
+		size    uint64
+		percent float64
+		want    uint64
+	}{
+		{"0.52 GiB segment in 1 GiB pages: one page, not two", HugePageNeed{PageSizeBytes: 2 * MiB, Pages: 268, SharedBytes: 548864 * kB}, GiB, 2, 1},
+		{"the same in 2 MiB pages", HugePageNeed{PageSizeBytes: 2 * MiB, Pages: 268, SharedBytes: 548864 * kB}, 2 * MiB, 2, 274},
+		{"8.3 GiB in 512 MiB pages (arm64 64k)", HugePageNeed{PageSizeBytes: 512 * MiB, Pages: 17, SharedBytes: 8716288 * kB}, 512 * MiB, 2, 17},
+		{"pages without bytes: need x 1.02", HugePageNeed{PageSizeBytes: 2 * MiB, Pages: 547}, 2 * MiB, 2, 558},
+		{"no margin", HugePageNeed{PageSizeBytes: 2 * MiB, Pages: 547, SharedBytes: 1093 * MiB}, 2 * MiB, -1, 547},
+	} {
+		if got := PoolPages(c.n, c.size, c.percent); got != c.want {
+			t.Errorf("%s: %d pages, want %d", c.name, got, c.want)
+		}
+	}
+}
+
 func TestPageTableBytes(t *testing.T) {
 	for _, c := range []struct {
 		name         string

@@ -2,6 +2,7 @@ package advise
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -31,22 +32,25 @@ type HugePagePlan struct {
 func planHugePages(in PlanInput) HugePagePlan {
 	o := in.Options
 	hp := HugePagePlan{PageSizeBytes: o.PageSizeBytes, Exact: true, MarginPercent: max(o.MarginPercent, 0)}
-	var held, own uint64
-	var srcs string
 	for _, pi := range in.Instances {
-		hp.NeedPages += pagesAt(pi.Need, hp.PageSizeBytes)
-		own += ownMargin(pi.Need, hp.PageSizeBytes)
 		hp.Exact = hp.Exact && pi.Need.Exact
-		held += pi.HeldPages
-		if srcs != "" {
-			srcs += " + "
-		}
-		srcs += fmt.Sprintf("%d needed (%s)", pagesAt(pi.Need, hp.PageSizeBytes), pi.Need.Source)
 	}
 	if !hp.Exact {
 		hp.MarginPercent = max(hp.MarginPercent, EstimateMarginPercent)
 	}
-	hp.MarginPages = MarginPages(hp.NeedPages-own, hp.MarginPercent)
+	var held, own uint64
+	var srcs string
+	for _, pi := range in.Instances {
+		need := pagesAt(pi.Need, hp.PageSizeBytes)
+		hp.NeedPages += need
+		hp.MarginPages += instancePoolPages(pi.Need, hp) - need
+		own += ownMargin(pi.Need, hp.PageSizeBytes)
+		held += pi.HeldPages
+		if srcs != "" {
+			srcs += " + "
+		}
+		srcs += fmt.Sprintf("%d needed (%s)", need, pi.Need.Source)
+	}
 	if p, ok := nowPool(in, hp.PageSizeBytes); ok {
 		hp.OtherPages = sub(hostInUse(p), held)
 	}
@@ -56,12 +60,12 @@ func planHugePages(in PlanInput) HugePagePlan {
 	if in.Host.NUMANodes > 1 {
 		hp.PerNode = SplitNodes(hp.PoolPages, in.Host.NUMANodes)
 	}
-	margin := fmt.Sprintf("%g%% rounded up", hp.MarginPercent)
+	margin := fmt.Sprintf("%g%% of the bytes, rounded up to pages", hp.MarginPercent)
 	switch {
 	case own > 0 && own == hp.NeedPages:
 		margin = "every need carries its own"
 	case own > 0:
-		margin = fmt.Sprintf("%g%% of the %d pages without a margin of their own, rounded up", hp.MarginPercent, hp.NeedPages-own)
+		margin = fmt.Sprintf("%g%% of the bytes of the needs without a margin of their own, rounded up to pages", hp.MarginPercent)
 	}
 	hp.Formula = fmt.Sprintf("%s + margin %d (%s) + %d in use by others = %d pages of %s = %s",
 		srcs, hp.MarginPages, margin, hp.OtherPages, hp.PoolPages, units.Bytes(hp.PageSizeBytes), units.Bytes(hp.PoolBytes))
@@ -77,11 +81,30 @@ func ownMargin(n HugePageNeed, size uint64) uint64 {
 	return n.Pages
 }
 
-// instancePoolPages is an instance's share of the pool: its need and the
-// plan's margin on the part without a margin of its own.
+// instancePoolPages is an instance's share of the pool: its need with the
+// plan's margin (PoolPages), or its need alone when it carries its own.
 func instancePoolPages(n HugePageNeed, hp HugePagePlan) uint64 {
-	pages := pagesAt(n, hp.PageSizeBytes)
-	return pages + MarginPages(pages-ownMargin(n, hp.PageSizeBytes), hp.MarginPercent)
+	if ownMargin(n, hp.PageSizeBytes) > 0 {
+		return pagesAt(n, hp.PageSizeBytes)
+	}
+	return PoolPages(n, hp.PageSizeBytes, hp.MarginPercent)
+}
+
+// PoolPages is the need in pages of size with a margin of percent added
+// in bytes and the sum rounded up to pages: a 0.52 GiB segment with 2% is
+// one page of 1 GiB (a margin in whole pages would take a second GiB). The
+// bytes are the segment's size when known (not more than the pages hold),
+// else the pages'. Never fewer pages than the need.
+func PoolPages(n HugePageNeed, size uint64, percent float64) uint64 {
+	need := pagesAt(n, size)
+	if percent <= 0 || size == 0 {
+		return need
+	}
+	bytes := n.SharedBytes
+	if bytes == 0 || bytes > need*size {
+		bytes = need * size
+	}
+	return max(need, uint64(math.Ceil(float64(bytes)*(1+percent/100)/float64(size))))
 }
 
 // pagesAt is the need in pages of size.

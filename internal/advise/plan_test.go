@@ -128,8 +128,8 @@ func TestPlanDynamicAndMargin(t *testing.T) {
 	}
 	in.Instances[0].Need.Exact = false
 	in.Options.Dynamic, in.Options.MarginPercent = false, 0
-	if hp := Plan(in).HugePages; hp.MarginPercent != EstimateMarginPercent || hp.MarginPages != 28 {
-		t.Errorf("estimated need: margin %g%% = %d pages, want 5%% = 28", hp.MarginPercent, hp.MarginPages)
+	if hp := Plan(in).HugePages; hp.MarginPercent != EstimateMarginPercent || hp.MarginPages != 27 {
+		t.Errorf("estimated need: margin %g%% = %d pages, want 5%% of 1093 MiB = 27 (574 pages in all)", hp.MarginPercent, hp.MarginPages)
 	}
 }
 
@@ -145,8 +145,8 @@ func TestPlanGigantic(t *testing.T) {
 			args = append(args, s.Name+"="+s.Value)
 		}
 	}
-	if strings.Join(args, " ") != "hugepagesz=1G hugepages=3" {
-		t.Errorf("kernel command line %v, want hugepagesz=1G hugepages=3 (2 pages + 1 margin)", args)
+	if strings.Join(args, " ") != "hugepagesz=1G hugepages=2" {
+		t.Errorf("kernel command line %v, want hugepagesz=1G hugepages=2 (1093 MiB + 2%% = 1115 MiB: 2 pages; a margin in whole pages would add a third)", args)
 	}
 	if s, _ := setting(r, TargetPostgres, "huge_page_size"); s.Value != "1GB" {
 		t.Errorf("huge_page_size %+v", s)
@@ -154,7 +154,7 @@ func TestPlanGigantic(t *testing.T) {
 	if _, ok := setting(r, TargetSysctl, "vm.nr_hugepages"); ok {
 		t.Error("vm.nr_hugepages planned for 1 GiB pages")
 	}
-	if s, _ := setting(r, TargetKubernetes, "resources.requests.hugepages-1Gi"); s.Value != "3Gi" {
+	if s, _ := setting(r, TargetKubernetes, "resources.requests.hugepages-1Gi"); s.Value != "2Gi" {
 		t.Errorf("kubernetes %+v", s)
 	}
 	if !strings.Contains(strings.Join(r.Notes, " "), "no 1G huge pages") {

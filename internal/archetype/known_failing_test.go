@@ -8,8 +8,7 @@ package archetype
 var knownFailing = map[string]string{
 	"arm64-64k-pg16": "base page size assumed 4 KiB: linux.SmapsEntry.Hugetlb takes any KernelPageSize above 4 KiB for hugetlb " +
 		"(and sysv.ReadKernel uses os.Getpagesize()), so the 64 KiB-page segment reads as huge pages (hugepages.try instead of " +
-		"hugepages.fallback, a false sysv.memlock-only on the 56-byte interlock segment); margin rounded in pages (18, not 17 " +
-		"pages of 512 MiB)",
+		"hugepages.fallback, a false sysv.memlock-only on the 56-byte interlock segment)",
 	"k8s-node-cgroup2-pg-pod": "no Kubernetes-node rule: overcommit.mode warns about mode 1 and the plan sets vm.overcommit_memory=2 " +
 		"although kubelet runs here and owns mode 1; free pool pages on a node (the pods' allocatable hugepages) are called " +
 		"oversized; the data directory lives in the container's mount namespace, yet default settings are judged as known " +
@@ -22,8 +21,6 @@ var knownFailing = map[string]string{
 	"k8s-pod-no-hugepages-request": "hugepages.fallback does not name the cause (hugetlb cgroup limit 0: the pod requests no " +
 		"hugepages-2Mi) and stays a notice (page tables not weighed against the cgroup limit); the node's pool is called unused " +
 		"from inside the pod and the plan shrinks it to 8617 pages",
-	"mariadb1011-1g-pages": "MariaDB's minimum margin of 8 pages is counted in 1 GiB pages (15 pages planned, not 5): margins " +
-		"must be bytes rounded up to pages",
 	"mysql57-sysv-memlock": "hugepages.pool_unused contradicts mysql.sysv_rights: a pool the engine asks for (large-pages) but " +
 		"cannot use for lack of rights is not 'unused, shrink it'",
 	"oracle-sysv-53k-pool": "Oracle (ora_* processes attaching SHM_HUGETLB segments) is not an engine: thp.enabled is info and " +
@@ -37,7 +34,6 @@ var knownFailing = map[string]string{
 		"not name it and the plan sets mode 2",
 	"pg15-try-fallback-page-size": "hugepages.fallback does not name the cause (huge_page_size=1GB while the pool has 2 MiB " +
 		"pages) and hugepages.pool_unused says to shrink the pool the fix needs",
-	"pg16-1g-pages-half-gib": "the margin is added in whole 1 GiB pages: 2 pages for a 0.52 GiB segment (bytes: 1 page)",
 	"pg16-mongodb8-thp": "MongoDB is not seen: thp.enabled warns for PostgreSQL and the plan sets enabled=never, which " +
 		"degrades MongoDB 8 (it needs THP enabled; its version is in the Build Info line of mongod.log)",
 	"pg16-pool-starves-host": "no rule for a pool that leaves less than the OS + worst case: hugepages.pool_starves_host " +

@@ -101,7 +101,8 @@ func kubeImage(e advise.Engine) (name, image, note string) {
 }
 
 // containerPages is the instance's need plus the margin in bytes, rounded
-// up to whole pages (an engine's own margin, MySQL's, is already in it).
+// up to whole pages (advise.PoolPages; an engine's own margin, MySQL's, is
+// already in it).
 func containerPages(n advise.HugePageNeed, page uint64, margin float64) (uint64, string) {
 	need := n.Pages
 	if n.PageSizeBytes != page || need == 0 {
@@ -114,7 +115,7 @@ func containerPages(n advise.HugePageNeed, page uint64, margin float64) (uint64,
 	if bytes == 0 || bytes > need*page {
 		bytes = need * page
 	}
-	pages := max(need, uint64(math.Ceil(float64(bytes)*(1+margin/100)/float64(page))))
+	pages := advise.PoolPages(n, page, margin)
 	return pages, fmt.Sprintf("%s x %.3g%% margin, rounded up to %d pages of %s (%s)",
 		units.Bytes(bytes), 100+margin, pages, units.Bytes(page), n.Source)
 }
