@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/sysv"
@@ -28,6 +29,9 @@ func (s *Snapshot) readOthers(ctx context.Context, o Options) error {
 	}
 	s.readSysV(o.FS)
 	s.Environment = linux.ReadEnvironment(o.FS)
+	sw, gaps := cohost.Read(o.FS)
+	s.Software = sw
+	s.Gaps = append(s.Gaps, gaps...)
 	for _, in := range s.Postgres {
 		if cg, g, err := linux.ReadCgroupInfo(o.FS, in.PostmasterPID, sizes); err == nil {
 			s.Cgroups = append(s.Cgroups, cg)
