@@ -28,6 +28,11 @@ type instance struct {
 	Work       Workload
 	Procs      []labeled
 	Cgroup     *linux.CgroupMemory
+	// HugePageSize is the page size the configuration asks for
+	// (PostgreSQL's huge_page_size; 0: the kernel's default, DefaultHuge).
+	HugePageSize, DefaultHuge uint64
+	// Hugetlb are the instance's cgroup hugetlb limits, one per page size.
+	Hugetlb []linux.CgroupHugetlb
 	// SharedBuffers is the engine's main cache (shared_buffers,
 	// innodb_buffer_pool_size).
 	SharedBuffers Evidence
@@ -58,6 +63,8 @@ func fromPostgres(in *postgres.Instance, defaultHuge uint64, o Options) instance
 	v.WantsHuge = hp == "on" || hp == "try"
 	v.HugeSetting = pgEvidence(in, "huge_pages")
 	v.NeedPages, v.NeedSource = pgNeed(in, defaultHuge)
+	v.HugePageSize, _ = set.Bytes("huge_page_size")
+	v.DefaultHuge = defaultHuge
 	v.CacheBytes, _ = set.Bytes("shared_buffers")
 	v.SharedBuffers = pgEvidence(in, "shared_buffers")
 	v.Work = PostgresWorkload(in, o.NodesPerQuery)

@@ -4,25 +4,26 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
 func checkOvercommitMode(h host) []Finding {
 	mode, ok := h.Sysctls.Int("vm.overcommit_memory")
-	if !h.need("overcommit.mode", "host", have(inOvercommit, ok)) || mode == 2 {
+	if !h.need("overcommit.mode", "host", have(inOvercommit, ok)) {
 		return nil
 	}
-	sev := Notice
-	if mode == 1 {
-		sev = Warning
+	if h.Env.InContainer {
+		return nodeSettings(h, mode)
 	}
-	if !h.Dedicated {
-		sev = Info
+	cs := OvercommitConflicts(h.Software)
+	if mode == 2 {
+		return strictBreaks(h, cs)
 	}
 	names := map[int64]string{0: "heuristic", 1: "always"}
 	m := h.Meminfo
-	return []Finding{{
-		ID: "overcommit.mode", Severity: sev, Subject: "host",
+	f := Finding{
+		ID: "overcommit.mode", Severity: Notice, Subject: "host",
 		Title: fmt.Sprintf("vm.overcommit_memory=%d (%s): a runaway query is OOM-killed instead of refused", mode, names[mode]),
 		Evidence: []Evidence{
 			ev("vm.overcommit_memory", strconv.FormatInt(mode, 10), srcSysctl),
@@ -33,9 +34,89 @@ func checkOvercommitMode(h host) []Finding {
 			"the OOM killer sends SIGKILL and the postmaster restarts every session (crash recovery).",
 		Fix: "On a dedicated database host set vm.overcommit_memory=2 with the vm.overcommit_ratio from `dbmem plan` " +
 			"(never when Committed_AS exceeds the new CommitLimit, and not on Kubernetes nodes or hosts with JVMs).",
-	}}
+	}
+	if mode == 1 {
+		f.Severity = Warning
+	}
+	if !h.Dedicated {
+		f.Severity = Info
+	}
+	if why, none := noRatio(h); none && len(cs) == 0 {
+		f.Severity = Info
+		f.Title = fmt.Sprintf("vm.overcommit_memory=%d (%s): no strict overcommit keeps the page-cache reserve here", mode, names[mode])
+		f.Evidence = append(f.Evidence, ev("vm.overcommit_ratio", why, "computed"))
+		f.Fix = "Bound the databases instead: a memory limit per service (systemd MemoryMax=), their own caps (PGA_AGGREGATE_LIMIT, " +
+			"work_mem x max_connections within RAM), and OOMScoreAdjust for the processes that must survive."
+	}
+	if len(cs) > 0 {
+		f.Severity = Info
+		f.Title = fmt.Sprintf("vm.overcommit_memory=%d (%s): strict overcommit is not advised here, %s would break", mode, names[mode], conflictNames(cs))
+		for _, c := range cs {
+			f.Evidence = append(f.Evidence, ev(c.Software.String(), c.Why, "/proc/"+strconv.Itoa(c.Software.PIDs[0])+" ("+pidsText(c.Software)+")"))
+		}
+		f.Why = "Strict accounting is host-wide: it would refuse what this software needs. Without it a runaway query is " +
+			"OOM-killed instead of refused, so the databases must be bounded another way."
+		f.Fix = overcommitAlternative(cs)
+	}
+	return []Finding{f}
 }
 
+// noRatio reports that swap and the huge page pools now take so much of
+// RAM that no vm.overcommit_ratio keeps DefaultReserve for the page cache
+// (an Oracle host with 82% of RAM in its SGA's pool), with the arithmetic.
+func noRatio(h host) (string, bool) {
+	m := h.Meminfo
+	if m.MemTotalBytes == nil || m.SwapTotalBytes == nil {
+		return "", false
+	}
+	var pools uint64
+	for _, p := range h.HugePools {
+		if p.Node < 0 {
+			pools += p.Bytes()
+		}
+	}
+	_, formula, ok := OvercommitRatio(h.RAM, *m.SwapTotalBytes, pools, DefaultReserve)
+	return formula, !ok
+}
+
+// strictBreaks flags strict overcommit on a host where Redis runs: its
+// background save forks the dataset and fails. (JVMs and Erlang VMs that
+// already run got their reservations.)
+func strictBreaks(h host, cs []Conflict) []Finding {
+	for _, c := range cs {
+		if c.Software.Kind != cohost.Redis {
+			continue
+		}
+		return []Finding{{ID: "overcommit.mode", Severity: Warning, Subject: "host",
+			Title:    "vm.overcommit_memory=2 with " + c.Software.String() + ": its background save fails",
+			Evidence: []Evidence{ev("vm.overcommit_memory", "2", srcSysctl), ev(c.Software.String(), c.Why, "/proc/"+strconv.Itoa(c.Software.PIDs[0]))},
+			Why:      "Redis forks to save (BGSAVE, AOF rewrite); the child is charged the whole dataset under strict accounting, so the fork fails and nothing is saved.",
+			Fix: "Set vm.overcommit_memory=1 as Redis asks (or move Redis to another host), and bound the databases instead: " +
+				"OOMScoreAdjust=-1000 for the postmaster, a memory limit per service (systemd MemoryMax=), work_mem x max_connections within RAM.",
+		}}
+	}
+	return nil
+}
+
+// nodeSettings is said once inside a container: the kernel's settings and
+// the huge page pool belong to the node (/proc/sys is read-only in a pod).
+func nodeSettings(h host, mode int64) []Finding {
+	pool := "none"
+	if p, ok := h.DefaultPool(); ok {
+		pool = poolText(p)
+	}
+	return []Finding{{ID: "overcommit.mode", Severity: Info, Subject: "host",
+		Title: "dbmem runs in a container: overcommit, swappiness, THP and the huge page pool are the node's settings",
+		Evidence: []Evidence{
+			ev("vm.overcommit_memory", strconv.FormatInt(mode, 10), srcSysctl+" (the node's)"),
+			ev("/proc/sys read-only", strconv.FormatBool(h.Env.SysctlsReadOnly), "/proc/self/mountinfo"),
+			ev("huge page pool (the node's)", pool, srcPools),
+		},
+		Why: "A container shares the node's kernel: these settings apply to every pod and are set on the node (kubelet owns " +
+			"vm.overcommit_memory there). The pod's own bounds are its cgroup limits: memory.max and hugetlb.<size>.max.",
+		Fix: "Judge the pod by its limits (the container findings); change kernel settings on the node, for every pod.",
+	}}
+}
 func checkCommitNearLimit(h host) []Finding {
 	const id = "overcommit.near_limit"
 	mode, ok := h.Sysctls.Int("vm.overcommit_memory")
@@ -73,36 +154,51 @@ func checkTHP(h host) []Finding {
 	if !h.need("thp.enabled", "host", have("transparent_hugepage/enabled (/sys)", t.Enabled != "")) {
 		return nil
 	}
-	var out []Finding
-	for _, e := range h.engines() {
-		a := e.THP()
-		if a.Accepts(t.Enabled) {
-			continue
-		}
-		sev := Warning
-		if a.Want == "always" {
-			sev = Notice
-		}
-		if len(h.Instances)+len(h.Others) == 0 {
-			sev = Info
-		}
-		out = append(out, Finding{
-			ID: "thp.enabled", Severity: sev, Subject: "host",
-			Title: fmt.Sprintf("transparent huge pages enabled=%s, %s advises %s", t.Enabled, e, a.Want),
-			Evidence: []Evidence{
-				ev("enabled", t.Enabled, srcTHP+"/enabled"), ev("defrag", t.Defrag, srcTHP+"/defrag"),
-				ev("AnonHugePages", bytesOf(h.Meminfo.AnonHugePagesBytes), srcMeminfo),
-			},
-			Why: a.Why + ".",
-			Fix: fmt.Sprintf("Set transparent_hugepage/enabled and defrag to %s, and keep it at boot (`dbmem plan` renders a systemd unit).", a.Want),
-			Settings: []Setting{
-				sysfsSetting("/sys/kernel/mm/transparent_hugepage/enabled", a.Want, t.Enabled, a.Why),
-				sysfsSetting("/sys/kernel/mm/transparent_hugepage/defrag", a.Want, t.Defrag, a.Why),
-			},
-		})
-		break // one finding: the engines disagreeing is not a host setting
+	engines := h.engines()
+	v := decideTHP(engines, t.Enabled)
+	if len(v.Unmet) == 0 {
+		return nil
 	}
-	return out
+	f := Finding{ID: "thp.enabled", Subject: "host",
+		Evidence: []Evidence{
+			ev("enabled", t.Enabled, srcTHP+"/enabled"), ev("defrag", t.Defrag, srcTHP+"/defrag"),
+			ev("AnonHugePages", bytesOf(h.Meminfo.AnonHugePagesBytes), srcMeminfo),
+			ev("engines here", engineNames(engines), "processes and servers found"),
+		},
+		Why: v.Why + "."}
+	if v.Want == "" {
+		f.Severity = Info
+		f.Title = fmt.Sprintf("transparent huge pages enabled=%s: %s %s, but %s %s: kept", t.Enabled,
+			engineNames(v.Unmet), thpAdvises(v.Unmet, v.Unmet[0].THP().Want), engineNames(v.Against), againstText(v.Against))
+		f.Why += ". The setting is host-wide: changing it for one engine degrades the other."
+		f.Fix = "Keep the current value for " + engineNames(v.Against) + "; where that hurts, run the engines on separate hosts " +
+			"(shared memory in the huge page pool is not affected by THP either way)."
+		return []Finding{f}
+	}
+	f.Severity = Warning
+	if v.Want == "always" {
+		f.Severity = Notice
+	}
+	if !h.databases() {
+		f.Severity = Info
+	}
+	f.Title = fmt.Sprintf("transparent huge pages enabled=%s: %s %s", t.Enabled, engineNames(v.Unmet), thpAdvises(v.Unmet, v.Want))
+	f.Fix = fmt.Sprintf("Set transparent_hugepage/enabled to %s and defrag to %s, and keep it at boot (`dbmem plan` renders a systemd unit).", v.Want, v.Defrag)
+	f.Settings = []Setting{
+		sysfsSetting("/sys/kernel/mm/transparent_hugepage/enabled", v.Want, t.Enabled, v.Why),
+		sysfsSetting("/sys/kernel/mm/transparent_hugepage/defrag", v.Defrag, t.Defrag, v.Why),
+	}
+	return []Finding{f}
+}
+
+// againstText says why engines block a THP change.
+func againstText(es []Engine) string {
+	for _, e := range es {
+		if e.THP().Want == "" {
+			return "has an advice that depends on its version, not read"
+		}
+	}
+	return thpAdvises(es, es[0].THP().Want)
 }
 
 func checkZoneReclaim(h host) []Finding {
@@ -145,15 +241,24 @@ func checkPageTablesNow(h host) []Finding {
 	}}
 }
 
-// engines lists the engines running here (PostgreSQL for a host without any).
+// engines lists the database engines running here: the instances judged,
+// the MySQL/MariaDB servers, and the co-hosted databases (Redis, MongoDB,
+// Oracle); PostgreSQL for a host without any.
 func (h host) engines() []Engine {
 	var out []Engine
 	for _, in := range h.Instances {
 		out = append(out, in.Engine)
 	}
 	out = append(out, h.Others...)
+	out = append(out, softwareEngines(h.Software)...)
 	if len(out) == 0 {
 		out = append(out, Engine{Name: EnginePostgres})
 	}
 	return out
+}
+
+// databases reports whether a database runs here: an instance, a
+// MySQL/MariaDB server, or co-hosted Redis, MongoDB or Oracle.
+func (h host) databases() bool {
+	return len(h.Instances)+len(h.Others)+len(softwareEngines(h.Software)) > 0
 }

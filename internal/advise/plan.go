@@ -3,6 +3,7 @@ package advise
 import (
 	"sort"
 
+	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -34,6 +35,12 @@ type PlanInput struct {
 	Options   PlanOptions       `json:"options"`
 	// Notes are caveats found while gathering the input.
 	Notes []string `json:"notes,omitempty"`
+	// Software is what runs beside the databases (cohost): Redis and a
+	// JVM make strict overcommit unadvisable, MongoDB 8 wants THP.
+	Software []cohost.Software `json:"software,omitempty"`
+	// InContainer: dbmem runs in a container (a pod): kernel settings and
+	// the huge page pool are the node's.
+	InContainer bool `json:"in_container,omitempty"`
 }
 
 // HostFacts are the host's sizes.
@@ -180,7 +187,7 @@ func Plan(in PlanInput) PlanResult {
 		r.Settings = append(r.Settings, hugePageSettings(in, hp, &r)...)
 	}
 	r.Settings = append(r.Settings, overcommitSettings(in, r.HugePages, &r)...)
-	r.Settings = append(r.Settings, kernelSettings(in)...)
+	r.Settings = append(r.Settings, kernelSettings(in, &r)...)
 	for _, pi := range in.Instances {
 		r.Settings = append(r.Settings, instanceSettings(in, pi, r.HugePages, &r)...)
 		r.WorstCases = append(r.WorstCases, plannedWorstCase(in, pi, r.HugePages, &r))

@@ -135,6 +135,9 @@ func nowPool(in PlanInput, size uint64) (linux.HugePool, bool) {
 }
 
 func hugePageSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
+	if in.InContainer {
+		return nodePoolSettings(in, hp, r)
+	}
 	if hp.Boot {
 		return bootPoolSettings(in, hp, r)
 	}
@@ -203,3 +206,29 @@ func offers(h HostFacts, size uint64) bool {
 }
 
 func u(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// nodePoolSettings: inside a pod the pool is the node's, shared by every
+// pod: it is never shrunk from here, and grown only by what the pod lacks.
+func nodePoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
+	p, ok := nowPool(in, hp.PageSizeBytes)
+	mine := hp.NeedPages + hp.MarginPages
+	var held uint64
+	for _, pi := range in.Instances {
+		held += pi.HeldPages
+	}
+	if !ok {
+		r.Notes = append(r.Notes, fmt.Sprintf("the node's pool of %s pages was not read: the pod needs %d of them (hugepages-%s)",
+			units.Bytes(hp.PageSizeBytes), mine, PageSizeName(hp.PageSizeBytes, "k8s")))
+		return nil
+	}
+	room := sub(p.Total, hostInUse(p)) + held
+	if room >= mine {
+		r.Notes = append(r.Notes, fmt.Sprintf("the node's pool (%s) has room for the pod's %d pages: nothing to change on the node; "+
+			"the pod needs its hugepages-%s request", poolText(p), mine, PageSizeName(hp.PageSizeBytes, "k8s")))
+		return nil
+	}
+	s := sysctlSetting("vm.nr_hugepages", u(p.Total+mine-room), u(p.Total),
+		fmt.Sprintf("the node's %d pages + %d the pod lacks (it needs %d, %d are free for it)", p.Total, mine-room, mine, room),
+		"on the node: the pool serves every pod, so it only grows by what this pod lacks")
+	return []Setting{s}
+}

@@ -61,13 +61,26 @@ func overcommitSettings(in PlanInput, hp *HugePagePlan, r *PlanResult) []Setting
 }
 
 // strictNotAdvised says why strict overcommit is not planned for this
-// host, when it is not: the caller said the host is shared.
+// host, when it is not: the caller said the host is shared, dbmem runs in
+// a pod (the node's setting), or software here needs overcommit.
 func strictNotAdvised(in PlanInput) (string, bool) {
 	if in.Options.SharedHost {
 		return "shared host: strict overcommit (vm.overcommit_memory=2) not planned; it breaks software that reserves large " +
 			"virtual ranges (JVMs, Go runtimes, container runtimes)", true
 	}
-	return "", false
+	if in.InContainer {
+		return "dbmem runs in a container: vm.overcommit_memory and the other kernel settings are the node's (kubelet runs " +
+			"nodes with 1); the pod is bounded by its memory limit", true
+	}
+	cs := OvercommitConflicts(in.Software)
+	if len(cs) == 0 {
+		return "", false
+	}
+	var whys []string
+	for _, c := range cs {
+		whys = append(whys, c.Software.String()+" "+c.Why)
+	}
+	return "strict overcommit (vm.overcommit_memory=2) not planned: " + strings.Join(whys, "; ") + ". " + overcommitAlternative(cs), true
 }
 
 // poolsAfter is every hugetlb pool the host will hold after the plan, in

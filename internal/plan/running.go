@@ -19,7 +19,7 @@ func running(ctx context.Context, a *asker, r Request) (advise.PlanInput, error)
 	}
 	var chosen []*postgres.Instance
 	for _, pg := range s.Postgres {
-		if r.Port == 0 && r.MySQLPort == 0 || pg.Port == r.Port {
+		if r.Port == 0 && r.MySQLPort == 0 || r.Port != 0 && pg.Port == r.Port {
 			chosen = append(chosen, pg)
 		}
 	}
