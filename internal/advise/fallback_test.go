@@ -76,3 +76,27 @@ func TestFallbackWeighsCgroupLimit(t *testing.T) {
 		t.Errorf("fallback %s in a 64 GiB pod, want warning", f.Severity)
 	}
 }
+
+// TestSIGBUSCritical: k8s-pod-hugetlb-no-rsvd: a 296 MiB segment in huge
+// pages under a 256 MiB fault limit without a reservation limit, the limit
+// hit 3 times: critical; under the limit, or never hit, a warning.
+func TestSIGBUSCritical(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		segment uint64
+		hits    uint64
+		want    Severity
+	}{
+		{"segment past the limit, hit", 296 * MiB, 3, Critical},
+		{"segment past the limit, never hit", 296 * MiB, 0, Warning},
+		{"segment within the limit", 200 * MiB, 3, Warning},
+	} {
+		s := hostSnap(16 * GiB)
+		s.Postgres = append(s.Postgres, pgInstance(c.segment, 2*MiB, nil))
+		s.Cgroups = []linux.CgroupInfo{{PID: 100, Hugetlb: []linux.CgroupHugetlb{{Version: 2, PageSizeBytes: 2 * MiB,
+			LimitBytes: new(256 * MiB), LimitPath: "/", RsvdAccounting: true, LimitHits: new(c.hits)}}}}
+		if f, ok := find(Check(s, Options{}), "container.hugetlb_sigbus"); !ok || f.Severity != c.want {
+			t.Errorf("%s: %v %v, want %s", c.name, f.Severity, ok, c.want)
+		}
+	}
+}

@@ -11,8 +11,6 @@ var knownFailing = map[string]string{
 		"hugepages.fallback, a false sysv.memlock-only on the 56-byte interlock segment)",
 	"k8s-node-cgroup2-pg-pod": "the data directory lives in the container's mount namespace, yet default settings are judged " +
 		"as known (hugepages.try from the default huge_pages=try)",
-	"k8s-pod-hugetlb-no-rsvd": "container.hugetlb_sigbus stays a warning although the segment exceeds the fault limit and " +
-		"hugetlb.2MB.events counts hits (critical)",
 	"pg16-pool-starves-host": "no rule for a pool that leaves less than the OS + worst case: hugepages.pool_starves_host " +
 		"(critical when MemAvailable is low or the host swaps) is missing",
 	"rhel7-pg11-3.10": "the OOM score is predicted with the 5.9+ formula on a 3.10 kernel (776 for the checkpointer, the kernel " +
