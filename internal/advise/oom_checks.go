@@ -19,7 +19,8 @@ func oomRanking(h host) []Finding {
 		return nil
 	}
 	total, _ := TotalPages(m)
-	rank, unknown := RankOOM(procs, total)
+	formula := OOMFormulaFor(h.KernelRelease)
+	rank, unknown := RankOOM(procs, total, formula)
 	if len(rank) == 0 {
 		if unknown > 0 {
 			h.need("oom.ranking", "host", have(fmt.Sprintf("VmRSS, VmSwap, VmPTE or oom_score_adj of %d processes (/proc/PID)", unknown), false))
@@ -55,6 +56,8 @@ func oomRanking(h host) []Finding {
 		}
 		f.Evidence = append(f.Evidence, ev(fmt.Sprintf("#%d pid %d %s", i+1, c.PID, c.Label), oomText(c, total), "/proc/PID/status, oom_score"))
 	}
+	f.Evidence = append(f.Evidence, ev("oom_score", formula.String()+", totalpages "+fmt.Sprint(total)+" (RAM + swap)",
+		"kernel "+orWord(h.KernelRelease, "release unknown")))
 	if sh := top.ShmemBytes; top.Database && sh != nil && *sh >= OOMShmemFloor && *sh*2 >= uint64(top.Badness)*basePage {
 		f.Severity = Warning
 		f.Title = fmt.Sprintf("pid %d %s is the first OOM victim because of %s of shared memory in its RSS", top.PID, top.Label, units.Bytes(*sh))
@@ -117,4 +120,11 @@ func (h host) oomProcesses() []labeled {
 		out = append(out, labeled{Process: p, Label: p.Comm})
 	}
 	return out
+}
+
+func orWord(s, w string) string {
+	if s == "" {
+		return w
+	}
+	return s
 }

@@ -13,8 +13,6 @@ var knownFailing = map[string]string{
 		"as known (hugepages.try from the default huge_pages=try)",
 	"pg16-pool-starves-host": "no rule for a pool that leaves less than the OS + worst case: hugepages.pool_starves_host " +
 		"(critical when MemAvailable is low or the host swaps) is missing",
-	"rhel7-pg11-3.10": "the OOM score is predicted with the 5.9+ formula on a 3.10 kernel (776 for the checkpointer, the kernel " +
-		"says 164: before 5.9 it is badness x 1000 / totalpages); RssShmem, absent from 3.10's status, shows as \"shmem 0 B\"",
 	"vm1g-mysql8-bp768m": "no mysql.buffer_pool_too_large rule; the plan reserves 435 pages (87% of RAM) and sets " +
 		"large_pages=ON on a 1 GB VM (a pool must leave room for the OS and the worst case)",
 	"vm1g-mysql8-pool400": "no hugepages.pool_starves_host nor mysql.buffer_pool_too_large; the plan grows the pool to " +
