@@ -6,9 +6,6 @@ package archetype
 // other archetype that differs, and fails when a listed one passes: remove
 // it from here then.
 var knownFailing = map[string]string{
-	"arm64-64k-pg16": "base page size assumed 4 KiB: linux.SmapsEntry.Hugetlb takes any KernelPageSize above 4 KiB for hugetlb " +
-		"(and sysv.ReadKernel uses os.Getpagesize()), so the 64 KiB-page segment reads as huge pages (hugepages.try instead of " +
-		"hugepages.fallback, a false sysv.memlock-only on the 56-byte interlock segment)",
 	"k8s-node-cgroup2-pg-pod": "the data directory lives in the container's mount namespace, yet default settings are judged " +
 		"as known (hugepages.try from the default huge_pages=try)",
 	"pg16-pool-starves-host": "no rule for a pool that leaves less than the OS + worst case: hugepages.pool_starves_host " +
