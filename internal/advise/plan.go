@@ -66,6 +66,10 @@ type HostNow struct {
 	CommittedASBytes *uint64          `json:"committed_as_bytes,omitempty"`
 	CommitLimitBytes *uint64          `json:"commit_limit_bytes,omitempty"`
 	Pools            []linux.HugePool `json:"pools"`
+	// MemAvailableBytes and SwapUsedBytes say whether the host is short
+	// of memory now (nil: not read): a plan never grows a pool then.
+	MemAvailableBytes *uint64 `json:"mem_available_bytes,omitempty"`
+	SwapUsedBytes     *uint64 `json:"swap_used_bytes,omitempty"`
 }
 
 // PlannedInstance is one instance as it will run.
@@ -95,6 +99,10 @@ type PlannedInstance struct {
 	GID int `json:"gid"`
 	// MySQL is set for a MySQL/MariaDB server (PlanMySQL); Work is then unused.
 	MySQL *MySQLPlanned `json:"mysql,omitempty"`
+	// NoHuge says why Plan gives the instance no huge pages ("" when it
+	// does): its cache is too large for the RAM, or a pool would leave too
+	// little beside it. Set by Plan.
+	NoHuge string `json:"no_huge,omitempty"`
 }
 
 // hugeAPI is how the instance maps huge pages: as measured or from its
@@ -182,15 +190,24 @@ func Plan(in PlanInput) PlanResult {
 	r := PlanResult{Schema: PlanSchema, Source: in.Source, Host: in.Host, WorstCases: []InstanceWorstCase{},
 		Notes: append([]string(nil), in.Notes...)}
 	if !o.NoHugePages && len(in.Instances) > 0 {
-		hp := planHugePages(in)
-		r.HugePages = &hp
-		r.Settings = append(r.Settings, hugePageSettings(in, hp, &r)...)
+		in.Instances = guardPool(in, &r)
+		if hp, ok := poolFor(in); ok {
+			r.HugePages = &hp
+			r.Settings = append(r.Settings, hugePageSettings(in, hp, &r)...)
+		} else {
+			r.Settings = append(r.Settings, releasePool(in, &r)...)
+		}
 	}
 	r.Settings = append(r.Settings, overcommitSettings(in, r.HugePages, &r)...)
 	r.Settings = append(r.Settings, kernelSettings(in, &r)...)
 	for _, pi := range in.Instances {
-		r.Settings = append(r.Settings, instanceSettings(in, pi, r.HugePages, &r)...)
-		r.WorstCases = append(r.WorstCases, plannedWorstCase(in, pi, r.HugePages, &r))
+		hp := r.HugePages
+		if pi.NoHuge != "" {
+			hp = nil
+			r.Settings = append(r.Settings, noHugeSettings(in, pi)...)
+		}
+		r.Settings = append(r.Settings, instanceSettings(in, pi, hp, &r)...)
+		r.WorstCases = append(r.WorstCases, plannedWorstCase(in, pi, hp, &r))
 	}
 	sortSettings(r.Settings)
 	return r

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
@@ -29,10 +30,12 @@ type HugePagePlan struct {
 	Formula string `json:"formula"`
 }
 
-func planHugePages(in PlanInput) HugePagePlan {
+// planHugePages sizes the pool for the instances given (those that get
+// huge pages); the pages every planned instance holds now are its own.
+func planHugePages(in PlanInput, with []PlannedInstance) HugePagePlan {
 	o := in.Options
 	hp := HugePagePlan{PageSizeBytes: o.PageSizeBytes, Exact: true, MarginPercent: max(o.MarginPercent, 0)}
-	for _, pi := range in.Instances {
+	for _, pi := range with {
 		hp.Exact = hp.Exact && pi.Need.Exact
 	}
 	if !hp.Exact {
@@ -41,11 +44,13 @@ func planHugePages(in PlanInput) HugePagePlan {
 	var held, own uint64
 	var srcs string
 	for _, pi := range in.Instances {
+		held += pi.HeldPages
+	}
+	for _, pi := range with {
 		need := pagesAt(pi.Need, hp.PageSizeBytes)
 		hp.NeedPages += need
 		hp.MarginPages += instancePoolPages(pi.Need, hp) - need
 		own += ownMargin(pi.Need, hp.PageSizeBytes)
-		held += pi.HeldPages
 		if srcs != "" {
 			srcs += " + "
 		}
@@ -141,6 +146,14 @@ func hugePageSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
 	if hp.Boot {
 		return bootPoolSettings(in, hp, r)
 	}
+	if p, ok := nowPool(in, hp.PageSizeBytes); ok && hp.PoolPages > p.Total {
+		if short, why := shortNow(in); short {
+			r.Notes = append(r.Notes, fmt.Sprintf("vm.nr_hugepages not grown from %d to %d: the host is short of memory now (%s); "+
+				"a bigger pool would take more from everything else. Free memory first (what swaps, what the pools hold unused), then plan again",
+				p.Total, hp.PoolPages, why))
+			return nil
+		}
+	}
 	dyn := hp.NeedPages + hp.MarginPages
 	reserved := sysctlSetting("vm.nr_hugepages", u(hp.PoolPages), in.current("vm.nr_hugepages"), hp.Formula,
 		"a reserved pool: PostgreSQL with huge_pages=on starts only if these pages are free, and MySQL/MariaDB put in 4 KiB pages whatever does not fit")
@@ -231,4 +244,24 @@ func nodePoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
 		fmt.Sprintf("the node's %d pages + %d the pod lacks (it needs %d, %d are free for it)", p.Total, mine-room, mine, room),
 		"on the node: the pool serves every pod, so it only grows by what this pod lacks")
 	return []Setting{s}
+}
+
+// shortNow says whether the host is short of memory now: MemAvailable
+// under PressureAvailable of RAM, or PressureSwapBytes in swap.
+func shortNow(in PlanInput) (bool, string) {
+	now := in.Host.Now
+	if now == nil {
+		return false, ""
+	}
+	var parts []string
+	short := false
+	if a := now.MemAvailableBytes; a != nil {
+		parts = append(parts, fmt.Sprintf("MemAvailable %s, %s of RAM", units.Bytes(*a), units.Percent(*a, in.Host.RAMBytes)))
+		short = share(*a, in.Host.RAMBytes) < PressureAvailable
+	}
+	if s := now.SwapUsedBytes; s != nil {
+		parts = append(parts, "swap in use "+units.Bytes(*s))
+		short = short || *s >= PressureSwapBytes
+	}
+	return short, strings.Join(parts, ", ")
 }

@@ -96,12 +96,20 @@ func poolsAfter(in PlanInput, hp *HugePagePlan) (bytes uint64, text string) {
 		parts = append(parts, fmt.Sprintf("planned %d x %s", hp.PoolPages, units.Bytes(hp.PageSizeBytes)))
 	}
 	if in.Host.Now != nil {
+		var held uint64
+		for _, pi := range in.Instances {
+			held += pi.HeldPages
+		}
 		for _, p := range in.Host.Now.Pools {
 			if p.Node >= 0 || p.Total == 0 || hp != nil && p.PageSizeBytes == hp.PageSizeBytes {
 				continue
 			}
-			bytes += p.Bytes()
-			parts = append(parts, fmt.Sprintf("kept %d x %s", p.Total, units.Bytes(p.PageSizeBytes)))
+			pages := p.Total
+			if hp == nil && held > 0 && p.PageSizeBytes == in.Options.PageSizeBytes {
+				pages = min(pages, sub(hostInUse(p), held)) // releasePool: the instances' pages return
+			}
+			bytes += pages * p.PageSizeBytes
+			parts = append(parts, fmt.Sprintf("kept %d x %s", pages, units.Bytes(p.PageSizeBytes)))
 		}
 	}
 	if len(parts) == 0 || hp != nil && len(parts) == 1 {

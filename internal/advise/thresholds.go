@@ -23,6 +23,12 @@ const (
 	PoolWasteWarning = 0.05
 	PoolSlack        = 0.10
 
+	// Memory pressure now: MemAvailable under PressureAvailable of RAM,
+	// or at least PressureSwapBytes in swap (hugepages.pool_starves_host
+	// is critical with it).
+	PressureAvailable = 0.10
+	PressureSwapBytes = 256 * MiB
+
 	// Strict overcommit: Committed_AS at CommitNearWarning of CommitLimit is
 	// a warning, at CommitNearCritical critical.
 	CommitNearWarning  = 0.90
