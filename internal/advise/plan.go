@@ -66,10 +66,6 @@ type HostNow struct {
 	CommittedASBytes *uint64          `json:"committed_as_bytes,omitempty"`
 	CommitLimitBytes *uint64          `json:"commit_limit_bytes,omitempty"`
 	Pools            []linux.HugePool `json:"pools"`
-	// MemAvailableBytes and SwapUsedBytes say whether the host is short
-	// of memory now (nil: not read): a plan never grows a pool then.
-	MemAvailableBytes *uint64 `json:"mem_available_bytes,omitempty"`
-	SwapUsedBytes     *uint64 `json:"swap_used_bytes,omitempty"`
 }
 
 // PlannedInstance is one instance as it will run.

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
@@ -146,14 +145,6 @@ func hugePageSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
 	if hp.Boot {
 		return bootPoolSettings(in, hp, r)
 	}
-	if p, ok := nowPool(in, hp.PageSizeBytes); ok && hp.PoolPages > p.Total {
-		if short, why := shortNow(in); short {
-			r.Notes = append(r.Notes, fmt.Sprintf("vm.nr_hugepages not grown from %d to %d: the host is short of memory now (%s); "+
-				"a bigger pool would take more from everything else. Free memory first (what swaps, what the pools hold unused), then plan again",
-				p.Total, hp.PoolPages, why))
-			return nil
-		}
-	}
 	dyn := hp.NeedPages + hp.MarginPages
 	reserved := sysctlSetting("vm.nr_hugepages", u(hp.PoolPages), in.current("vm.nr_hugepages"), hp.Formula,
 		"a reserved pool: PostgreSQL with huge_pages=on starts only if these pages are free, and MySQL/MariaDB put in 4 KiB pages whatever does not fit")
@@ -244,24 +235,4 @@ func nodePoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
 		fmt.Sprintf("the node's %d pages + %d the pod lacks (it needs %d, %d are free for it)", p.Total, mine-room, mine, room),
 		"on the node: the pool serves every pod, so it only grows by what this pod lacks")
 	return []Setting{s}
-}
-
-// shortNow says whether the host is short of memory now: MemAvailable
-// under PressureAvailable of RAM, or PressureSwapBytes in swap.
-func shortNow(in PlanInput) (bool, string) {
-	now := in.Host.Now
-	if now == nil {
-		return false, ""
-	}
-	var parts []string
-	short := false
-	if a := now.MemAvailableBytes; a != nil {
-		parts = append(parts, fmt.Sprintf("MemAvailable %s, %s of RAM", units.Bytes(*a), units.Percent(*a, in.Host.RAMBytes)))
-		short = share(*a, in.Host.RAMBytes) < PressureAvailable
-	}
-	if s := now.SwapUsedBytes; s != nil {
-		parts = append(parts, "swap in use "+units.Bytes(*s))
-		short = short || *s >= PressureSwapBytes
-	}
-	return short, strings.Join(parts, ", ")
 }

@@ -36,12 +36,7 @@ func hostFacts(s *snapshot.Snapshot) (advise.HostFacts, []string, error) {
 			CommitLimitBytes: m.CommitLimitBytes, Pools: h.HugePools,
 		},
 	}
-	if a, _, ok := m.Available(); ok {
-		f.Now.MemAvailableBytes = &a
-	}
-	if u, ok := m.SwapUsedBytes(); ok {
-		f.Now.SwapUsedBytes = &u
-	}
+
 	var notes []string
 	if size, ok := h.DefaultPageSize(); ok {
 		f.DefaultHugePageBytes = size
