@@ -95,6 +95,9 @@ type PlannedInstance struct {
 	GID int `json:"gid"`
 	// MySQL is set for a MySQL/MariaDB server (PlanMySQL); Work is then unused.
 	MySQL *MySQLPlanned `json:"mysql,omitempty"`
+	// Container names the container the instance runs in ("" when none,
+	// or dbmem runs in the same one): it has no systemd unit of its own.
+	Container string `json:"container,omitempty"`
 	// NoHuge says why Plan gives the instance no huge pages ("" when it
 	// does): its cache is too large for the RAM, or a pool would leave too
 	// little beside it. Set by Plan.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -139,7 +140,7 @@ func nowPool(in PlanInput, size uint64) (linux.HugePool, bool) {
 }
 
 func hugePageSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
-	if in.InContainer {
+	if in.InContainer || len(cohost.OfKind(in.Software, cohost.Kubelet)) > 0 {
 		return nodePoolSettings(in, hp, r)
 	}
 	if hp.Boot {
@@ -211,8 +212,10 @@ func offers(h HostFacts, size uint64) bool {
 
 func u(n uint64) string { return strconv.FormatUint(n, 10) }
 
-// nodePoolSettings: inside a pod the pool is the node's, shared by every
-// pod: it is never shrunk from here, and grown only by what the pod lacks.
+// nodePoolSettings: inside a pod, or on a Kubernetes node, the pool is the
+// node's, shared by every pod (kubelet reports its free pages as the pods'
+// allocatable hugepages): it is never shrunk, and grown only by what the
+// planned instances lack.
 func nodePoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
 	p, ok := nowPool(in, hp.PageSizeBytes)
 	mine := hp.NeedPages + hp.MarginPages

@@ -5,7 +5,4 @@ package archetype
 // issue 13's phase B). TestArchetypes logs their mismatches, fails for any
 // other archetype that differs, and fails when a listed one passes: remove
 // it from here then.
-var knownFailing = map[string]string{
-	"k8s-node-cgroup2-pg-pod": "the data directory lives in the container's mount namespace, yet default settings are judged " +
-		"as known (hugepages.try from the default huge_pages=try)",
-}
+var knownFailing = map[string]string{}
