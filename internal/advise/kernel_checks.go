@@ -41,6 +41,13 @@ func checkOvercommitMode(h host) []Finding {
 	if !h.Dedicated {
 		f.Severity = Info
 	}
+	if why, over := committedOverReserve(h); over && len(cs) == 0 {
+		f.Severity = Info
+		f.Title = fmt.Sprintf("vm.overcommit_memory=%d (%s): strict overcommit cannot be switched on now", mode, names[mode])
+		f.Evidence = append(f.Evidence, ev("CommitLimit keeping the page-cache reserve", why, "computed"))
+		f.Fix = "Bring what is committed down first (smaller buffers, fewer connections: a pooler); until then bound the databases " +
+			"with a memory limit per service (systemd MemoryMax=) and OOMScoreAdjust for the processes that must survive."
+	}
 	if why, none := noRatio(h); none && len(cs) == 0 {
 		f.Severity = Info
 		f.Title = fmt.Sprintf("vm.overcommit_memory=%d (%s): no strict overcommit keeps the page-cache reserve here", mode, names[mode])
@@ -77,6 +84,24 @@ func noRatio(h host) (string, bool) {
 	}
 	_, formula, ok := OvercommitRatio(h.RAM, *m.SwapTotalBytes, pools, DefaultReserve)
 	return formula, !ok
+}
+
+// committedOverReserve reports that Committed_AS is already above the
+// CommitLimit the page-cache reserve allows (with the pools now): mode 2
+// would make fork and malloc fail at once, as plan says.
+func committedOverReserve(h host) (string, bool) {
+	m := h.Meminfo
+	if m.MemTotalBytes == nil || m.SwapTotalBytes == nil || m.CommittedASBytes == nil {
+		return "", false
+	}
+	pools, _ := h.poolsNow()
+	ratio, _, ok := OvercommitRatio(h.RAM, *m.SwapTotalBytes, pools, DefaultReserve)
+	if !ok {
+		return "", false
+	}
+	limit := CommitLimit(h.RAM, *m.SwapTotalBytes, pools, ratio)
+	return fmt.Sprintf("%s at ratio %d, under Committed_AS %s: switching to mode 2 would make fork and malloc fail",
+		units.Bytes(limit), ratio, units.Bytes(*m.CommittedASBytes)), *m.CommittedASBytes > limit
 }
 
 // strictBreaks flags strict overcommit on a host where Redis runs: its

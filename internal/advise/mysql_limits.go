@@ -2,6 +2,7 @@ package advise
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
@@ -75,7 +76,7 @@ func checkMySQLWorstCase(h host, in *mysql.Instance) []Finding {
 		f.Evidence = append(f.Evidence, ev(l.Name, units.Bytes(l.Bytes), l.Formula))
 	}
 	f.Evidence = append(f.Evidence, ev("connections", units.Bytes(wc.Connections.Bytes), wc.Connections.Formula),
-		ev("performance_schema", units.Bytes(wc.PerfSchema.Bytes), wc.PerfSchema.Formula), ev("MemTotal", units.Bytes(h.RAM), srcMeminfo))
+		ev("performance_schema", perfSchemaText(wc), wc.PerfSchema.Formula), ev("MemTotal", units.Bytes(h.RAM), srcMeminfo))
 	if r >= 1 {
 		f.Severity = Warning
 	}
@@ -143,4 +144,13 @@ func bufferPoolTooLarge(in *mysql.Instance, ram uint64) bool {
 	bp, ok := in.Settings.Bytes("innodb_buffer_pool_size")
 	limit, _, _ := BufferPoolLimit(ram)
 	return ok && ram > 0 && bp > limit
+}
+
+// perfSchemaText is performance_schema's memory, "unknown" when it is on
+// and was not measured (no connection): not 0.
+func perfSchemaText(wc mysql.WorstCase) string {
+	if !wc.PerfSchemaKnown && wc.PerfSchema.Bytes == 0 && strings.Contains(wc.PerfSchema.Formula, "not measured") {
+		return Unknown
+	}
+	return units.Bytes(wc.PerfSchema.Bytes)
 }

@@ -40,9 +40,9 @@ func oomRanking(h host) []Finding {
 		f.Why = "The kernel kills the process with the highest badness: rss (anon + file + shmem) + swap + page tables " +
 			"+ oom_score_adj x totalpages / 1000. A MySQL/MariaDB server is one process holding the buffer pool and every " +
 			"connection's buffers, so it is often the largest, and its death drops every connection and starts crash recovery."
-		f.Fix = "Bound the server's worst case (max_connections x per-thread buffers + buffer pool) below RAM, put the buffer " +
-			"pool in huge pages (large_pages=ON; hugetlb pages count in no badness), and if other processes may die instead " +
-			"set OOMScoreAdjust= in the server's unit."
+		f.Fix = "Bound the server's worst case (max_connections x per-thread buffers + buffer pool) below RAM, with the buffer " +
+			"pool within MySQL's sizing for the RAM; where RAM allows, put it in huge pages (large_pages=ON; hugetlb pages count " +
+			"in no badness); and if other processes may die instead set OOMScoreAdjust= in the server's unit."
 	}
 	if h.Opts.Processes == nil {
 		f.Title += " among the database processes (other processes not read)"

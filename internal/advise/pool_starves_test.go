@@ -63,6 +63,10 @@ func TestPoolStarvesHost(t *testing.T) {
 
 func TestMySQLBufferPoolTooLarge(t *testing.T) {
 	s, _ := small1G("OFF")
+	s.Host.Meminfo.CommittedASBytes = new(1480 * MiB)
+	if f, _ := find(Check(s, Options{}), "overcommit.mode"); f.Severity != Info || !strings.Contains(f.Title, "cannot be switched on now") {
+		t.Errorf("Committed_AS above RAM: overcommit.mode %s %q, want info: plan would not switch", f.Severity, f.Title)
+	}
 	f, ok := find(Check(s, Options{}), "mysql.buffer_pool_too_large")
 	if !ok || f.Severity != Warning || len(f.Settings) != 1 || f.Settings[0].Value != "402653184" {
 		t.Fatalf("768 MiB on 981 MiB: %+v", f)
