@@ -13,6 +13,12 @@ import (
 // readOthers reads what is not PostgreSQL: MySQL/MariaDB servers, SysV
 // shared memory, and the cgroups and container of every database.
 func (s *Snapshot) readOthers(ctx context.Context, o Options) error {
+	// The software beside the databases, before the SysV scan: a process
+	// that started after that scan and whose files this read records would
+	// show as attached in a replay (report --from) and not live.
+	sw, swGaps := cohost.Read(o.FS)
+	s.Software = sw
+	s.Gaps = append(s.Gaps, swGaps...)
 	sizes := s.Host.PoolPageSizes()
 	my, gaps, err := mysql.Discover(ctx, o.FS, mysql.Options{
 		Live: o.MySQLLive, Process: linux.ProcessOptions{Rollup: o.Pss}, PageSizes: sizes,
@@ -29,9 +35,6 @@ func (s *Snapshot) readOthers(ctx context.Context, o Options) error {
 	}
 	s.readSysV(o.FS)
 	s.Environment = linux.ReadEnvironment(o.FS)
-	sw, gaps := cohost.Read(o.FS)
-	s.Software = sw
-	s.Gaps = append(s.Gaps, gaps...)
 	for _, in := range s.Postgres {
 		if cg, g, err := linux.ReadCgroupInfo(o.FS, in.PostmasterPID, sizes); err == nil {
 			s.Cgroups = append(s.Cgroups, cg)
