@@ -141,11 +141,12 @@ func jvmMain(args []string) string {
 }
 
 // erlangApp is " (riak)", " (rabbitmq)": the release a beam.smp runs, from
-// its -root, -progname or -boot arguments.
+// its -root, -progname, -boot or -home arguments (RabbitMQ's is -home
+// /var/lib/rabbitmq).
 func erlangApp(args []string) string {
 	for i := 1; i+1 < len(args); i++ {
 		switch args[i] {
-		case "-root", "-progname", "-boot":
+		case "-root", "-progname", "-boot", "-home":
 			for _, app := range []string{"rabbitmq", "riak", "couchdb", "ejabberd", "emqx"} {
 				if strings.Contains(args[i+1], app) {
 					return " (" + app + ")"

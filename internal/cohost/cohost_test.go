@@ -18,7 +18,7 @@ func TestDetect(t *testing.T) {
 		{1020, "redis-server", []string{"/usr/bin/redis-server 127.0.0.1:6379"}},
 		{2200, "java", []string{"/usr/share/elasticsearch/jdk/bin/java", "-Xms16g", "-Xmx16g", "-cp", "/usr/share/elasticsearch/lib/*", "org.elasticsearch.bootstrap.Elasticsearch"}},
 		{2600, "beam.smp", []string{"/usr/lib/riak/erts-5.10.3/bin/beam.smp", "-scl", "false", "--", "-root", "/usr/lib/riak"}},
-		{900, "beam.smp", []string{"/usr/lib/erlang/erts-13.1.5/bin/beam.smp", "-W", "w", "--", "-root", "/usr/lib/erlang", "-progname", "erl", "--", "-boot", "/usr/lib/rabbitmq/bin/../start_clean"}},
+		{900, "beam.smp", []string{"/usr/lib/erlang/erts-13.1.5/bin/beam.smp", "-W", "w", "--", "-root", "/usr/lib/erlang", "-progname", "erl", "--", "-home", "/var/lib/rabbitmq", "--", "-s", "rabbit", "boot"}},
 		{3001, "ora_pmon_orcl", []string{"ora_pmon_orcl"}},
 		{3002, "ora_smon_orcl", []string{"ora_smon_orcl"}},
 		{3100, "oracle", []string{"oracleorcl (LOCAL=NO)"}},
