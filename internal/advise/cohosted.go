@@ -109,9 +109,12 @@ func overcommitAlternative(cs []Conflict) string {
 		"work_mem, a pooler such as PgBouncer)."
 }
 
-func pidsText(s cohost.Software) string {
-	if len(s.PIDs) == 1 {
-		return fmt.Sprintf("pid %d", s.PIDs[0])
+// softwareSource says where software was found: its processes' names and
+// arguments, and how many processes.
+func softwareSource(s cohost.Software) string {
+	src := "/proc/PID/stat and cmdline"
+	if len(s.PIDs) > 1 {
+		src += fmt.Sprintf(", %d processes", len(s.PIDs))
 	}
-	return fmt.Sprintf("%d processes, pids %v", len(s.PIDs), s.PIDs)
+	return src
 }

@@ -59,7 +59,7 @@ func checkOvercommitMode(h host) []Finding {
 		f.Severity = Info
 		f.Title = fmt.Sprintf("vm.overcommit_memory=%d (%s): strict overcommit is not advised here, %s would break", mode, names[mode], conflictNames(cs))
 		for _, c := range cs {
-			f.Evidence = append(f.Evidence, ev(c.Software.String(), c.Why, "/proc/"+strconv.Itoa(c.Software.PIDs[0])+" ("+pidsText(c.Software)+")"))
+			f.Evidence = append(f.Evidence, ev(c.Software.String(), c.Why, softwareSource(c.Software)))
 		}
 		f.Why = "Strict accounting is host-wide: it would refuse what this software needs. Without it a runaway query is " +
 			"OOM-killed instead of refused, so the databases must be bounded another way."
@@ -114,7 +114,7 @@ func strictBreaks(h host, cs []Conflict) []Finding {
 		}
 		return []Finding{{ID: "overcommit.mode", Severity: Warning, Subject: "host",
 			Title:    "vm.overcommit_memory=2 with " + c.Software.String() + ": its background save fails",
-			Evidence: []Evidence{ev("vm.overcommit_memory", "2", srcSysctl), ev(c.Software.String(), c.Why, "/proc/"+strconv.Itoa(c.Software.PIDs[0]))},
+			Evidence: []Evidence{ev("vm.overcommit_memory", "2", srcSysctl), ev(c.Software.String(), c.Why, softwareSource(c.Software))},
 			Why:      "Redis forks to save (BGSAVE, AOF rewrite); the child is charged the whole dataset under strict accounting, so the fork fails and nothing is saved.",
 			Fix: "Set vm.overcommit_memory=1 as Redis asks (or move Redis to another host), and bound the databases instead: " +
 				"OOMScoreAdjust=-1000 for the postmaster, a memory limit per service (systemd MemoryMax=), work_mem x max_connections within RAM.",

@@ -101,9 +101,9 @@ func unitOf(in *mysql.Instance) string {
 // applies there too), and the size to advise: the limit rounded down to
 // 128 MiB, at least 128 MiB.
 func BufferPoolLimit(ram uint64) (limit, advise uint64, rule string) {
-	share, rule := 0.75, "75% of RAM above 4 GiB"
+	share, rule := 0.75, "innodb_dedicated_server: 75% of RAM above 4 GiB"
 	if ram <= 4*GiB {
-		share, rule = 0.50, "50% of RAM up to 4 GiB (128 MiB below 1 GiB)"
+		share, rule = 0.50, "innodb_dedicated_server: 50% of RAM up to 4 GiB; its 128 MiB below 1 GiB is a default, not a bound"
 	}
 	limit = uint64(float64(ram) * share)
 	return limit, max(limit/(128*MiB)*(128*MiB), 128*MiB), rule
@@ -127,13 +127,13 @@ func checkMySQLBufferPool(h host, in *mysql.Instance) []Finding {
 		Title: fmt.Sprintf("innodb_buffer_pool_size %s is %s of %s RAM: above MySQL's own sizing (%s)", units.Bytes(bp),
 			units.Percent(bp, h.RAM), units.Bytes(h.RAM), units.Bytes(limit)),
 		Evidence: []Evidence{mysqlEvidence(in, "innodb_buffer_pool_size"), ev("MemTotal", units.Bytes(h.RAM), srcMeminfo),
-			ev("MySQL's sizing (innodb_dedicated_server)", units.Bytes(limit)+": "+rule, "MySQL reference manual")},
+			ev("MySQL's sizing", units.Bytes(limit)+" ("+rule+")", "MySQL reference manual")},
 		Why: "What the buffer pool takes is missing for every connection's buffers, the kernel and the page cache: the server is " +
 			"OOM-killed or swaps as connections grow. Huge pages for it would make it worse: a pool is never reclaimed nor swapped.",
 		Fix: fmt.Sprintf("Lower innodb_buffer_pool_size to %s or less (less again where other software runs beside it), or add RAM; "+
 			"plan huge pages only for the smaller buffer pool.", units.Bytes(size)),
 		Settings: []Setting{{Target: TargetMySQL, Name: "innodb_buffer_pool_size", Value: u(size), Current: u(bp), Unit: MySQLUnit(in),
-			Restart: MySQLUnit(in), Formula: fmt.Sprintf("%s (%s) rounded down to 128 MiB", units.Bytes(limit), rule),
+			Restart: MySQLUnit(in), Formula: fmt.Sprintf("%s of %s RAM (%s), rounded down to 128 MiB", units.Bytes(limit), units.Bytes(h.RAM), rule),
 			Why: "leave RAM for the connections, the kernel and the page cache"}},
 	}}
 }

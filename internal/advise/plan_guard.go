@@ -21,7 +21,7 @@ func guardPool(in PlanInput, r *PlanResult) []PlannedInstance {
 		}
 		if bp := mysqlBufferPool(pi); bp > 0 && in.Host.RAMBytes > 0 {
 			if limit, _, rule := BufferPoolLimit(in.Host.RAMBytes); bp > limit {
-				out[i].NoHuge = fmt.Sprintf("its buffer pool (%s) is above MySQL's own sizing for %s of RAM (%s, %s)",
+				out[i].NoHuge = fmt.Sprintf("its buffer pool (%s) is above MySQL's own sizing for %s of RAM: %s (%s)",
 					units.Bytes(bp), units.Bytes(in.Host.RAMBytes), units.Bytes(limit), rule)
 			}
 		}
@@ -106,7 +106,7 @@ func noHugeSettings(in PlanInput, pi PlannedInstance) []Setting {
 		if bp := mysqlBufferPool(pi); bp > 0 && pi.Changes["innodb_buffer_pool_size"] == "" {
 			if limit, size, rule := BufferPoolLimit(in.Host.RAMBytes); bp > limit {
 				out = append(out, mySetting(pi, "innodb_buffer_pool_size", u(size),
-					fmt.Sprintf("%s (%s of %s RAM) rounded down to 128 MiB", units.Bytes(limit), rule, units.Bytes(in.Host.RAMBytes)),
+					fmt.Sprintf("%s of %s RAM (%s), rounded down to 128 MiB", units.Bytes(limit), units.Bytes(in.Host.RAMBytes), rule),
 					"leave RAM for the connections, the kernel and the page cache; then plan huge pages again for the smaller buffer pool"))
 				out[len(out)-1].Current = u(bp)
 			}
