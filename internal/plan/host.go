@@ -36,7 +36,6 @@ func hostFacts(s *snapshot.Snapshot) (advise.HostFacts, []string, error) {
 			CommitLimitBytes: m.CommitLimitBytes, Pools: h.HugePools,
 		},
 	}
-
 	var notes []string
 	if size, ok := h.DefaultPageSize(); ok {
 		f.DefaultHugePageBytes = size
