@@ -3,6 +3,7 @@ package advise
 import (
 	"sort"
 
+	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
@@ -36,10 +37,19 @@ type host struct {
 	// OtherProcs are the processes of those engines (mysqld, mariadbd),
 	// for the OOM ranking.
 	OtherProcs []labeled
+	// Software is what runs beside the databases (cohost): Redis,
+	// MongoDB, JVMs, Erlang VMs, Oracle, kubelet.
+	Software []cohost.Software
+	// Env says whether dbmem runs in a container (a pod): the kernel's
+	// settings and the huge page pool are then the node's.
+	Env linux.Environment
 	// Dedicated: databases run here and the caller did not say the host is
 	// shared.
 	Dedicated bool
 	Opts      Options
+	// mysqlWaiting names a MySQL/MariaDB server with large_pages=ON whose
+	// buffer pool is in base pages ("" when none): see waitingForHuge.
+	mysqlWaiting string
 	// skipped collects the checks that could not run (see need).
 	skipped *[]Skipped
 }
@@ -79,15 +89,23 @@ func Judge(s *snapshot.Snapshot, o Options) Result {
 	}
 	hugeSize, _ := s.Host.DefaultPageSize()
 	for _, in := range s.Postgres {
-		h.Instances = append(h.Instances, fromPostgres(in, hugeSize, o))
+		v := fromPostgres(in, hugeSize, o)
+		if cg, ok := s.CgroupOf(in.PostmasterPID); ok {
+			v.Hugetlb = cg.Hugetlb
+		}
+		h.Instances = append(h.Instances, v)
 	}
 	for _, m := range s.MySQL {
+		if bp := m.Memory.BufferPool; m.LargePages() && bp != nil && !bp.Hugetlb && h.mysqlWaiting == "" {
+			h.mysqlWaiting = MySQLSubject(m)
+		}
 		h.Others = append(h.Others, Engine{Name: string(m.Flavor), Major: m.Major, Minor: m.Minor})
 		if m.Process.PID > 0 {
 			h.OtherProcs = append(h.OtherProcs, mysqlProcess(m))
 		}
 	}
-	h.Dedicated = len(h.Instances)+len(h.Others) > 0 && !o.SharedHost
+	h.Software, h.Env = s.Software, s.Environment
+	h.Dedicated = h.databases() && !o.SharedHost
 	var out []Finding
 	for _, c := range hostChecks {
 		out = append(out, c(h)...)
@@ -107,7 +125,7 @@ func Judge(s *snapshot.Snapshot, o Options) Result {
 
 // hostChecks apply once per host.
 var hostChecks = []func(host) []Finding{
-	checkOvercommitMode, checkCommitNearLimit, checkSwap, checkSwappiness,
+	checkOvercommitMode, checkCommitNearLimit, checkSwap, checkSwappiness, checkSwapInUse,
 	checkTHP, checkZoneReclaim, checkPageTablesNow, checkPoolUse, checkPoolNUMA,
 }
 

@@ -41,6 +41,10 @@ func TestHostChecks(t *testing.T) {
 			s.Host.Meminfo.SwapTotalBytes, s.Host.Sysctls["vm.swappiness"] = new(GiB), "60"
 		}, Options{}},
 		{"swappiness 60 without swap", "swap.swappiness", none, func(s *snapshot.Snapshot) { small(s); s.Host.Sysctls["vm.swappiness"] = "60" }, Options{}},
+		{"6 GiB swapped out, 40% of RAM available", "swap.in_use", Warning, swapped(6*GiB, 13*GiB), Options{}},
+		{"6 GiB swapped out, 3% available: pressure, not swappiness", "swap.in_use", none, swapped(6*GiB, GiB), Options{}},
+		{"512 MiB swapped out", "swap.in_use", none, swapped(512*MiB, 13*GiB), Options{}},
+		{"no swap", "swap.in_use", none, swapped(0, 13*GiB), Options{}},
 		{"THP always", "thp.enabled", Warning, func(s *snapshot.Snapshot) { small(s); s.Host.THP.Enabled = "always" }, Options{}},
 		{"THP madvise", "thp.enabled", none, small, Options{}},
 		{"THP always, no database", "thp.enabled", Info, func(s *snapshot.Snapshot) { s.Host.THP.Enabled = "always" }, Options{}},
@@ -75,6 +79,17 @@ func TestHostChecks(t *testing.T) {
 		case c.want != none && (!ok || got != c.want):
 			t.Errorf("%s: %s at %v (present %v), want %s", c.name, c.id, got, ok, c.want)
 		}
+	}
+}
+
+// swapped gives a database host 8 GiB of swap with used of it in use and
+// avail bytes of MemAvailable.
+func swapped(used, avail uint64) func(*snapshot.Snapshot) {
+	return func(s *snapshot.Snapshot) {
+		s.Postgres = append(s.Postgres, pgInstance(143*MiB, basePage, nil))
+		m := &s.Host.Meminfo
+		m.SwapTotalBytes, m.SwapFreeBytes, m.MemAvailableBytes = new(8*GiB), new(8*GiB-used), new(avail)
+		s.Host.Sysctls["vm.swappiness"] = "60"
 	}
 }
 

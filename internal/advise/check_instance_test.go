@@ -134,6 +134,28 @@ func TestBadnessAndScore(t *testing.T) {
 	}
 }
 
+// TestOOMScoreByKernel: rhel7-pg11-3.10's checkpointer (3.83 GiB of RSS,
+// 7.76 MiB of page tables, 15.5 GiB of RAM and 7.87 GiB of swap): 3.10
+// prints badness x 1000 / totalpages = 164, 5.9+ would print 776.
+func TestOOMScoreByKernel(t *testing.T) {
+	total := uint64(16264568+8257532) * KiB / basePage
+	b := int64(1005997)
+	for _, c := range []struct {
+		release string
+		want    int64
+	}{
+		{"3.10.0-1160.el7.x86_64", 164}, {"4.18.0-513.el8.x86_64", 164}, {"5.8.18", 164},
+		{"5.9.0", 776}, {"6.18.0", 776}, {"", 776},
+	} {
+		if got := OOMScoreFor(b, total, OOMFormulaFor(c.release)); got != c.want {
+			t.Errorf("kernel %q: oom_score %d, want %d", c.release, got, c.want)
+		}
+	}
+	if got := OOMScoreFor(-5, total, OOMScoreLegacy); got != 0 {
+		t.Errorf("legacy, badness clamped to 1: %d", got)
+	}
+}
+
 func TestSortAndFilter(t *testing.T) {
 	s := hostSnap(192 * GiB)
 	s.Host.Meminfo.PageTablesBytes = new(25 * GiB)

@@ -18,8 +18,12 @@ func containerChecks(h host, s *snapshot.Snapshot) []Finding {
 	for _, in := range s.Postgres {
 		cg, ok := s.CgroupOf(in.PostmasterPID)
 		wants := in.Settings.String("huge_pages") != "off" || in.Shared != nil && in.Shared.Hugetlb
+		var seg uint64
+		if in.Shared != nil {
+			seg = in.Shared.SizeBytes
+		}
 		if ok {
-			out = append(out, checkHugetlbSIGBUS(h, PostgresSubject(in), cg, wants)...)
+			out = append(out, checkHugetlbSIGBUS(h, PostgresSubject(in), cg, wants, seg)...)
 		}
 	}
 	for _, in := range s.MySQL {
@@ -27,13 +31,21 @@ func containerChecks(h host, s *snapshot.Snapshot) []Finding {
 			continue
 		}
 		wants := in.LargePages() || len(in.Memory.HugeMappings) > 0
-		out = append(out, checkHugetlbSIGBUS(h, MySQLSubject(in), *in.Cgroup, wants)...)
+		var seg uint64
+		for _, m := range in.Memory.HugeMappings {
+			seg += m.SizeBytes
+		}
+		out = append(out, checkHugetlbSIGBUS(h, MySQLSubject(in), *in.Cgroup, wants, seg)...)
 		out = append(out, checkMySQLCgroupLimit(in)...)
 	}
 	return out
 }
 
-func checkHugetlbSIGBUS(h host, subject string, cg linux.CgroupInfo, wantsHuge bool) []Finding {
+// checkHugetlbSIGBUS: a fault limit without a reservation limit is a
+// warning; critical when the huge pages mapped (segment bytes) exceed the
+// fault limit and the limit was already hit (events "max", failcnt): the
+// next touch past it is a SIGBUS.
+func checkHugetlbSIGBUS(h host, subject string, cg linux.CgroupInfo, wantsHuge bool, segment uint64) []Finding {
 	if !wantsHuge {
 		return nil
 	}
@@ -55,8 +67,21 @@ func checkHugetlbSIGBUS(h host, subject string, cg linux.CgroupInfo, wantsHuge b
 				ev("container", containerText(cg.Container), "/proc/PID/cgroup")},
 			Why: "The fault limit is charged when a page is first touched, not when it is mapped: a database whose shared memory " +
 				"exceeds it starts normally and is killed by SIGBUS (\"Bus error\") when it touches the page over the limit.",
-			Fix: "Set the reservation limit too (hugetlb." + size + ".rsvd.max, cgroup v2, kernel 5.7+) so mmap fails cleanly, " +
-				"and give the container at least the pages it maps (Kubernetes resources.limits.hugepages-" + PageSizeName(hl.PageSizeBytes, "k8s") + ")."})
+			Fix: "Set the reservation limit too (hugetlb." + size + ".rsvd.max, cgroup v2, kernel 5.7+: runc 1.1.10 and later set it " +
+				"from the pod's request) so mmap fails cleanly, and give the container at least the pages it maps (Kubernetes " +
+				"resources.requests and limits hugepages-" + PageSizeName(hl.PageSizeBytes, "k8s") + ")."})
+		f := &out[len(out)-1]
+		if segment > 0 {
+			f.Evidence = append(f.Evidence, ev("huge pages mapped", units.Bytes(segment), "smaps"))
+		}
+		if hl.LimitHits != nil {
+			f.Evidence = append(f.Evidence, ev("faults refused by the limit", fmt.Sprint(*hl.LimitHits), "hugetlb."+size+".events max / failcnt"))
+		}
+		if segment > *hl.LimitBytes && hl.LimitHits != nil && *hl.LimitHits > 0 {
+			f.Severity = Critical
+			f.Title = fmt.Sprintf("%s of huge pages mapped under a %s fault limit without a reservation limit, hit %d times: the next "+
+				"touch past it is a SIGBUS", units.Bytes(segment), units.Bytes(*hl.LimitBytes), *hl.LimitHits)
+		}
 	}
 	return out
 }

@@ -2,8 +2,9 @@
 // (or a what-if description of a host) and return findings and settings,
 // each with its evidence and its formula. It does no I/O and no formatting.
 //
-//   - Check(snapshot, Options) []Finding: huge pages (off, fallen back, pool
-//     too small, unused or oversized, uneven over NUMA nodes), page tables
+//   - Check(snapshot, Options) []Finding: huge pages (off, fallen back with
+//     its cause, pool too small, unused or oversized, starving the host,
+//     uneven over NUMA nodes), page tables
 //     now and projected at max_connections, the OOM ranking (the kernel's
 //     badness, predicted) and oom_score_adj of the postmaster and its
 //     children, the worst-case memory against RAM, CommitLimit and the
@@ -19,5 +20,9 @@
 //
 // Engines differ where it matters (THP advice, mmap or SysV huge pages):
 // Engine holds that knowledge; checks common to all engines read an
-// engine-neutral view of an instance (instance.go).
+// engine-neutral view of an instance (instance.go). The software found
+// beside the databases (internal/cohost: Redis, MongoDB, JVMs, Erlang VMs,
+// Oracle, kubelet) joins the THP advice and decides whether strict
+// overcommit may be advised (cohosted.go, thp.go); inside a pod the
+// kernel's settings and the pool are the node's.
 package advise

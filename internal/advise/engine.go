@@ -38,8 +38,12 @@ func (e Engine) String() string {
 // THPAdvice is what an engine's documentation says about transparent huge
 // pages.
 type THPAdvice struct {
-	// Want is the value to set in transparent_hugepage/enabled and defrag.
+	// Want is the value to set in transparent_hugepage/enabled; "" when
+	// the advice is unknown (MongoDB of an unknown version: 8.0+ wants
+	// always, earlier never).
 	Want string
+	// Defrag is the value for transparent_hugepage/defrag.
+	Defrag string
 	// Accept lists the values of enabled that need no change.
 	Accept []string
 	Why    string
@@ -47,18 +51,22 @@ type THPAdvice struct {
 
 // Accepts reports whether the enabled value needs no change.
 func (a THPAdvice) Accepts(enabled string) bool {
-	return enabled == "" || slices.Contains(a.Accept, enabled)
+	return enabled == "" || a.Want == "" || slices.Contains(a.Accept, enabled)
 }
 
 // THP returns the engine's advice. PostgreSQL, MySQL/MariaDB, Oracle, Redis
 // and MongoDB before 8.0 advise against THP (madvise is harmless: they do
-// not madvise their memory); MongoDB 8.0 and later advise enabling it.
+// not madvise their memory); MongoDB 8.0 and later advise enabling it
+// (enabled=always, defrag=defer+madvise).
 func (e Engine) THP() THPAdvice {
-	if e.Name == EngineMongoDB && e.Major >= 8 {
-		return THPAdvice{Want: "always", Accept: []string{"always"},
-			Why: "MongoDB 8.0+ (its TCMalloc) is tuned for transparent huge pages and advises enabling them"}
+	switch {
+	case e.Name == EngineMongoDB && e.Major >= 8:
+		return THPAdvice{Want: "always", Defrag: "defer+madvise", Accept: []string{"always"},
+			Why: e.String() + " (its TCMalloc with per-CPU caches) is tuned for transparent huge pages and advises enabling them"}
+	case e.Name == EngineMongoDB && e.Major == 0:
+		return THPAdvice{Why: "MongoDB's version is unknown: 8.0 and later advise THP enabled, earlier versions never"}
 	}
-	return THPAdvice{Want: "never", Accept: []string{"never", "madvise"},
+	return THPAdvice{Want: "never", Defrag: "never", Accept: []string{"never", "madvise"},
 		Why: e.Name + " advises against transparent huge pages: khugepaged compaction and defragmentation " +
 			"stall the database, and shared memory gets no benefit from them"}
 }

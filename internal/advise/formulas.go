@@ -12,16 +12,18 @@ import (
 const DefaultReserve = 0.20
 
 // OvercommitRatio returns vm.overcommit_ratio for strict overcommit (mode 2)
-// so that CommitLimit + huge page pool + reserve x RAM = RAM:
+// so that CommitLimit + huge page pools + reserve x RAM <= RAM:
 //
 //	ratio = ((1 - reserve) x RAM - swap - hugepages) / (RAM - hugepages) x 100
 //
-// rounded to the nearest integer, with the formula filled in. ok is false
-// when swap and huge pages already take more than (1 - reserve) of RAM: no
-// ratio leaves the reserve.
+// rounded down, so the reserve holds (60.6 is 60: 61 would eat into it),
+// with the formula filled in. hugepages is every hugetlb pool of every
+// size (the kernel subtracts them all). ok is false when swap and huge
+// pages already take more than (1 - reserve) of RAM: no ratio leaves the
+// reserve.
 func OvercommitRatio(ram, swap, huge uint64, reserve float64) (ratio int, formula string, ok bool) {
 	if ram == 0 || huge >= ram {
-		return 0, "RAM unknown or smaller than the huge page pool", false
+		return 0, "RAM unknown or not larger than the huge page pools", false
 	}
 	num := (1-reserve)*float64(ram) - float64(swap) - float64(huge)
 	r := num / float64(ram-huge) * 100
@@ -30,13 +32,34 @@ func OvercommitRatio(ram, swap, huge uint64, reserve float64) (ratio int, formul
 	if r < 1 {
 		return 0, formula, false
 	}
-	return int(math.Min(100, math.Round(r))), formula, true
+	// 1e-9: 0.9 x RAM / RAM x 100 is 89.99999999999999 in floating point.
+	ratio = int(math.Min(100, math.Floor(r+1e-9)))
+	return ratio, fmt.Sprintf("%s, rounded down to %d so the reserve holds", formula, ratio), true
 }
 
-// CommitLimit is the kernel's limit in mode 2:
-// (MemTotal - hugetlb pool) x ratio / 100 + SwapTotal.
+// CommitLimit is the kernel's limit in mode 2 (mm/util.c vm_commit_limit),
+// in pages as it computes it: (MemTotal - every hugetlb pool) x ratio / 100
+// + SwapTotal. huge is the pools of every size (hugetlb_total_pages(),
+// surplus pages included).
 func CommitLimit(ram, swap, huge uint64, ratio int) uint64 {
-	return uint64(float64(sub(ram, huge))*float64(ratio)/100) + swap
+	pages := sub(ram/basePage, huge/basePage) * uint64(max(ratio, 0)) / 100
+	return pages*basePage + swap
+}
+
+// RatioHolding is the smallest vm.overcommit_ratio whose CommitLimit holds
+// committed bytes; ok is false when even 100 does not.
+func RatioHolding(ram, swap, huge, committed uint64) (int, bool) {
+	if CommitLimit(ram, swap, huge, 100) < committed {
+		return 0, false
+	}
+	r := 0
+	if room := sub(ram, huge); room > 0 && committed > swap {
+		r = int(float64(committed-swap) / float64(room) * 100)
+	}
+	for CommitLimit(ram, swap, huge, r) < committed {
+		r++
+	}
+	return r, true
 }
 
 // PageTableBytes is the page table that processes touching shared bytes of

@@ -20,14 +20,15 @@ func TestOvercommitRatio(t *testing.T) {
 	}{
 		// Seed 001: MemTotal 5016896 kB, SwapTotal 974844 kB, 547 huge pages
 		// of 2 MiB; the article computes "vm.overcommit_ratio = 50" and 60
-		// without huge pages.
+		// without huge pages. Rounded down so the reserve holds: 49.2 is
+		// 49, 60.6 is 60 (61 would leave 19.6% of RAM).
 		{"seed 001 with huge pages", 5016896 * kB, 974844 * kB, 547 * 2 * MiB, 0.20, 49, true},
-		{"seed 001 without huge pages", 5016896 * kB, 974844 * kB, 0, 0.20, 61, true},
-		{"5 GiB, 1 GiB swap, 1.1 GiB pool", 5 * GiB, GiB, 1126 * MiB, 0.20, 49, true},
+		{"seed 001 without huge pages", 5016896 * kB, 974844 * kB, 0, 0.20, 60, true},
+		{"5 GiB, 1 GiB swap, 1.1 GiB pool", 5 * GiB, GiB, 1126 * MiB, 0.20, 48, true},
 		{"5 GiB, 1 GiB swap, no pool", 5 * GiB, GiB, 0, 0.20, 60, true},
-		{"64 GiB, 2 GiB swap, 16 GiB pool", 64 * GiB, 2 * GiB, 16*GiB + 360*MiB, 0.20, 69, true},
+		{"64 GiB, 2 GiB swap, 16 GiB pool", 64 * GiB, 2 * GiB, 16*GiB + 360*MiB, 0.20, 68, true},
 		{"192 GiB, no swap, 48 GiB pool", 192 * GiB, 0, 48 * GiB, 0.20, 73, true},
-		{"1 TiB, 2 GiB swap, no pool: tends to 80", 1024 * GiB, 2 * GiB, 0, 0.20, 80, true},
+		{"1 TiB, 2 GiB swap, no pool: tends to 80", 1024 * GiB, 2 * GiB, 0, 0.20, 79, true},
 		{"reserve 10%", 64 * GiB, 0, 0, 0.10, 90, true},
 		{"swap larger than the reserve leaves", 4 * GiB, 4 * GiB, 0, 0.20, 0, false},
 		{"pool as large as RAM", 4 * GiB, 0, 4 * GiB, 0.20, 0, false},
@@ -54,14 +55,59 @@ func TestCommitLimitKeepsReserve(t *testing.T) {
 				t.Fatalf("ram %s: no ratio", units.Bytes(ram))
 			}
 			left := float64(ram) - float64(CommitLimit(ram, swap, huge, r)) - float64(huge)
-			if got := left / float64(ram); got < 0.19 || got > 0.21 {
-				t.Errorf("ram %s pool %s: leaves %.3f of RAM, want 0.20", units.Bytes(ram), units.Bytes(huge), got)
+			if got := left / float64(ram); got < 0.20 || got > 0.21 {
+				t.Errorf("ram %s pool %s: leaves %.4f of RAM, want at least 0.20 (rounded down)", units.Bytes(ram), units.Bytes(huge), got)
 			}
 		}
 	}
 	if got := CommitLimit(5016896*kB, 974844*kB, 547*2*MiB, 50); got != 2923164*kB {
 		// seed 001: "CommitLimit descendra alors à 2920092 kB" (its pool was 547 pages)
 		t.Errorf("seed 001 CommitLimit %d kB, want 2923164 kB", got/kB)
+	}
+}
+
+// TestCommitLimitAsTheKernel: the Oracle host of issue 13 (MemTotal
+// 132382720 kB, 53342 pages of 2 MiB held by the SGA, no swap): at ratio 80
+// the kernel gives (MemTotal - pool) x 80% = 17.7 GiB, not 101 GiB.
+func TestCommitLimitAsTheKernel(t *testing.T) {
+	ram, pool := uint64(132382720*kB), uint64(53342*2*MiB)
+	if got := CommitLimit(ram, 0, pool, 80); got != 18510640*kB {
+		t.Errorf("Oracle host at ratio 80: CommitLimit %d kB (%s), want 18510640 kB", got/kB, units.Bytes(got))
+	}
+	if got := CommitLimit(ram, 0, 0, 80); got < 100*GiB {
+		t.Errorf("without the pool: %s", units.Bytes(got))
+	}
+	if _, _, ok := OvercommitRatio(ram, 0, pool, 0.20); ok {
+		t.Error("a ratio for a host whose pools take 82% of RAM: no ratio keeps 20% for the page cache")
+	}
+	// pg12-strict-near-limit: 16380384 kB, 4029436 kB swap, 17708860 kB committed.
+	r, ok := RatioHolding(16380384*kB, 4029436*kB, 0, 17708860*kB)
+	if !ok || r != 84 || CommitLimit(16380384*kB, 4029436*kB, 0, r) < 17708860*kB || CommitLimit(16380384*kB, 4029436*kB, 0, r-1) >= 17708860*kB {
+		t.Errorf("smallest ratio holding 17708860 kB: %d %v", r, ok)
+	}
+	if _, ok := RatioHolding(4*GiB, 0, 0, 5*GiB); ok {
+		t.Error("a ratio holds 5 GiB committed on 4 GiB without swap")
+	}
+}
+
+// TestPoolPages: the margin is bytes, the sum rounded up to pages.
+func TestPoolPages(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		n       HugePageNeed
+		size    uint64
+		percent float64
+		want    uint64
+	}{
+		{"0.52 GiB segment in 1 GiB pages: one page, not two", HugePageNeed{PageSizeBytes: 2 * MiB, Pages: 268, SharedBytes: 548864 * kB}, GiB, 2, 1},
+		{"the same in 2 MiB pages", HugePageNeed{PageSizeBytes: 2 * MiB, Pages: 268, SharedBytes: 548864 * kB}, 2 * MiB, 2, 274},
+		{"8.3 GiB in 512 MiB pages (arm64 64k)", HugePageNeed{PageSizeBytes: 512 * MiB, Pages: 17, SharedBytes: 8716288 * kB}, 512 * MiB, 2, 17},
+		{"pages without bytes: need x 1.02", HugePageNeed{PageSizeBytes: 2 * MiB, Pages: 547}, 2 * MiB, 2, 558},
+		{"no margin", HugePageNeed{PageSizeBytes: 2 * MiB, Pages: 547, SharedBytes: 1093 * MiB}, 2 * MiB, -1, 547},
+	} {
+		if got := PoolPages(c.n, c.size, c.percent); got != c.want {
+			t.Errorf("%s: %d pages, want %d", c.name, got, c.want)
+		}
 	}
 }
 

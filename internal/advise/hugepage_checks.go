@@ -6,44 +6,54 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-// checkHugePagesUsed flags a main segment in 4 KiB pages: huge pages off, or
-// asked for and silently fallen back. It reads the mapping, so it works on
-// every version (huge_pages_status only exists from PostgreSQL 17).
+// checkHugePagesUsed flags a main segment in base pages: huge pages off, or
+// asked for and silently fallen back, with the cause when the pool is not
+// it (the page size asked for, the cgroup's hugetlb limit). It reads the
+// mapping, so it works on every version (huge_pages_status only exists
+// from PostgreSQL 17).
 func checkHugePagesUsed(h host, in instance) []Finding {
 	sh := in.Shared
 	if !h.need("hugepages.used", in.Subject, have(inSharedSegment, sh != nil)) || sh.Hugetlb {
 		return nil
 	}
-	pt := PageTableBytes(in.Work.MaxConnections, sh.Bytes, basePage)
-	ptSev, ptOK := pageTableSeverity(pt, h.RAM)
+	page := max(sh.PageSize, basePage)
+	pt := PageTableBytes(in.Work.MaxConnections, sh.Bytes, page)
 	f := Finding{Subject: in.Subject, Evidence: []Evidence{
-		ev("main shared mapping", fmt.Sprintf("%s %q in %s pages", units.Bytes(sh.Bytes), sh.Path, units.Bytes(sh.PageSize)), srcSmaps),
+		ev("main shared mapping", fmt.Sprintf("%s %q in %s pages", units.Bytes(sh.Bytes), sh.Path, units.Bytes(page)), srcSmaps),
 		in.HugeSetting,
-		ev("projected page tables", fmt.Sprintf("%s at max_connections (%d x %s / 512)", units.Bytes(pt), in.Work.MaxConnections, units.Bytes(sh.Bytes)), "computed"),
+		ev("projected page tables", fmt.Sprintf("%s at max_connections (%d x %s / %s pages x 8 B)", units.Bytes(pt), in.Work.MaxConnections,
+			units.Bytes(sh.Bytes), units.Bytes(page)), "computed"),
 	}}
 	if p, ok := h.DefaultPool(); ok {
 		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), poolSource(p)))
 	}
+	cause, caused := fallbackCause{}, false
 	if in.WantsHuge {
+		cause, caused = causeOfFallback(h, in)
 		f.ID, f.Severity = "hugepages.fallback", Notice
-		f.Title = fmt.Sprintf("%s=%s but the shared memory is in 4 KiB pages: it fell back", in.HugeSetting.Name, in.HugeSetting.Value)
-		f.Why = "With huge_pages=try the server starts in 4 KiB pages when the pool is short, and says so only at DEBUG level: " +
-			"every backend then pays 2 MiB of page table per GiB of shared memory it touches, and RssShmem makes the checkpointer an OOM victim."
+		f.Title = fmt.Sprintf("%s=%s but the shared memory is in %s pages: it fell back", in.HugeSetting.Name, in.HugeSetting.Value, units.Bytes(page))
+		f.Why = "With huge_pages=try the server starts in base pages when it cannot get huge pages, and says so only at DEBUG level: " +
+			"every backend then pays 8 bytes of page table per base page of shared memory it touches, and RssShmem makes the checkpointer an OOM victim."
 	} else {
 		f.ID, f.Severity = "hugepages.off", Info
 		if sh.Bytes >= HugePagesWorthBytes {
 			f.Severity = Notice
 		}
-		f.Title = fmt.Sprintf("shared memory (%s) in 4 KiB pages: %s=%s", units.Bytes(sh.Bytes), in.HugeSetting.Name, in.HugeSetting.Value)
-		f.Why = "Each process that touches the shared memory pays 8 bytes of page table per 4 KiB page (2 MiB per GiB), " +
+		f.Title = fmt.Sprintf("shared memory (%s) in %s pages: %s=%s", units.Bytes(sh.Bytes), units.Bytes(page), in.HugeSetting.Name, in.HugeSetting.Value)
+		f.Why = "Each process that touches the shared memory pays 8 bytes of page table per base page (2 MiB per GiB with 4 KiB pages), " +
 			"and the pages count in its RSS, which makes background processes likely OOM victims; huge pages avoid both."
 	}
-	if ptOK && ptSev > f.Severity {
-		f.Severity = min(ptSev, Warning)
+	f.Severity = max(f.Severity, min(pageTableGrade(h, in, pt), Warning))
+	if caused {
+		f.Title += ": " + cause.What
+		f.Evidence = append(f.Evidence, cause.Evidence...)
+		f.Fix = cause.Fix
+		return []Finding{f}
 	}
 	f.Fix = fmt.Sprintf("Reserve the pool and require it: vm.nr_hugepages covering %s, huge_pages=on, then restart (`dbmem plan`).", needText(in))
 	if s, ok := poolSetting(h, in); ok {
@@ -52,11 +62,27 @@ func checkHugePagesUsed(h host, in instance) []Finding {
 	return []Finding{f}
 }
 
+// pageTableGrade grades projected page tables against RAM, and against
+// the instance's cgroup memory limit when it has one (page tables are
+// charged to the cgroup): Info when they are too small to mention.
+func pageTableGrade(h host, in instance, pt uint64) Severity {
+	sev, ok := pageTableSeverity(pt, h.RAM)
+	if !ok {
+		sev = Info
+	}
+	if cg := in.Cgroup; cg != nil && cg.LimitBytes != nil {
+		if s, ok := pageTableSeverity(pt, *cg.LimitBytes); ok {
+			sev = max(sev, s)
+		}
+	}
+	return sev
+}
+
 // checkPoolTooSmall flags an instance that asks for huge pages while the
 // pool cannot hold it.
 func checkPoolTooSmall(h host, in instance) []Finding {
 	const id = "hugepages.pool_too_small"
-	if !in.WantsHuge || in.Shared == nil || in.Shared.Hugetlb || in.NeedPages == 0 {
+	if h.Env.InContainer || !in.WantsHuge || in.Shared == nil || in.Shared.Hugetlb || in.NeedPages == 0 {
 		return nil
 	}
 	_, sized := h.DefaultPageSize()
@@ -65,7 +91,7 @@ func checkPoolTooSmall(h host, in instance) []Finding {
 		return nil
 	}
 	avail := sub(p.Total, hostInUse(p))
-	if avail >= in.NeedPages {
+	if _, other := causeOfFallback(h, in); avail >= in.NeedPages || other {
 		return nil
 	}
 	if !h.need(id, in.Subject, known("nr_overcommit_hugepages (/sys/kernel/mm/hugepages)", p.Overcommit)) {
@@ -97,14 +123,18 @@ func checkPoolTooSmall(h host, in instance) []Finding {
 // of RAM, which makes a warning, is unknown).
 func checkPoolUse(h host) []Finding {
 	m := h.Meminfo
+	if h.Env.InContainer {
+		return nil // the node's pool (nodeSettings says so once)
+	}
 	if _, sized := h.DefaultPageSize(); !sized && m.HugePagesTotal != nil && *m.HugePagesTotal > 0 && !hasHostPools(h) {
 		h.need("hugepages.pool_use", "host", have(inHugeSize, false)) // a pool of an unknown page size
 		return nil
 	}
 	var out []Finding
+	waiting := h.waitingForHuge()
 	for _, p := range h.HugePools {
-		if p.Node >= 0 || p.Total == 0 {
-			continue
+		if p.Node >= 0 || p.Total == 0 || waiting != "" {
+			continue // a pool meant for an instance that fell back: its finding says what to do with it
 		}
 		used := hostInUse(p)
 		spare := sub(p.Total, used)
@@ -129,6 +159,12 @@ func checkPoolUse(h host) []Finding {
 		default:
 			f.Severity = Info
 		}
+		if k := cohost.OfKind(h.Software, cohost.Kubelet); len(k) > 0 {
+			f.Severity = min(f.Severity, Notice)
+			f.Why = "On a Kubernetes node free pages are the pods' allocatable hugepages-" + PageSizeName(p.PageSizeBytes, "k8s") +
+				": they wait for pods that request them, but no other process can use them meanwhile."
+			f.Fix = "Size vm.nr_hugepages to what the node's pods request (kubectl describe node: Allocated resources)."
+		}
 		out = append(out, f)
 	}
 	return out
@@ -146,7 +182,7 @@ func hasHostPools(h host) bool {
 
 // checkPoolNUMA flags a pool spread unevenly over NUMA nodes.
 func checkPoolNUMA(h host) []Finding {
-	if h.NUMANodes < 2 {
+	if h.NUMANodes < 2 || h.Env.InContainer {
 		return nil
 	}
 	byPage := map[uint64][]linux.HugePool{}
@@ -246,4 +282,18 @@ func poolSetting(h host, in instance) (Setting, bool) {
 		"hold the instance's shared memory in huge pages")
 	s.Evidence = []Evidence{ev("huge page pool", poolText(p), poolSource(p))}
 	return s, true
+}
+
+// waitingForHuge names an instance that asks for huge pages and runs
+// without them (PostgreSQL huge_pages=on/try fallen back, MySQL
+// large_pages=ON with its buffer pool in base pages): "" when none. A pool
+// beside it is meant for it, not unused; its own finding (fallback with
+// the cause, pool too small, SysV rights) says what the pool needs.
+func (h host) waitingForHuge() string {
+	for _, in := range h.Instances {
+		if in.WantsHuge && in.Shared != nil && !in.Shared.Hugetlb {
+			return in.Subject
+		}
+	}
+	return h.mysqlWaiting
 }

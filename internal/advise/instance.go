@@ -28,6 +28,16 @@ type instance struct {
 	Work       Workload
 	Procs      []labeled
 	Cgroup     *linux.CgroupMemory
+	// SettingsKnown is false when no setting could be read (a postmaster in
+	// a container whose files are not readable from here): the checks
+	// that need max_connections, work_mem or shared_buffers are skipped,
+	// never run on PostgreSQL's defaults.
+	SettingsKnown bool
+	// HugePageSize is the page size the configuration asks for
+	// (PostgreSQL's huge_page_size; 0: the kernel's default, DefaultHuge).
+	HugePageSize, DefaultHuge uint64
+	// Hugetlb are the instance's cgroup hugetlb limits, one per page size.
+	Hugetlb []linux.CgroupHugetlb
 	// SharedBuffers is the engine's main cache (shared_buffers,
 	// innodb_buffer_pool_size).
 	SharedBuffers Evidence
@@ -54,10 +64,13 @@ func fromPostgres(in *postgres.Instance, defaultHuge uint64, o Options) instance
 	if sh := in.Shared; sh != nil {
 		v.Shared = &segment{Path: sh.Path, Bytes: sh.SizeBytes, PageSize: sh.PageSizeBytes, Hugetlb: sh.Hugetlb}
 	}
+	v.SettingsKnown = len(set) > 0
 	hp := set.String("huge_pages")
 	v.WantsHuge = hp == "on" || hp == "try"
 	v.HugeSetting = pgEvidence(in, "huge_pages")
 	v.NeedPages, v.NeedSource = pgNeed(in, defaultHuge)
+	v.HugePageSize, _ = set.Bytes("huge_page_size")
+	v.DefaultHuge = defaultHuge
 	v.CacheBytes, _ = set.Bytes("shared_buffers")
 	v.SharedBuffers = pgEvidence(in, "shared_buffers")
 	v.Work = PostgresWorkload(in, o.NodesPerQuery)

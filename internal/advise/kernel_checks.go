@@ -7,35 +7,6 @@ import (
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-func checkOvercommitMode(h host) []Finding {
-	mode, ok := h.Sysctls.Int("vm.overcommit_memory")
-	if !h.need("overcommit.mode", "host", have(inOvercommit, ok)) || mode == 2 {
-		return nil
-	}
-	sev := Notice
-	if mode == 1 {
-		sev = Warning
-	}
-	if !h.Dedicated {
-		sev = Info
-	}
-	names := map[int64]string{0: "heuristic", 1: "always"}
-	m := h.Meminfo
-	return []Finding{{
-		ID: "overcommit.mode", Severity: sev, Subject: "host",
-		Title: fmt.Sprintf("vm.overcommit_memory=%d (%s): a runaway query is OOM-killed instead of refused", mode, names[mode]),
-		Evidence: []Evidence{
-			ev("vm.overcommit_memory", strconv.FormatInt(mode, 10), srcSysctl),
-			ev("Committed_AS", bytesOf(m.CommittedASBytes), srcMeminfo),
-			ev("CommitLimit", bytesOf(m.CommitLimitBytes)+" (not enforced)", srcMeminfo),
-		},
-		Why: "Without strict accounting the kernel grants more memory than exists; when a backend touches it " +
-			"the OOM killer sends SIGKILL and the postmaster restarts every session (crash recovery).",
-		Fix: "On a dedicated database host set vm.overcommit_memory=2 with the vm.overcommit_ratio from `dbmem plan` " +
-			"(never when Committed_AS exceeds the new CommitLimit, and not on Kubernetes nodes or hosts with JVMs).",
-	}}
-}
-
 func checkCommitNearLimit(h host) []Finding {
 	const id = "overcommit.near_limit"
 	mode, ok := h.Sysctls.Int("vm.overcommit_memory")
@@ -68,89 +39,56 @@ func checkCommitNearLimit(h host) []Finding {
 	}}
 }
 
-func checkSwap(h host) []Finding {
-	m := h.Meminfo
-	if !h.Dedicated || !h.need("swap.large", "host", known(inSwapTotal, m.SwapTotalBytes), known(inMemTotal, m.MemTotalBytes)) {
-		return nil
-	}
-	swap := *m.SwapTotalBytes
-	if swap <= SwapLargeBytes || share(swap, h.RAM) <= SwapLargeShare {
-		return nil
-	}
-	used := Unknown
-	if u, ok := m.SwapUsedBytes(); ok {
-		used = units.Bytes(u)
-	}
-	return []Finding{{
-		ID: "swap.large", Severity: Notice, Subject: "host",
-		Title: fmt.Sprintf("%s of swap (%s of RAM)", units.Bytes(swap), units.Percent(swap, h.RAM)),
-		Evidence: []Evidence{
-			ev("SwapTotal", units.Bytes(swap), srcMeminfo),
-			ev("SwapUsed", used, srcMeminfo),
-			ev("MemTotal", units.Bytes(h.RAM), srcMeminfo),
-		},
-		Why: "A runaway sort that spills into swap first evicts the page cache every other query needs, " +
-			"then crawls for minutes before the OOM kill comes anyway; a temporary file would have been faster.",
-		Fix: "Keep 1-2 GiB of swap for idle daemons, vm.swappiness=10, and bound memory with strict overcommit.",
-	}}
-}
-
-func checkSwappiness(h host) []Finding {
-	sw, ok := h.Sysctls.Int("vm.swappiness")
-	swap := h.Meminfo.SwapTotalBytes
-	if !h.Dedicated || !h.need("swap.swappiness", "host", have("vm.swappiness (/proc/sys)", ok), known(inSwapTotal, swap)) ||
-		sw <= SwappinessMax || *swap == 0 {
-		return nil
-	}
-	return []Finding{{
-		ID: "swap.swappiness", Severity: Notice, Subject: "host",
-		Title: fmt.Sprintf("vm.swappiness=%d with %s of swap", sw, units.Bytes(*swap)),
-		Evidence: []Evidence{
-			ev("vm.swappiness", strconv.FormatInt(sw, 10), srcSysctl),
-			ev("SwapTotal", units.Bytes(*swap), srcMeminfo),
-		},
-		Why: "A high swappiness makes the kernel swap out database memory to keep page cache, " +
-			"which turns later accesses into disk reads.",
-		Fix:      "Set vm.swappiness=10 (or 1).",
-		Settings: []Setting{sysctlSetting("vm.swappiness", "10", strconv.FormatInt(sw, 10), "10 (seed 001: 10, or 1)", "swap only as a last resort")},
-	}}
-}
-
 func checkTHP(h host) []Finding {
 	t := h.THP
 	if !h.need("thp.enabled", "host", have("transparent_hugepage/enabled (/sys)", t.Enabled != "")) {
 		return nil
 	}
-	var out []Finding
-	for _, e := range h.engines() {
-		a := e.THP()
-		if a.Accepts(t.Enabled) {
-			continue
-		}
-		sev := Warning
-		if a.Want == "always" {
-			sev = Notice
-		}
-		if len(h.Instances)+len(h.Others) == 0 {
-			sev = Info
-		}
-		out = append(out, Finding{
-			ID: "thp.enabled", Severity: sev, Subject: "host",
-			Title: fmt.Sprintf("transparent huge pages enabled=%s, %s advises %s", t.Enabled, e, a.Want),
-			Evidence: []Evidence{
-				ev("enabled", t.Enabled, srcTHP+"/enabled"), ev("defrag", t.Defrag, srcTHP+"/defrag"),
-				ev("AnonHugePages", bytesOf(h.Meminfo.AnonHugePagesBytes), srcMeminfo),
-			},
-			Why: a.Why + ".",
-			Fix: fmt.Sprintf("Set transparent_hugepage/enabled and defrag to %s, and keep it at boot (`dbmem plan` renders a systemd unit).", a.Want),
-			Settings: []Setting{
-				sysfsSetting("/sys/kernel/mm/transparent_hugepage/enabled", a.Want, t.Enabled, a.Why),
-				sysfsSetting("/sys/kernel/mm/transparent_hugepage/defrag", a.Want, t.Defrag, a.Why),
-			},
-		})
-		break // one finding: the engines disagreeing is not a host setting
+	engines := h.engines()
+	v := decideTHP(engines, t.Enabled)
+	if len(v.Unmet) == 0 {
+		return nil
 	}
-	return out
+	f := Finding{ID: "thp.enabled", Subject: "host",
+		Evidence: []Evidence{
+			ev("enabled", t.Enabled, srcTHP+"/enabled"), ev("defrag", t.Defrag, srcTHP+"/defrag"),
+			ev("AnonHugePages", bytesOf(h.Meminfo.AnonHugePagesBytes), srcMeminfo),
+			ev("engines here", engineNames(engines), "processes and servers found"),
+		},
+		Why: v.Why + "."}
+	if v.Want == "" {
+		f.Severity = Info
+		f.Title = fmt.Sprintf("transparent huge pages enabled=%s: %s %s, but %s %s: kept", t.Enabled,
+			engineNames(v.Unmet), thpAdvises(v.Unmet, v.Unmet[0].THP().Want), engineNames(v.Against), againstText(v.Against))
+		f.Why += ". The setting is host-wide: changing it for one engine degrades the other."
+		f.Fix = "Keep the current value for " + engineNames(v.Against) + "; where that hurts, run the engines on separate hosts " +
+			"(shared memory in the huge page pool is not affected by THP either way)."
+		return []Finding{f}
+	}
+	f.Severity = Warning
+	if v.Want == "always" {
+		f.Severity = Notice
+	}
+	if !h.databases() {
+		f.Severity = Info
+	}
+	f.Title = fmt.Sprintf("transparent huge pages enabled=%s: %s %s", t.Enabled, engineNames(v.Unmet), thpAdvises(v.Unmet, v.Want))
+	f.Fix = fmt.Sprintf("Set transparent_hugepage/enabled to %s and defrag to %s, and keep it at boot (`dbmem plan` renders a systemd unit).", v.Want, v.Defrag)
+	f.Settings = []Setting{
+		sysfsSetting("/sys/kernel/mm/transparent_hugepage/enabled", v.Want, t.Enabled, v.Why),
+		sysfsSetting("/sys/kernel/mm/transparent_hugepage/defrag", v.Defrag, t.Defrag, v.Why),
+	}
+	return []Finding{f}
+}
+
+// againstText says why engines block a THP change.
+func againstText(es []Engine) string {
+	for _, e := range es {
+		if e.THP().Want == "" {
+			return "has an advice that depends on its version, not read"
+		}
+	}
+	return thpAdvises(es, es[0].THP().Want)
 }
 
 func checkZoneReclaim(h host) []Finding {
@@ -193,15 +131,24 @@ func checkPageTablesNow(h host) []Finding {
 	}}
 }
 
-// engines lists the engines running here (PostgreSQL for a host without any).
+// engines lists the database engines running here: the instances judged,
+// the MySQL/MariaDB servers, and the co-hosted databases (Redis, MongoDB,
+// Oracle); PostgreSQL for a host without any.
 func (h host) engines() []Engine {
 	var out []Engine
 	for _, in := range h.Instances {
 		out = append(out, in.Engine)
 	}
 	out = append(out, h.Others...)
+	out = append(out, softwareEngines(h.Software)...)
 	if len(out) == 0 {
 		out = append(out, Engine{Name: EnginePostgres})
 	}
 	return out
+}
+
+// databases reports whether a database runs here: an instance, a
+// MySQL/MariaDB server, or co-hosted Redis, MongoDB or Oracle.
+func (h host) databases() bool {
+	return len(h.Instances)+len(h.Others)+len(softwareEngines(h.Software)) > 0
 }

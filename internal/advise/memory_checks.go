@@ -14,7 +14,7 @@ func checkPageTablesProjected(h host, in instance) []Finding {
 		page = basePage
 	}
 	pt := PageTableBytes(in.Work.MaxConnections, shared, page)
-	if !h.need("pagetables.projected", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes)) {
+	if !h.need("pagetables.projected", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes), have(inSettings, in.SettingsKnown)) {
 		return nil
 	}
 	sev, ok := pageTableSeverity(pt, h.RAM)
@@ -43,7 +43,7 @@ func checkPageTablesProjected(h host, in instance) []Finding {
 // checkWorstCase adds up what every connection could take at once and sets
 // it against RAM, the cgroup limit and CommitLimit.
 func checkWorstCase(h host, in instance) []Finding {
-	if !h.need("memory.worst_case", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes)) {
+	if !h.need("memory.worst_case", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes), have(inSettings, in.SettingsKnown)) {
 		return nil
 	}
 	wc := in.Work.WorstCase()
@@ -85,7 +85,7 @@ func checkWorstCase(h host, in instance) []Finding {
 
 // checkCacheShare flags a main cache taking too much of RAM.
 func checkCacheShare(h host, in instance) []Finding {
-	if !h.need("memory.cache_share", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes)) {
+	if !h.need("memory.cache_share", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes), have(inSettings, in.SettingsKnown)) {
 		return nil
 	}
 	s := share(in.CacheBytes, h.RAM)

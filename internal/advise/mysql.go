@@ -11,7 +11,7 @@ import (
 // otherChecks judge what is not PostgreSQL: MySQL/MariaDB servers, SysV
 // shared memory and the containers and cgroups of every database.
 func otherChecks(h host, s *snapshot.Snapshot) []Finding {
-	var out []Finding
+	out := checkPoolStarvesHost(h, s)
 	for _, in := range s.MySQL {
 		out = append(out, mysqlChecks(h, in)...)
 	}
@@ -21,6 +21,7 @@ func otherChecks(h host, s *snapshot.Snapshot) []Finding {
 
 func mysqlChecks(h host, in *mysql.Instance) []Finding {
 	var out []Finding
+	out = append(out, checkMySQLBufferPool(h, in)...)
 	out = append(out, checkMySQLLargePages(h, in)...)
 	out = append(out, checkMySQLSysVRights(h, in)...)
 	return append(out, checkMySQLWorstCase(h, in)...)
@@ -122,8 +123,8 @@ func checkMySQLLargePages(h host, in *mysql.Instance) []Finding {
 			"buffer pool costs page tables and can be swapped."
 		f.Fix = fmt.Sprintf("Grow the pool to what every large-page allocation needs (%d pages here) and restart the server.", plan.Pages)
 	} else {
-		if bp.SizeBytes < HugePagesWorthBytes {
-			return nil
+		if bp.SizeBytes < HugePagesWorthBytes || bufferPoolTooLarge(in, h.RAM) {
+			return nil // small, or too large for the RAM: huge pages are not the answer
 		}
 		f.ID, f.Severity = "mysql.large_pages_off", Notice
 		f.Title = fmt.Sprintf("%s buffer pool in 4 KiB pages: large_pages=OFF", units.Bytes(bp.SizeBytes))

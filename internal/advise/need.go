@@ -64,6 +64,7 @@ const (
 	inHugeSize      = "Hugepagesize (/proc/meminfo)"
 	inOvercommit    = "vm.overcommit_memory (/proc/sys)"
 	inPostmasterAdj = "the postmaster's oom_score_adj (/proc/PID/oom_score_adj)"
+	inSettings      = "the instance's settings (its configuration files or a connection)"
 	// inSharedSegment: unreadable without root or in a capture without it.
 	inSharedSegment = "main shared memory segment (the postmaster's /proc/PID/smaps)"
 )

@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/dbmem/dbmem/internal/linux"
@@ -70,8 +71,50 @@ func Badness(p linux.Process, totalPages uint64) (badness int64, eligible bool) 
 
 // OOMScore is what /proc/PID/oom_score prints on kernels 5.9 and later.
 func OOMScore(badness int64, totalPages uint64) int64 {
+	return OOMScoreFor(badness, totalPages, OOMScore59)
+}
+
+// OOMFormula is how a kernel turns badness into /proc/PID/oom_score.
+type OOMFormula int
+
+// The formulas (fs/proc/base.c proc_oom_score):
+//
+//	OOMScore59     5.9 and later: (1000 + badness x 1000 / totalpages) x 2 / 3
+//	OOMScoreLegacy 2.6.36 to 5.8: max(badness, 1) x 1000 / totalpages
+//
+// Before 4.17 the kernel also gave processes with CAP_SYS_ADMIN a 3% bonus
+// (3.10: 30 points of oom_score_adj; 3.14-4.16: 3% of their pages); dbmem
+// does not read capabilities for every process, so a root process's
+// prediction on such a kernel can read a little high.
+const (
+	OOMScore59 OOMFormula = iota
+	OOMScoreLegacy
+)
+
+func (f OOMFormula) String() string {
+	if f == OOMScoreLegacy {
+		return "max(badness, 1) x 1000 / totalpages (kernels before 5.9)"
+	}
+	return "(1000 + badness x 1000 / totalpages) x 2 / 3 (kernel 5.9+)"
+}
+
+// OOMFormulaFor is the formula of a kernel release ("3.10.0-1160.el7.x86_64");
+// an unknown release is taken as current (5.9+).
+func OOMFormulaFor(release string) OOMFormula {
+	var major, minor int
+	if n, _ := fmt.Sscanf(release, "%d.%d", &major, &minor); n == 2 && (major < 5 || major == 5 && minor < 9) {
+		return OOMScoreLegacy
+	}
+	return OOMScore59
+}
+
+// OOMScoreFor is what /proc/PID/oom_score prints with formula f.
+func OOMScoreFor(badness int64, totalPages uint64, f OOMFormula) int64 {
 	if totalPages == 0 {
 		return 0
+	}
+	if f == OOMScoreLegacy {
+		return max(badness, 1) * 1000 / int64(totalPages)
 	}
 	v := (1000 + badness*1000/int64(totalPages)) * 2 / 3
 	if v < 0 {
@@ -88,9 +131,10 @@ type labeled struct {
 }
 
 // RankOOM orders the eligible processes by badness, the first being the
-// kernel's first victim. unknown counts the processes left out because
-// their numbers were not read.
-func RankOOM(procs []labeled, totalPages uint64) (out []OOMCandidate, unknown int) {
+// kernel's first victim, each with its oom_score predicted by formula f.
+// unknown counts the processes left out because their numbers were not
+// read.
+func RankOOM(procs []labeled, totalPages uint64, f OOMFormula) (out []OOMCandidate, unknown int) {
 	for _, p := range procs {
 		b, ok := Badness(p.Process, totalPages)
 		if !ok {
@@ -101,7 +145,7 @@ func RankOOM(procs []labeled, totalPages uint64) (out []OOMCandidate, unknown in
 		}
 		s := p.Status
 		out = append(out, OOMCandidate{
-			PID: p.PID, Label: p.Label, Badness: b, Score: OOMScore(b, totalPages), KernelScore: p.OOMScore,
+			PID: p.PID, Label: p.Label, Badness: b, Score: OOMScoreFor(b, totalPages, f), KernelScore: p.OOMScore,
 			RSSBytes: *s.VmRSSBytes, ShmemBytes: s.RssShmemBytes, SwapBytes: *s.VmSwapBytes, PTEBytes: *s.VmPTEBytes,
 			Adj: *p.OOMScoreAdj, Database: p.Database,
 		})

@@ -19,7 +19,8 @@ func oomRanking(h host) []Finding {
 		return nil
 	}
 	total, _ := TotalPages(m)
-	rank, unknown := RankOOM(procs, total)
+	formula := OOMFormulaFor(h.KernelRelease)
+	rank, unknown := RankOOM(procs, total, formula)
 	if len(rank) == 0 {
 		if unknown > 0 {
 			h.need("oom.ranking", "host", have(fmt.Sprintf("VmRSS, VmSwap, VmPTE or oom_score_adj of %d processes (/proc/PID)", unknown), false))
@@ -39,9 +40,9 @@ func oomRanking(h host) []Finding {
 		f.Why = "The kernel kills the process with the highest badness: rss (anon + file + shmem) + swap + page tables " +
 			"+ oom_score_adj x totalpages / 1000. A MySQL/MariaDB server is one process holding the buffer pool and every " +
 			"connection's buffers, so it is often the largest, and its death drops every connection and starts crash recovery."
-		f.Fix = "Bound the server's worst case (max_connections x per-thread buffers + buffer pool) below RAM, put the buffer " +
-			"pool in huge pages (large_pages=ON; hugetlb pages count in no badness), and if other processes may die instead " +
-			"set OOMScoreAdjust= in the server's unit."
+		f.Fix = "Bound the server's worst case (max_connections x per-thread buffers + buffer pool) below RAM, with the buffer " +
+			"pool within MySQL's sizing for the RAM; where RAM allows, put it in huge pages (large_pages=ON; hugetlb pages count " +
+			"in no badness); and if other processes may die instead set OOMScoreAdjust= in the server's unit."
 	}
 	if h.Opts.Processes == nil {
 		f.Title += " among the database processes (other processes not read)"
@@ -55,6 +56,8 @@ func oomRanking(h host) []Finding {
 		}
 		f.Evidence = append(f.Evidence, ev(fmt.Sprintf("#%d pid %d %s", i+1, c.PID, c.Label), oomText(c, total), "/proc/PID/status, oom_score"))
 	}
+	f.Evidence = append(f.Evidence, ev("oom_score", formula.String()+", totalpages "+fmt.Sprint(total)+" (RAM + swap)",
+		"kernel "+orWord(h.KernelRelease, "release unknown")))
 	if sh := top.ShmemBytes; top.Database && sh != nil && *sh >= OOMShmemFloor && *sh*2 >= uint64(top.Badness)*basePage {
 		f.Severity = Warning
 		f.Title = fmt.Sprintf("pid %d %s is the first OOM victim because of %s of shared memory in its RSS", top.PID, top.Label, units.Bytes(*sh))
@@ -117,4 +120,11 @@ func (h host) oomProcesses() []labeled {
 		out = append(out, labeled{Process: p, Label: p.Comm})
 	}
 	return out
+}
+
+func orWord(s, w string) string {
+	if s == "" {
+		return w
+	}
+	return s
 }

@@ -3,6 +3,7 @@ package advise
 import (
 	"sort"
 
+	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -34,6 +35,12 @@ type PlanInput struct {
 	Options   PlanOptions       `json:"options"`
 	// Notes are caveats found while gathering the input.
 	Notes []string `json:"notes,omitempty"`
+	// Software is what runs beside the databases (cohost): Redis and a
+	// JVM make strict overcommit unadvisable, MongoDB 8 wants THP.
+	Software []cohost.Software `json:"software,omitempty"`
+	// InContainer: dbmem runs in a container (a pod): kernel settings and
+	// the huge page pool are the node's.
+	InContainer bool `json:"in_container,omitempty"`
 }
 
 // HostFacts are the host's sizes.
@@ -88,6 +95,13 @@ type PlannedInstance struct {
 	GID int `json:"gid"`
 	// MySQL is set for a MySQL/MariaDB server (PlanMySQL); Work is then unused.
 	MySQL *MySQLPlanned `json:"mysql,omitempty"`
+	// Container names the container the instance runs in ("" when none,
+	// or dbmem runs in the same one): it has no systemd unit of its own.
+	Container string `json:"container,omitempty"`
+	// NoHuge says why Plan gives the instance no huge pages ("" when it
+	// does): its cache is too large for the RAM, or a pool would leave too
+	// little beside it. Set by Plan.
+	NoHuge string `json:"no_huge,omitempty"`
 }
 
 // hugeAPI is how the instance maps huge pages: as measured or from its
@@ -174,18 +188,25 @@ func Plan(in PlanInput) PlanResult {
 	in.Options = o
 	r := PlanResult{Schema: PlanSchema, Source: in.Source, Host: in.Host, WorstCases: []InstanceWorstCase{},
 		Notes: append([]string(nil), in.Notes...)}
-	var poolBytes uint64
 	if !o.NoHugePages && len(in.Instances) > 0 {
-		hp := planHugePages(in)
-		r.HugePages = &hp
-		poolBytes = hp.PoolPages * hp.PageSizeBytes
-		r.Settings = append(r.Settings, hugePageSettings(in, hp, &r)...)
+		in.Instances = guardPool(in, &r)
+		if hp, ok := poolFor(in); ok {
+			r.HugePages = &hp
+			r.Settings = append(r.Settings, hugePageSettings(in, hp, &r)...)
+		} else {
+			r.Settings = append(r.Settings, releasePool(in, &r)...)
+		}
 	}
-	r.Settings = append(r.Settings, overcommitSettings(in, poolBytes, &r)...)
-	r.Settings = append(r.Settings, kernelSettings(in)...)
+	r.Settings = append(r.Settings, overcommitSettings(in, r.HugePages, &r)...)
+	r.Settings = append(r.Settings, kernelSettings(in, &r)...)
 	for _, pi := range in.Instances {
-		r.Settings = append(r.Settings, instanceSettings(in, pi, r.HugePages, &r)...)
-		r.WorstCases = append(r.WorstCases, plannedWorstCase(in, pi, r.HugePages, &r))
+		hp := r.HugePages
+		if pi.NoHuge != "" {
+			hp = nil
+			r.Settings = append(r.Settings, noHugeSettings(in, pi)...)
+		}
+		r.Settings = append(r.Settings, instanceSettings(in, pi, hp, &r)...)
+		r.WorstCases = append(r.WorstCases, plannedWorstCase(in, pi, hp, &r))
 	}
 	sortSettings(r.Settings)
 	return r

@@ -2,9 +2,11 @@ package advise
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
+	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -28,25 +30,32 @@ type HugePagePlan struct {
 	Formula string `json:"formula"`
 }
 
-func planHugePages(in PlanInput) HugePagePlan {
+// planHugePages sizes the pool for the instances given (those that get
+// huge pages); the pages every planned instance holds now are its own.
+func planHugePages(in PlanInput, with []PlannedInstance) HugePagePlan {
 	o := in.Options
 	hp := HugePagePlan{PageSizeBytes: o.PageSizeBytes, Exact: true, MarginPercent: max(o.MarginPercent, 0)}
-	var held, own uint64
-	var srcs string
-	for _, pi := range in.Instances {
-		hp.NeedPages += pagesAt(pi.Need, hp.PageSizeBytes)
-		own += ownMargin(pi.Need, hp.PageSizeBytes)
+	for _, pi := range with {
 		hp.Exact = hp.Exact && pi.Need.Exact
-		held += pi.HeldPages
-		if srcs != "" {
-			srcs += " + "
-		}
-		srcs += fmt.Sprintf("%d needed (%s)", pagesAt(pi.Need, hp.PageSizeBytes), pi.Need.Source)
 	}
 	if !hp.Exact {
 		hp.MarginPercent = max(hp.MarginPercent, EstimateMarginPercent)
 	}
-	hp.MarginPages = MarginPages(hp.NeedPages-own, hp.MarginPercent)
+	var held, own uint64
+	var srcs string
+	for _, pi := range in.Instances {
+		held += pi.HeldPages
+	}
+	for _, pi := range with {
+		need := pagesAt(pi.Need, hp.PageSizeBytes)
+		hp.NeedPages += need
+		hp.MarginPages += instancePoolPages(pi.Need, hp) - need
+		own += ownMargin(pi.Need, hp.PageSizeBytes)
+		if srcs != "" {
+			srcs += " + "
+		}
+		srcs += fmt.Sprintf("%d needed (%s)", need, pi.Need.Source)
+	}
 	if p, ok := nowPool(in, hp.PageSizeBytes); ok {
 		hp.OtherPages = sub(hostInUse(p), held)
 	}
@@ -56,12 +65,12 @@ func planHugePages(in PlanInput) HugePagePlan {
 	if in.Host.NUMANodes > 1 {
 		hp.PerNode = SplitNodes(hp.PoolPages, in.Host.NUMANodes)
 	}
-	margin := fmt.Sprintf("%g%% rounded up", hp.MarginPercent)
+	margin := fmt.Sprintf("%g%% of the bytes, rounded up to pages", hp.MarginPercent)
 	switch {
 	case own > 0 && own == hp.NeedPages:
 		margin = "every need carries its own"
 	case own > 0:
-		margin = fmt.Sprintf("%g%% of the %d pages without a margin of their own, rounded up", hp.MarginPercent, hp.NeedPages-own)
+		margin = fmt.Sprintf("%g%% of the bytes of the needs without a margin of their own, rounded up to pages", hp.MarginPercent)
 	}
 	hp.Formula = fmt.Sprintf("%s + margin %d (%s) + %d in use by others = %d pages of %s = %s",
 		srcs, hp.MarginPages, margin, hp.OtherPages, hp.PoolPages, units.Bytes(hp.PageSizeBytes), units.Bytes(hp.PoolBytes))
@@ -77,11 +86,30 @@ func ownMargin(n HugePageNeed, size uint64) uint64 {
 	return n.Pages
 }
 
-// instancePoolPages is an instance's share of the pool: its need and the
-// plan's margin on the part without a margin of its own.
+// instancePoolPages is an instance's share of the pool: its need with the
+// plan's margin (PoolPages), or its need alone when it carries its own.
 func instancePoolPages(n HugePageNeed, hp HugePagePlan) uint64 {
-	pages := pagesAt(n, hp.PageSizeBytes)
-	return pages + MarginPages(pages-ownMargin(n, hp.PageSizeBytes), hp.MarginPercent)
+	if ownMargin(n, hp.PageSizeBytes) > 0 {
+		return pagesAt(n, hp.PageSizeBytes)
+	}
+	return PoolPages(n, hp.PageSizeBytes, hp.MarginPercent)
+}
+
+// PoolPages is the need in pages of size with a margin of percent added
+// in bytes and the sum rounded up to pages: a 0.52 GiB segment with 2% is
+// one page of 1 GiB (a margin in whole pages would take a second GiB). The
+// bytes are the segment's size when known (not more than the pages hold),
+// else the pages'. Never fewer pages than the need.
+func PoolPages(n HugePageNeed, size uint64, percent float64) uint64 {
+	need := pagesAt(n, size)
+	if percent <= 0 || size == 0 {
+		return need
+	}
+	bytes := n.SharedBytes
+	if bytes == 0 || bytes > need*size {
+		bytes = need * size
+	}
+	return max(need, uint64(math.Ceil(float64(bytes)*(1+percent/100)/float64(size))))
 }
 
 // pagesAt is the need in pages of size.
@@ -112,6 +140,9 @@ func nowPool(in PlanInput, size uint64) (linux.HugePool, bool) {
 }
 
 func hugePageSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
+	if in.InContainer || len(cohost.OfKind(in.Software, cohost.Kubelet)) > 0 {
+		return nodePoolSettings(in, hp, r)
+	}
 	if hp.Boot {
 		return bootPoolSettings(in, hp, r)
 	}
@@ -180,3 +211,31 @@ func offers(h HostFacts, size uint64) bool {
 }
 
 func u(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// nodePoolSettings: inside a pod, or on a Kubernetes node, the pool is the
+// node's, shared by every pod (kubelet reports its free pages as the pods'
+// allocatable hugepages): it is never shrunk, and grown only by what the
+// planned instances lack.
+func nodePoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
+	p, ok := nowPool(in, hp.PageSizeBytes)
+	mine := hp.NeedPages + hp.MarginPages
+	var held uint64
+	for _, pi := range in.Instances {
+		held += pi.HeldPages
+	}
+	if !ok {
+		r.Notes = append(r.Notes, fmt.Sprintf("the node's pool of %s pages was not read: the pod needs %d of them (hugepages-%s)",
+			units.Bytes(hp.PageSizeBytes), mine, PageSizeName(hp.PageSizeBytes, "k8s")))
+		return nil
+	}
+	room := sub(p.Total, hostInUse(p)) + held
+	if room >= mine {
+		r.Notes = append(r.Notes, fmt.Sprintf("the node's pool (%s) has room for the pod's %d pages: nothing to change on the node; "+
+			"the pod needs its hugepages-%s request", poolText(p), mine, PageSizeName(hp.PageSizeBytes, "k8s")))
+		return nil
+	}
+	s := sysctlSetting("vm.nr_hugepages", u(p.Total+mine-room), u(p.Total),
+		fmt.Sprintf("the node's %d pages + %d the pod lacks (it needs %d, %d are free for it)", p.Total, mine-room, mine, room),
+		"on the node: the pool serves every pod, so it only grows by what this pod lacks")
+	return []Setting{s}
+}

@@ -18,13 +18,19 @@ func instanceSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *Pla
 		out = append(out, mysqlSettings(pi, hp)...)
 	case pi.Engine.Name == EnginePostgres:
 		out = append(out, postgresSettings(in, pi, hp)...)
-		out = append(out, oomSettings(pi.Unit)...)
+		if !in.InContainer && pi.Container == "" {
+			out = append(out, oomSettings(pi.Unit)...)
+		} else {
+			r.Notes = append(r.Notes, pi.Subject+": in a container there is no systemd unit for OOMScoreAdjust: kubelet sets oom_score_adj "+
+				"from the QoS class (Guaranteed, requests = limits for memory and cpu: -997), and PostgreSQL's children keep it unless "+
+				"PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj and PG_OOM_ADJUST_VALUE=0 are in the container's environment")
+		}
 	}
 	if hp != nil && pi.hugeAPI() == HugeSysV {
 		out = append(out, sysvSettings(in, pi, hp, r)...)
 	}
 	if hp != nil && in.Options.Kubernetes {
-		out = append(out, kubernetesSettings(in, pi, hp)...)
+		out = append(out, kubernetesSettings(pi, hp)...)
 	}
 	return out
 }
@@ -73,23 +79,48 @@ func sysvSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanRes
 }
 
 // kubernetesSettings are the container resources: huge pages are a resource
-// of their own (requests must equal limits), memory is the rest.
-func kubernetesSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Setting {
+// of their own (requests must equal limits), memory is the instance's worst
+// case besides them (ContainerMemory, as the kubernetes format renders it).
+func kubernetesSettings(pi PlannedInstance, hp *HugePagePlan) []Setting {
 	pages := instancePoolPages(pi.Need, *hp)
 	huge := pages * hp.PageSizeBytes
 	res := "hugepages-" + PageSizeName(hp.PageSizeBytes, "k8s")
 	hf := fmt.Sprintf("%d pages x %s (need + margin)", pages, units.Bytes(hp.PageSizeBytes))
-	mem := sub(in.Host.RAMBytes, hp.PoolBytes)
-	mf := fmt.Sprintf("%s RAM - %s huge pages", units.Bytes(in.Host.RAMBytes), units.Bytes(hp.PoolBytes))
-	why := "Guaranteed QoS: requests equal limits; without a hugepages resource the container gets SIGBUS on first touch"
+	mem, mf := ContainerMemory(instanceWorstCase(pi, hp), true)
+	why := "requests equal limits for huge pages (Kubernetes requires it); without a hugepages resource the container cannot map them"
 	var out []Setting
 	for _, kind := range []string{"requests", "limits"} {
 		out = append(out,
 			Setting{Target: TargetKubernetes, Name: "resources." + kind + "." + res, Value: Quantity(huge), Formula: hf, Why: why},
 			Setting{Target: TargetKubernetes, Name: "resources." + kind + ".memory", Value: Quantity(mem), Formula: mf,
-				Why: "memory the container may use besides its huge pages (anon, page cache, page tables)"})
+				Why: "memory the container may use besides its huge pages (anon, page tables, page cache it is charged); requests equal limits"})
 	}
 	return out
+}
+
+// ContainerMemory is the worst case a container must hold besides its
+// huge pages: private memory and page tables, and the shared memory too
+// when it is not in huge pages; at least 256 MiB.
+func ContainerMemory(w WorstCase, huge bool) (uint64, string) {
+	b := w.PrivateBytes + w.PageTablesBytes
+	f := fmt.Sprintf("worst case: %s private + %s page tables", units.Bytes(w.PrivateBytes), units.Bytes(w.PageTablesBytes))
+	if !huge {
+		b += w.SharedBytes
+		f += fmt.Sprintf(" + %s shared memory (not in huge pages)", units.Bytes(w.SharedBytes))
+	}
+	const floor = 256 * MiB
+	if b < floor {
+		return floor, f + fmt.Sprintf(" = %s, raised to 256Mi", units.Bytes(b))
+	}
+	return b, f
+}
+
+// instanceWorstCase is the instance's worst case under the plan.
+func instanceWorstCase(pi PlannedInstance, hp *HugePagePlan) WorstCase {
+	if pi.MySQL != nil {
+		return mysqlWorstCase(pi.MySQL, hp)
+	}
+	return postgresWorstCase(pi, hp)
 }
 
 // plannedWorstCase is the instance's worst case once in the planned pages,

@@ -82,9 +82,18 @@ func MySQLNeedSource(p mysql.HugePagePlan) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s %d", l.Name, ceilDiv(l.Bytes, max(p.PageSizeBytes, 1))))
 	}
-	return fmt.Sprintf("%s + own margin %d, max(%d%%, %d pages): smaller buffers take their pages first, "+
+	s := fmt.Sprintf("%s + own margin %d, max(%d%%, %s): smaller buffers take their pages first, "+
 		"and a buffer pool that no longer fits falls back to 4 KiB pages silently",
-		strings.Join(parts, " + "), p.MarginPages, mysql.MarginPercent, mysql.MarginMinPages)
+		strings.Join(parts, " + "), p.MarginPages, mysql.MarginPercent, units.Bytes(mysql.MarginMinBytes))
+	if len(p.Smaller) > 0 {
+		var names []string
+		for _, l := range p.Smaller {
+			names = append(names, fmt.Sprintf("%s (%s)", l.Name, units.Bytes(l.Bytes)))
+		}
+		s += fmt.Sprintf("; %s below one %s page: MariaDB maps them in a smaller page size, not from this pool",
+			strings.Join(names, ", "), units.Bytes(p.PageSizeBytes))
+	}
+	return s
 }
 
 // mysqlSettings are large_pages and the settings asked for (what-if).

@@ -33,7 +33,7 @@ func TestPlanJointPool(t *testing.T) {
 		t.Fatalf("pool %+v, want 547 + 712 (648 + 64 own margin) + 11", hp)
 	}
 	for _, want := range []string{"mariadb 10.11 :3306", "buffer pool 512 + log buffer 8 + key buffer 64 + Aria page cache 64 + own margin 64",
-		"2% of the 547 pages without a margin of their own"} {
+		"2% of the bytes of the needs without a margin of their own"} {
 		if !strings.Contains(hp.Formula, want) {
 			t.Errorf("pool formula lacks %q: %s", want, hp.Formula)
 		}

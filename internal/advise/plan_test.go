@@ -40,7 +40,7 @@ func TestPlanSeed001(t *testing.T) {
 	if hp == nil || hp.NeedPages != 547 || hp.MarginPages != 11 || hp.PoolPages != 558 || hp.Boot {
 		t.Fatalf("huge pages %+v", hp)
 	}
-	want := map[string]string{"vm.nr_hugepages": "558", "vm.overcommit_memory": "2", "vm.overcommit_ratio": "49", "vm.swappiness": "10"}
+	want := map[string]string{"vm.nr_hugepages": "558", "vm.overcommit_memory": "2", "vm.overcommit_ratio": "48", "vm.swappiness": "10"}
 	for name, v := range want {
 		if s, ok := setting(r, TargetSysctl, name); !ok || s.Value != v || s.Formula == "" {
 			t.Errorf("%s = %q (%v), want %s", name, s.Value, ok, v)
@@ -85,6 +85,19 @@ func TestPlanSeed001(t *testing.T) {
 	}
 }
 
+// TestPlanSwappinessNeedsSwap: without swap, vm.swappiness changes
+// nothing and is not planned.
+func TestPlanSwappinessNeedsSwap(t *testing.T) {
+	in := seed001()
+	in.Host.SwapBytes = 0
+	if s, ok := setting(Plan(in), TargetSysctl, "vm.swappiness"); ok {
+		t.Errorf("vm.swappiness planned without swap: %+v", s)
+	}
+	if _, ok := setting(Plan(seed001()), TargetSysctl, "vm.swappiness"); !ok {
+		t.Error("vm.swappiness not planned with 952 MiB of swap")
+	}
+}
+
 func TestPlanWithoutHugePages(t *testing.T) {
 	in := seed001()
 	in.Options.NoHugePages = true
@@ -92,8 +105,8 @@ func TestPlanWithoutHugePages(t *testing.T) {
 	if r.HugePages != nil {
 		t.Error("huge pages planned")
 	}
-	if s, _ := setting(r, TargetSysctl, "vm.overcommit_ratio"); s.Value != "61" {
-		t.Errorf("ratio without huge pages %q, want 61 (seed 001: 60)", s.Value)
+	if s, _ := setting(r, TargetSysctl, "vm.overcommit_ratio"); s.Value != "60" {
+		t.Errorf("ratio without huge pages %q, want 60 (seed 001: 60.6 rounded down so the 20%% reserve holds)", s.Value)
 	}
 	if _, ok := setting(r, TargetPostgres, "huge_pages"); ok {
 		t.Error("huge_pages=on without huge pages")
@@ -115,8 +128,8 @@ func TestPlanDynamicAndMargin(t *testing.T) {
 	}
 	in.Instances[0].Need.Exact = false
 	in.Options.Dynamic, in.Options.MarginPercent = false, 0
-	if hp := Plan(in).HugePages; hp.MarginPercent != EstimateMarginPercent || hp.MarginPages != 28 {
-		t.Errorf("estimated need: margin %g%% = %d pages, want 5%% = 28", hp.MarginPercent, hp.MarginPages)
+	if hp := Plan(in).HugePages; hp.MarginPercent != EstimateMarginPercent || hp.MarginPages != 27 {
+		t.Errorf("estimated need: margin %g%% = %d pages, want 5%% of 1093 MiB = 27 (574 pages in all)", hp.MarginPercent, hp.MarginPages)
 	}
 }
 
@@ -132,8 +145,8 @@ func TestPlanGigantic(t *testing.T) {
 			args = append(args, s.Name+"="+s.Value)
 		}
 	}
-	if strings.Join(args, " ") != "hugepagesz=1G hugepages=3" {
-		t.Errorf("kernel command line %v, want hugepagesz=1G hugepages=3 (2 pages + 1 margin)", args)
+	if strings.Join(args, " ") != "hugepagesz=1G hugepages=2" {
+		t.Errorf("kernel command line %v, want hugepagesz=1G hugepages=2 (1093 MiB + 2%% = 1115 MiB: 2 pages; a margin in whole pages would add a third)", args)
 	}
 	if s, _ := setting(r, TargetPostgres, "huge_page_size"); s.Value != "1GB" {
 		t.Errorf("huge_page_size %+v", s)
@@ -141,7 +154,7 @@ func TestPlanGigantic(t *testing.T) {
 	if _, ok := setting(r, TargetSysctl, "vm.nr_hugepages"); ok {
 		t.Error("vm.nr_hugepages planned for 1 GiB pages")
 	}
-	if s, _ := setting(r, TargetKubernetes, "resources.requests.hugepages-1Gi"); s.Value != "3Gi" {
+	if s, _ := setting(r, TargetKubernetes, "resources.requests.hugepages-1Gi"); s.Value != "2Gi" {
 		t.Errorf("kubernetes %+v", s)
 	}
 	if !strings.Contains(strings.Join(r.Notes, " "), "no 1G huge pages") {
@@ -167,7 +180,7 @@ func TestPlanNUMAAndHostNow(t *testing.T) {
 	in.Host.NUMANodes = 2
 	in.Host.Now = &HostNow{
 		Sysctls:          linux.Sysctls{"vm.nr_hugepages": "100", "vm.zone_reclaim_mode": "1", "vm.overcommit_kbytes": "1024", "vm.overcommit_ratio": "50"},
-		CommittedASBytes: new(4 * GiB),
+		CommittedASBytes: new(2 * GiB),
 		Pools:            []linux.HugePool{{PageSizeBytes: 2 * MiB, Node: -1, Total: 100, Free: 60, Reserved: new(uint64(0))}},
 	}
 	in.Instances[0].SharedIn4KBytes = 1093 * MiB
@@ -187,8 +200,9 @@ func TestPlanNUMAAndHostNow(t *testing.T) {
 	if s, _ := setting(r, TargetSysctl, "vm.nr_hugepages"); s.Current != "100" {
 		t.Errorf("current pool %+v", s)
 	}
-	if !strings.Contains(strings.Join(r.Notes, " "), "fork and malloc fail") {
-		t.Errorf("Committed_AS 4 GiB (3 GiB after) over a 2.7 GiB CommitLimit: notes %v", r.Notes)
+	in.Host.Now.CommittedASBytes = new(4 * GiB)
+	if r := Plan(in); r.Overcommit != nil || !strings.Contains(strings.Join(r.Notes, " "), "fork and malloc fail") {
+		t.Errorf("Committed_AS 4 GiB (3 GiB after) over a 2.7 GiB CommitLimit: strict overcommit planned %+v, notes %v", r.Overcommit, r.Notes)
 	}
 	in.Options.SharedHost = true
 	if r := Plan(in); r.Overcommit != nil {
@@ -258,5 +272,54 @@ func TestEstimatePostgresShared(t *testing.T) {
 		if d := float64(got)/float64(c.mb*MiB) - 1; d < -0.01 || d > 0.04 {
 			t.Errorf("%s: estimate %s, PostgreSQL says %d MB (%+.1f%%): %s", c.name, units.Bytes(got), c.mb, d*100, f)
 		}
+	}
+}
+
+// TestPlanCountsEveryPool: pools of other sizes (reserved at boot, or held
+// by software dbmem does not plan) stay, and CommitLimit is the kernel's:
+// RAM minus every pool.
+func TestPlanCountsEveryPool(t *testing.T) {
+	in := seed001()
+	in.Host.RAMBytes, in.Host.SwapBytes = 16*GiB, 0
+	in.Host.Now = &HostNow{Sysctls: linux.Sysctls{"vm.overcommit_memory": "0"}, CommittedASBytes: new(GiB), Pools: []linux.HugePool{
+		{PageSizeBytes: 2 * MiB, Node: -1, Reserved: new(uint64(0))},
+		{PageSizeBytes: GiB, Node: -1, Total: 2, Free: 2, Reserved: new(uint64(0))},
+	}}
+	r := Plan(in)
+	op := r.Overcommit
+	if op == nil || op.PoolsBytes != r.HugePages.PoolBytes+2*GiB {
+		t.Fatalf("pools counted %+v, want the planned %d pages + 2 GiB of 1 GiB pages", op, r.HugePages.PoolPages)
+	}
+	if op.CommitLimitBytes != CommitLimit(16*GiB, 0, op.PoolsBytes, op.Ratio) {
+		t.Errorf("CommitLimit %s is not the kernel's for ratio %d", units.Bytes(op.CommitLimitBytes), op.Ratio)
+	}
+	if s, _ := setting(r, TargetSysctl, "vm.overcommit_ratio"); !strings.Contains(s.Formula, "kept 2 x 1 GiB") {
+		t.Errorf("formula does not name the pool kept: %s", s.Formula)
+	}
+	// No instance to plan: the pools are all kept, and counted.
+	in.Instances = nil
+	if r := Plan(in); r.Overcommit == nil || r.Overcommit.PoolsBytes != 2*GiB {
+		t.Errorf("without instances: %+v", r.Overcommit)
+	}
+}
+
+// TestPlanStrictHostKeepsCommitted: pg12-strict-near-limit (16 GB, ratio
+// 95, Committed_AS 17708860 kB): the reserve's ratio (54) would put
+// CommitLimit under what is committed; the ratio stays 95.
+func TestPlanStrictHostKeepsCommitted(t *testing.T) {
+	in := PlanInput{Host: HostFacts{RAMBytes: 16380384 * KiB, SwapBytes: 4029436 * KiB, NUMANodes: 1, DefaultHugePageBytes: 2 * MiB,
+		Now: &HostNow{Sysctls: linux.Sysctls{"vm.overcommit_memory": "2", "vm.overcommit_ratio": "95", "vm.overcommit_kbytes": "0"},
+			CommittedASBytes: new(17708860 * KiB)}}}
+	r := Plan(in)
+	op := r.Overcommit
+	if op == nil || op.Ratio != 95 || op.CommitLimitBytes < 17708860*KiB {
+		t.Fatalf("strict host: %+v, want ratio 95 and CommitLimit above Committed_AS", op)
+	}
+	if !strings.Contains(strings.Join(r.Notes, " "), "kept at 95") {
+		t.Errorf("notes %v", r.Notes)
+	}
+	in.Host.Now.Sysctls["vm.overcommit_memory"] = "0"
+	if r := Plan(in); r.Overcommit != nil {
+		t.Errorf("mode 0 host with Committed_AS above the reserve's CommitLimit: strict overcommit planned %+v", r.Overcommit)
 	}
 }

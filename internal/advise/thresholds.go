@@ -23,6 +23,12 @@ const (
 	PoolWasteWarning = 0.05
 	PoolSlack        = 0.10
 
+	// Memory pressure now: MemAvailable under PressureAvailable of RAM,
+	// or at least PressureSwapBytes in swap (hugepages.pool_starves_host
+	// is critical with it).
+	PressureAvailable = 0.10
+	PressureSwapBytes = 256 * MiB
+
 	// Strict overcommit: Committed_AS at CommitNearWarning of CommitLimit is
 	// a warning, at CommitNearCritical critical.
 	CommitNearWarning  = 0.90
@@ -34,6 +40,11 @@ const (
 	SwapLargeBytes = 2 * GiB
 	SwapLargeShare = 0.05
 	SwappinessMax  = 10
+	// Swap in use: at least SwapInUseBytes swapped out while MemAvailable
+	// is at least SwapInUseAvailable of RAM is a warning (memory was
+	// there: swappiness, not pressure, sent it out).
+	SwapInUseBytes     = GiB
+	SwapInUseAvailable = 0.20
 
 	// shared_buffers above CacheNotice of RAM is a notice, above
 	// CacheWarning a warning (the usual rule is about 25%).

@@ -99,17 +99,19 @@ machine. For each, the verdict below was written by a senior DBA/SRE from the
 data, before looking at dbmem's output: the findings that must be raised
 (with their severity), those that must not, and the plan's constraints.
 internal/archetype's TestArchetypes runs dbmem's real readers, check and
-plan on every tree and compares; the archetypes dbmem does not satisfy yet
-are listed with the missing rule (internal/archetype/known_failing_test.go),
-shown here as "dbmem today".
+plan on every tree and compares; an archetype dbmem does not satisfy yet is
+listed with the missing rule (internal/archetype/known_failing_test.go) and
+shown here as "dbmem today" (none today: all 29 reach their verdict). A
+verdict revised in review says why in testdata/archetypes/INDEX.md; none was
+bent to dbmem's output.
 
 Rules the verdicts apply:
 
 - A pool must leave room for the OS and the worst case; a pool that does not
   is critical when MemAvailable is low or the host swaps, and a plan never
   grows it. On small VMs the answer is the buffer pool or shared_buffers, not
-  huge pages (MySQL's own innodb_dedicated_server sizing: 128 MiB below 1 GiB,
-  50% of RAM up to 4 GiB, 75% above).
+  huge pages (MySQL's own innodb_dedicated_server sizing: 50% of RAM up to
+  4 GiB, 75% above; its 128 MiB below 1 GiB is a default, not a bound).
 - Pools of owners dbmem cannot see (an Oracle SGA) are kept and counted: the
   CommitLimit a plan promises is the kernel's, (RAM - pools) x ratio + swap.
 - Margins are bytes rounded up to pages (a 0.52 GiB segment needs one 1 GiB

@@ -63,13 +63,13 @@ func TestPlanWhatIfSeed001(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"vm.overcommit_ratio  49", "vm.nr_hugepages  558", "huge_pages  on", "OOMScoreAdjust"} {
+	for _, want := range []string{"vm.overcommit_ratio  48", "vm.nr_hugepages  558", "huge_pages  on", "OOMScoreAdjust"} {
 		if !strings.Contains(strings.Join(strings.Fields(out), "  "), want) {
 			t.Errorf("plan lacks %q:\n%s", want, out)
 		}
 	}
 	code, out, stderr = run(t, append(args, "--format", "sysctl")...)
-	if code != ExitOK || !strings.Contains(out, "vm.nr_hugepages = 558") || !strings.Contains(out, "vm.overcommit_ratio = 49") {
+	if code != ExitOK || !strings.Contains(out, "vm.nr_hugepages = 558") || !strings.Contains(out, "vm.overcommit_ratio = 48") {
 		t.Errorf("--format sysctl: exit %d %s\n%s", code, stderr, out)
 	}
 }

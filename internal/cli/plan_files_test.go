@@ -9,14 +9,17 @@ import (
 
 // TestPlanSystemdFiles: --format systemd makes the drop-in and the /sys
 // unit; printed together they would be one broken drop-in, so dbmem asks
-// for --out-dir or --target, and writes each file on its own.
+// for --out-dir or --target, and writes each file on its own. The host is
+// the archetype debian12-pg15-6.1: THP always, which PostgreSQL advises
+// against, so the plan has a /sys unit.
 func TestPlanSystemdFiles(t *testing.T) {
-	fx := fixtureArgs("pg15-hugepages-off")
+	dir := filepath.Join("..", "..", "testdata", "archetypes", "debian12-pg15-6.1")
+	fx := []string{"--proc", filepath.Join(dir, "proc"), "--sys", filepath.Join(dir, "sys"), "--root", filepath.Join(dir, "root")}
 	code, out, stderr := run(t, append(fx, "plan", "--format", "systemd")...)
 	if code != ExitUsage || !strings.Contains(stderr, "--out-dir") || out != "" {
 		t.Fatalf("two files to one stream: exit %d, stdout %q, stderr %s", code, out, stderr)
 	}
-	dir := t.TempDir()
+	dir = t.TempDir()
 	code, out, stderr = run(t, append(fx, "plan", "--format", "systemd", "--out-dir", dir)...)
 	if code != ExitOK {
 		t.Fatalf("--out-dir: exit %d %s", code, stderr)

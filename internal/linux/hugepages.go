@@ -40,8 +40,11 @@ func (p HugePool) InUse() (pages uint64, ok bool) {
 	return p.Total - min(p.Free, p.Total) + *p.Reserved, true
 }
 
-// Bytes is the memory the pool takes from the rest of the system.
-func (p HugePool) Bytes() uint64 { return (p.Total + p.Surplus) * p.PageSizeBytes }
+// Bytes is the memory the pool takes from the rest of the system: Total
+// pages (sysfs nr_hugepages and meminfo HugePages_Total are the kernel's
+// nr_huge_pages, which counts surplus pages already), as meminfo's
+// Hugetlb and the kernel's hugetlb_total_pages() count them.
+func (p HugePool) Bytes() uint64 { return p.Total * p.PageSizeBytes }
 
 // ReadHugePools reads every huge page size under /sys/kernel/mm/hugepages
 // and every NUMA node's share, sorted by size then node.

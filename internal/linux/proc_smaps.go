@@ -21,13 +21,19 @@ type SmapsEntry struct {
 	VmFlags             []string
 }
 
-// Hugetlb reports whether the mapping is backed by hugetlbfs pages (the "ht"
-// VmFlag, or a kernel page size above 4 KiB).
+// Hugetlb reports whether the mapping is backed by hugetlbfs pages: the
+// "ht" VmFlag when the kernel prints VmFlags (3.8+), else a kernel page
+// size above 4 KiB. The flag decides where it is printed: on arm64 with 16
+// or 64 KiB base pages every mapping has a KernelPageSize above 4 KiB, and
+// a 64 KiB page is not a huge page.
 func (e SmapsEntry) Hugetlb() bool {
-	for _, f := range e.VmFlags {
-		if f == "ht" {
-			return true
+	if len(e.VmFlags) > 0 {
+		for _, f := range e.VmFlags {
+			if f == "ht" {
+				return true
+			}
 		}
+		return false
 	}
 	return e.KernelPageSizeBytes > 4096
 }

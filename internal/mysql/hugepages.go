@@ -57,6 +57,10 @@ type HugePagePlan struct {
 	Bytes uint64 `json:"bytes"` // Pages x PageSizeBytes
 	// MarginPages are the pages of the margin line, part of Pages.
 	MarginPages uint64 `json:"margin_pages"`
+	// Smaller are allocations below one page of PageSizeBytes that the
+	// server maps in a smaller page size, not from this pool (MariaDB
+	// 10.5+ picks, per allocation, the largest page size not above it).
+	Smaller []Line `json:"smaller,omitempty"`
 	// AllocBytes is the sum of the allocations counted, before rounding:
 	// what moves out of 4 KiB pages (and out of Committed_AS).
 	AllocBytes uint64 `json:"alloc_bytes"`
@@ -92,7 +96,12 @@ func PlanHugePages(in *Instance, pageSize, basePage uint64) HugePagePlan {
 	if pageSize == 0 {
 		return p
 	}
+	picksSize := p.API == HugeMmap && in.Flavor == MariaDB
 	add := func(name, formula string, b uint64) {
+		if picksSize && b < pageSize {
+			p.Smaller = append(p.Smaller, Line{Name: name, Bytes: b, Formula: formula})
+			return
+		}
 		pages := ceilDiv(b, pageSize)
 		p.Lines = append(p.Lines, Line{Name: name, Bytes: pages * pageSize,
 			Formula: fmt.Sprintf("ceil(%s / %s) = %d pages (%s)", units.Bytes(b), units.Bytes(pageSize), pages, formula)})
@@ -134,18 +143,21 @@ func PlanHugePages(in *Instance, pageSize, basePage uint64) HugePagePlan {
 // small allocations get huge pages depends on timing), and with exactly
 // the pages it held in a previous run its buffer pool sometimes fell back
 // to 4 KiB pages (2 of 5 starts); with 10% more, never (measured). A
-// fallback is silent, so the plan errs on the generous side.
+// fallback is silent, so the plan errs on the generous side. The minimum is
+// bytes (8 pages of 2 MiB, where it was measured), rounded up to pages: 16
+// MiB is one page of 1 GiB, not 8.
 const (
 	MarginPercent  = 10
-	MarginMinPages = 8
+	MarginMinBytes = 16 << 20
 )
 
 func (p *HugePagePlan) addMargin() {
-	m := max(p.Pages*MarginPercent/100, MarginMinPages)
+	floor := ceilDiv(MarginMinBytes, p.PageSizeBytes)
+	m := max(p.Pages*MarginPercent/100, floor)
 	p.MarginPages = m
 	p.Lines = append(p.Lines, Line{Name: "margin", Bytes: m * p.PageSizeBytes,
-		Formula: fmt.Sprintf("max(%d%% of %d, %d) = %d pages: allocations at start vary, and one that does not fit falls back silently",
-			MarginPercent, p.Pages, MarginMinPages, m)})
+		Formula: fmt.Sprintf("max(%d%% of %d, %s = %d pages) = %d pages: allocations at start vary, and one that does not fit falls back silently",
+			MarginPercent, p.Pages, units.Bytes(MarginMinBytes), floor, m)})
 	p.Pages += m
 }
 

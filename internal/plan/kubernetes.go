@@ -29,7 +29,7 @@ func Kubernetes(in advise.PlanInput, r advise.PlanResult, generated string) rend
 			c.Name = fmt.Sprintf("%s-%d", c.Name, n)
 		}
 		if i < len(r.WorstCases) {
-			c.MemoryBytes, c.MemoryFormula = containerMemory(r.WorstCases[i], r.HugePages != nil)
+			c.MemoryBytes, c.MemoryFormula = advise.ContainerMemory(r.WorstCases[i].WorstCase, r.HugePages != nil)
 		}
 		k.Containers = append(k.Containers, c)
 	}
@@ -101,7 +101,8 @@ func kubeImage(e advise.Engine) (name, image, note string) {
 }
 
 // containerPages is the instance's need plus the margin in bytes, rounded
-// up to whole pages (an engine's own margin, MySQL's, is already in it).
+// up to whole pages (advise.PoolPages; an engine's own margin, MySQL's, is
+// already in it).
 func containerPages(n advise.HugePageNeed, page uint64, margin float64) (uint64, string) {
 	need := n.Pages
 	if n.PageSizeBytes != page || need == 0 {
@@ -114,26 +115,9 @@ func containerPages(n advise.HugePageNeed, page uint64, margin float64) (uint64,
 	if bytes == 0 || bytes > need*page {
 		bytes = need * page
 	}
-	pages := max(need, uint64(math.Ceil(float64(bytes)*(1+margin/100)/float64(page))))
+	pages := advise.PoolPages(n, page, margin)
 	return pages, fmt.Sprintf("%s x %.3g%% margin, rounded up to %d pages of %s (%s)",
 		units.Bytes(bytes), 100+margin, pages, units.Bytes(page), n.Source)
-}
-
-// containerMemory is the worst case the container must hold besides its
-// huge pages: private memory and page tables, and the shared memory too
-// when it is not in huge pages.
-func containerMemory(w advise.InstanceWorstCase, huge bool) (uint64, string) {
-	b := w.PrivateBytes + w.PageTablesBytes
-	f := fmt.Sprintf("worst case: %s private + %s page tables", units.Bytes(w.PrivateBytes), units.Bytes(w.PageTablesBytes))
-	if !huge {
-		b += w.SharedBytes
-		f += fmt.Sprintf(" + %s shared memory (not in huge pages)", units.Bytes(w.SharedBytes))
-	}
-	const floor = 256 << 20
-	if b < floor {
-		return floor, f + fmt.Sprintf(" = %s, raised to 256Mi", units.Bytes(b))
-	}
-	return b, f
 }
 
 // fitNode scales the containers' memory down, in proportion, when together

@@ -76,7 +76,7 @@ func addMySQL(in *advise.PlanInput, r Request, s *snapshot.Snapshot, size uint64
 		return usage("%d MySQL/MariaDB servers run here: choose the one the changes are for with --mysql-port", len(chosen))
 	}
 	for _, my := range chosen {
-		in.Instances = append(in.Instances, runningMySQL(my, r.MySQLChanges, size))
+		in.Instances = append(in.Instances, runningMySQL(my, r.MySQLChanges, size, hostBasePage(s)))
 	}
 	return nil
 }
@@ -92,15 +92,15 @@ func mysqlPort(in *mysql.Instance) int {
 // configured so: its need then comes from the settings (the mappings
 // measured now are of the old sizes), the pages it holds now from the
 // mappings.
-func runningMySQL(my *mysql.Instance, changes map[string]string, size uint64) advise.PlannedInstance {
+func runningMySQL(my *mysql.Instance, changes map[string]string, size, base uint64) advise.PlannedInstance {
 	if len(changes) == 0 {
-		return advise.PlanMySQL(my, size, basePage())
+		return advise.PlanMySQL(my, size, base)
 	}
 	view := *my
 	view.Settings = overlayMySQL(my.Settings, changes)
 	view.Memory.BufferPool, view.Memory.HugeMappings = nil, nil
-	pi := advise.PlanMySQL(&view, size, basePage())
-	now := advise.PlanMySQL(my, size, basePage())
+	pi := advise.PlanMySQL(&view, size, base)
+	now := advise.PlanMySQL(my, size, base)
 	pi.HeldPages, pi.SharedIn4KBytes = now.HeldPages, now.SharedIn4KBytes
 	pi.Changes = changes
 	for name := range changes {
@@ -135,3 +135,13 @@ func overlayMySQL(base mysql.Settings, changes map[string]string) mysql.Settings
 }
 
 func basePage() uint64 { return uint64(os.Getpagesize()) }
+
+// hostBasePage is the snapshot host's base page size (kernel.shmall counts
+// in it): the SysV reader's, taken from a segment in base pages, else this
+// process's.
+func hostBasePage(s *snapshot.Snapshot) uint64 {
+	if s != nil && s.SysV != nil && s.SysV.Kernel.PageSizeBytes > 0 {
+		return s.SysV.Kernel.PageSizeBytes
+	}
+	return basePage()
+}

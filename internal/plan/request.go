@@ -77,6 +77,9 @@ func Build(ctx context.Context, r Request) (advise.PlanInput, error) {
 	if InContainer(r.Snapshot) {
 		in.Options.Kubernetes = true
 	}
+	if s := r.Snapshot; s != nil {
+		in.Software, in.InContainer = s.Software, s.Environment.InContainer
+	}
 	return in, err
 }
 

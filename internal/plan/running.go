@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -19,7 +20,7 @@ func running(ctx context.Context, a *asker, r Request) (advise.PlanInput, error)
 	}
 	var chosen []*postgres.Instance
 	for _, pg := range s.Postgres {
-		if r.Port == 0 && r.MySQLPort == 0 || pg.Port == r.Port {
+		if r.Port == 0 && r.MySQLPort == 0 || r.Port != 0 && pg.Port == r.Port {
 			chosen = append(chosen, pg)
 		}
 	}
@@ -52,6 +53,9 @@ func runningInstance(ctx context.Context, a *asker, r Request, pg *postgres.Inst
 	}
 	if pi.Unit == "" {
 		pi.Unit = advise.PostgresUnit(pg)
+	}
+	if cg, ok := r.Snapshot.CgroupOf(pg.PostmasterPID); ok && cg.Container != nil && !sameContainer(r.Snapshot.Environment, cg.Container) {
+		pi.Container = cg.Container.String()
 	}
 	view := *pg
 	view.Settings = set
@@ -121,4 +125,9 @@ func currentOf(s postgres.Settings, changes map[string]string) map[string]string
 		out[n] = s.String(n)
 	}
 	return out
+}
+
+// sameContainer reports whether dbmem runs in container c itself.
+func sameContainer(e linux.Environment, c *linux.Container) bool {
+	return e.Container != nil && e.Container.ID == c.ID && e.Container.PodUID == c.PodUID
 }

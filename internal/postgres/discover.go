@@ -147,6 +147,11 @@ func (in *Instance) readFiles(fs linux.FS, cmd cmdOptions) {
 		}
 		return
 	}
+	fs, ok := in.filesFS(fs)
+	if !ok {
+		in.Settings = Settings{}
+		return
+	}
 	if b, err := fs.ReadFile(fs.HostPath(path.Join(in.DataDir, "postmaster.pid"))); err != nil {
 		in.gap("postmaster.pid", err.Error())
 	} else if pf, err := parsePIDFile(string(b)); err != nil {

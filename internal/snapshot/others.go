@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/sysv"
@@ -12,6 +13,12 @@ import (
 // readOthers reads what is not PostgreSQL: MySQL/MariaDB servers, SysV
 // shared memory, and the cgroups and container of every database.
 func (s *Snapshot) readOthers(ctx context.Context, o Options) error {
+	// The software beside the databases, before the SysV scan: a process
+	// that started after that scan and whose files this read records would
+	// show as attached in a replay (report --from) and not live.
+	sw, swGaps := cohost.Read(o.FS)
+	s.Software = sw
+	s.Gaps = append(s.Gaps, swGaps...)
 	sizes := s.Host.PoolPageSizes()
 	my, gaps, err := mysql.Discover(ctx, o.FS, mysql.Options{
 		Live: o.MySQLLive, Process: linux.ProcessOptions{Rollup: o.Pss}, PageSizes: sizes,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/pagecost"
@@ -38,6 +39,9 @@ type Snapshot struct {
 	// postmaster (MySQL servers carry theirs).
 	Environment linux.Environment  `json:"environment"`
 	Cgroups     []linux.CgroupInfo `json:"cgroups,omitempty"`
+	// Software is what runs beside the databases and changes memory
+	// advice (Redis, MongoDB, JVMs, Erlang VMs, Oracle, kubelet).
+	Software []cohost.Software `json:"software,omitempty"`
 	// Pss says whether Pss_Anon was measured for every process (with
 	// smaps_rollup or the exact fast path, see Method) rather than RssAnon
 	// standing in for it.

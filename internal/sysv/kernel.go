@@ -16,7 +16,7 @@ type Kernel struct {
 	ShmAllPages     uint64 // kernel.shmall: all segments together, in pages of PageSizeBytes
 	ShmMni          uint64 // kernel.shmmni: number of segments
 	HugetlbShmGroup uint32 // vm.hugetlb_shm_group: gid that may create SHM_HUGETLB without CAP_IPC_LOCK
-	PageSizeBytes   uint64 // base page (PAGE_SIZE); from the running process, not from fs
+	PageSizeBytes   uint64 // base page (PAGE_SIZE): a segment's in base pages, else the running process's
 
 	// From /proc/meminfo (default huge page size only); nil when meminfo
 	// has no such line.

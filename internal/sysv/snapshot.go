@@ -96,6 +96,7 @@ func Read(fsys linux.FS) (Snapshot, error) {
 	}
 	slices.SortFunc(s.Segments, func(a, b SegmentInfo) int { return a.ID - b.ID })
 	s.resolvePageSizes(fsys)
+	s.hostBasePage()
 	s.inferHugeByRSS()
 	s.readProcesses(fsys)
 	return s, nil
@@ -131,6 +132,19 @@ func (s *Snapshot) applyPageInfo(pid int, info map[int]pageInfo) {
 		seg.Huge, seg.PageSizeBytes, seg.PageSizeFrom = HugeNo, p.KernelPageSizeBytes, pid
 		if p.Hugetlb {
 			seg.Huge = HugeYes
+		}
+	}
+}
+
+// hostBasePage takes the host's base page size from a segment mapped in
+// base pages (its KernelPageSize): a capture of an arm64 host with 64 KiB
+// pages read on x86-64 must count kernel.shmall and rss in 64 KiB pages,
+// not in the reader's os.Getpagesize().
+func (s *Snapshot) hostBasePage() {
+	for _, seg := range s.Segments {
+		if seg.Huge == HugeNo && seg.PageSizeBytes > 0 {
+			s.Kernel.PageSizeBytes = seg.PageSizeBytes
+			return
 		}
 	}
 }

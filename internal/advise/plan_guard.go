@@ -1,0 +1,125 @@
+package advise
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dbmem/dbmem/internal/units"
+)
+
+// guardPool decides which instances get huge pages: none whose cache is
+// too large for the RAM (a MySQL/MariaDB buffer pool above MySQL's own
+// sizing: the answer is a smaller buffer pool, planned instead), and none
+// at all when the pool would leave less than MinLeftBeside for the
+// kernel, the page cache and every process (a 1 GB VM). It returns the
+// instances with NoHuge set where they get none.
+func guardPool(in PlanInput, r *PlanResult) []PlannedInstance {
+	out := append([]PlannedInstance(nil), in.Instances...)
+	for i, pi := range out {
+		if pi.MySQL == nil {
+			continue
+		}
+		if bp := mysqlBufferPool(pi); bp > 0 && in.Host.RAMBytes > 0 {
+			if limit, _, rule := BufferPoolLimit(in.Host.RAMBytes); bp > limit {
+				out[i].NoHuge = fmt.Sprintf("its buffer pool (%s) is above MySQL's own sizing for %s of RAM: %s (%s)",
+					units.Bytes(bp), units.Bytes(in.Host.RAMBytes), units.Bytes(limit), rule)
+			}
+		}
+	}
+	in.Instances = out
+	hp, ok := poolFor(in)
+	if !ok {
+		return out
+	}
+	pools, _ := poolsAfter(in, &hp)
+	if left, min := sub(in.Host.RAMBytes, pools), MinLeftBeside(in.Host.RAMBytes); left < min {
+		why := fmt.Sprintf("a pool of %d pages of %s (%s) would leave %s beside the huge pages, under the %s the kernel, the "+
+			"page cache and every process need (20%% of RAM, at least 1 GiB)", hp.PoolPages, units.Bytes(hp.PageSizeBytes),
+			units.Bytes(hp.PoolBytes), units.Bytes(left), units.Bytes(min))
+		for i := range out {
+			if out[i].NoHuge == "" {
+				out[i].NoHuge = why
+			}
+		}
+	}
+	return out
+}
+
+// poolFor plans the pool of the instances that get huge pages; false when
+// none does.
+func poolFor(in PlanInput) (HugePagePlan, bool) {
+	var with []PlannedInstance
+	for _, pi := range in.Instances {
+		if pi.NoHuge == "" {
+			with = append(with, pi)
+		}
+	}
+	if len(with) == 0 {
+		return HugePagePlan{}, false
+	}
+	hp := planHugePages(in, with)
+	return hp, true
+}
+
+// mysqlBufferPool is the server's buffer pool as its worst case counts it.
+func mysqlBufferPool(pi PlannedInstance) uint64 {
+	for _, l := range pi.MySQL.WorstCase.Global {
+		if l.Name == "innodb_buffer_pool_size" {
+			return l.Bytes
+		}
+	}
+	return 0
+}
+
+// releasePool is the plan when no instance gets huge pages: the pool
+// keeps only what others hold, once the instances that hold pages now
+// restart without them; notes say why.
+func releasePool(in PlanInput, r *PlanResult) []Setting {
+	var held uint64
+	var whys []string
+	for _, pi := range in.Instances {
+		held += pi.HeldPages
+		whys = append(whys, pi.Subject+": "+pi.NoHuge)
+	}
+	r.Notes = append(r.Notes, "no huge pages planned: "+strings.Join(dedupe(whys), "; "))
+	p, ok := nowPool(in, in.Options.PageSizeBytes)
+	if !ok || p.Total == 0 || in.InContainer {
+		return nil
+	}
+	others := sub(hostInUse(p), held)
+	if others >= p.Total {
+		return nil
+	}
+	return []Setting{sysctlSetting("vm.nr_hugepages", u(others), u(p.Total),
+		fmt.Sprintf("%d in use by others (the planned instances' %d pages return when they restart without huge pages)", others, held),
+		"a pool nothing planned uses is RAM taken from everything else")}
+}
+
+// noHugeSettings are an instance's own settings when it gets no huge
+// pages: a MySQL/MariaDB buffer pool too large for the RAM lowered to
+// MySQL's sizing, large_pages=OFF where it is ON (its pages are released),
+// huge_pages=off where PostgreSQL requires them (on would not start
+// without the pool).
+func noHugeSettings(in PlanInput, pi PlannedInstance) []Setting {
+	var out []Setting
+	if pi.MySQL != nil {
+		if bp := mysqlBufferPool(pi); bp > 0 && pi.Changes["innodb_buffer_pool_size"] == "" {
+			if limit, size, rule := BufferPoolLimit(in.Host.RAMBytes); bp > limit {
+				out = append(out, mySetting(pi, "innodb_buffer_pool_size", u(size),
+					fmt.Sprintf("%s of %s RAM (%s), rounded down to 128 MiB", units.Bytes(limit), units.Bytes(in.Host.RAMBytes), rule),
+					"leave RAM for the connections, the kernel and the page cache; then plan huge pages again for the smaller buffer pool"))
+				out[len(out)-1].Current = u(bp)
+			}
+		}
+		if strings.EqualFold(pi.Current["large_pages"], "ON") || pi.Current["large_pages"] == "1" {
+			out = append(out, mySetting(pi, "large_pages", "OFF", "[mysqld] large_pages=OFF: "+pi.NoHuge,
+				"no huge pages for this server here; its pages return to the kernel at the restart"))
+		}
+		return out
+	}
+	if pi.Engine.Name == EnginePostgres && pi.Current["huge_pages"] == "on" {
+		out = append(out, pgSetting(pi.Unit, "huge_pages", "try", "on", "try: "+pi.NoHuge,
+			"with huge_pages=on the server would not start without the pool"))
+	}
+	return out
+}
