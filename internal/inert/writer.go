@@ -16,7 +16,7 @@ import (
 //
 // In text mode a control character becomes \xNN and a dangerous non-ASCII
 // character \uNNNN; with Colour, the SGR colour sequences dbmem itself
-// writes (ESC [ 0/1/2/31/33 m) pass. In JSON mode (for encoding/json
+// writes (ESC [ 0/1/2/7/31/33/36 m) pass. In JSON mode (for encoding/json
 // output, which already escapes C0 controls) C1 controls, DEL and the
 // characters that reorder or hide text become \u escapes: the same string
 // to a JSON reader, inert on a screen.
@@ -34,7 +34,7 @@ func NewWriter(w io.Writer, colour bool) *Writer { return &Writer{w: w, colour: 
 func NewJSONWriter(w io.Writer) *Writer { return &Writer{w: w, json: true} }
 
 // sgr are the colour sequences dbmem writes (report's style, watch).
-var sgr = regexp.MustCompile(`^\x1b\[(?:0|1|2|31|33|1;31|1;33)?m`)
+var sgr = regexp.MustCompile(`^\x1b\[(?:0|1|2|7|31|33|36|1;31|1;33)?m`)
 
 // Write escapes p (and a character cut at the end of the previous Write)
 // and writes it; it reports len(p) written on success.
