@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -17,38 +18,29 @@ import (
 // smaps_rollup: the readers are measured by the fast path (Private set, no
 // Rollup), every process's private cost is exact and equal to the kB, and
 // a gap says that Pss and Pss_Shmem were not read.
+//
+// The two methods read one after the other, and a background process
+// (checkpointer, walwriter, the launchers) may allocate in between on a
+// busy host: each process is judged on the closest of up to 5 rounds.
 func TestDiscoverPrivateAuto(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the fast path needs root")
 	}
-	c := pgtest.Start(t, map[string]string{"shared_buffers": "256MB", "max_connections": "20"})
+	c := pgtest.Start(t, map[string]string{"shared_buffers": "256MB", "max_connections": "20", "autovacuum": "off"})
 	r := pgtest.Readers(t, c, 5, 200<<20)
-	auto := discover(t, c.PID, postgres.Options{Private: pagecost.ChoiceAuto})
-	smaps := discover(t, c.PID, postgres.Options{Process: linux.ProcessOptions{Rollup: true}})
-	want := map[int]uint64{}
-	for _, p := range smaps.Processes {
-		want[p.PID], _, _ = p.PrivateCost()
-	}
 	idle := map[int]bool{}
 	for _, pid := range r.PIDs {
 		idle[pid] = true
 	}
-	for _, p := range auto.Processes {
-		cost, exact, _ := p.PrivateCost()
-		w, ok := want[p.PID]
-		if !ok {
-			continue
-		}
-		// The idle readers do not move between the two readings: equal to
-		// the kB. Background processes (bgwriter, walwriter, autovacuum)
-		// keep allocating: within 2% (and 64 kB).
-		tol := uint64(0)
-		if !idle[p.PID] {
-			tol = max(w/50, 64<<10)
-		}
-		if !exact || absDiff(cost>>10, w>>10) > tol>>10 {
-			t.Errorf("PID %d (%s): private %d kB exact %v, smaps_rollup gives %d kB", p.PID, p.Role, cost>>10, exact, w>>10)
-		}
+	var auto *postgres.Instance
+	miss := map[int]string{}
+	for round := 0; round < 5 && (round == 0 || len(miss) > 0); round++ {
+		auto = discover(t, c.PID, postgres.Options{Private: pagecost.ChoiceAuto})
+		smaps := discover(t, c.PID, postgres.Options{Process: linux.ProcessOptions{Rollup: true}})
+		miss = privateMismatches(auto, smaps, idle, round, miss)
+	}
+	for _, m := range miss {
+		t.Error(m)
 	}
 	for _, pid := range r.PIDs {
 		p := procOf(t, auto, pid)
@@ -59,6 +51,33 @@ func TestDiscoverPrivateAuto(t *testing.T) {
 	if !hasGap(auto, "Pss and Pss_Shmem of") {
 		t.Errorf("no gap for the Pss columns the fast path does not read: %v", auto.Gaps)
 	}
+}
+
+// privateMismatches compares one round's two readings. In the first round
+// every process is judged; later rounds only re-judge those that missed.
+// The idle readers do not move between the readings: equal to the kB.
+// Background processes keep allocating: within 2% (and 64 kB).
+func privateMismatches(auto, smaps *postgres.Instance, idle map[int]bool, round int, before map[int]string) map[int]string {
+	want := map[int]uint64{}
+	for _, p := range smaps.Processes {
+		want[p.PID], _, _ = p.PrivateCost()
+	}
+	miss := map[int]string{}
+	for _, p := range auto.Processes {
+		w, ok := want[p.PID]
+		if _, again := before[p.PID]; !ok || round > 0 && !again {
+			continue
+		}
+		cost, exact, _ := p.PrivateCost()
+		tol := uint64(0)
+		if !idle[p.PID] {
+			tol = max(w/50, 64<<10)
+		}
+		if !exact || absDiff(cost>>10, w>>10) > tol>>10 {
+			miss[p.PID] = fmt.Sprintf("PID %d (%s): private %d kB exact %v, smaps_rollup gives %d kB (round %d)", p.PID, p.Role, cost>>10, exact, w>>10, round+1)
+		}
+	}
+	return miss
 }
 
 func discover(t *testing.T, pm int, opt postgres.Options) *postgres.Instance {
