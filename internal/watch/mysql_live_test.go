@@ -85,7 +85,14 @@ func TestLiveMySQLSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, _ := s.lastBase()
+	base, seen := s.lastBase()
+	inSeen := false
+	for k := range seen {
+		inSeen = inSeen || k.pid == srv.PID && k.start > 0
+	}
+	if !inSeen {
+		t.Errorf("the discovery's MySQL servers %v lack %d: its stopping would not be noticed", seen, srv.PID)
+	}
 	snap, err := rebuild(s.FS, base, procs, nil, time.Now())
 	if err != nil {
 		t.Fatal(err)

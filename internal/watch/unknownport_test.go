@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
@@ -52,5 +53,28 @@ func TestUnknownPostgresPortIsNotZero(t *testing.T) {
 	}
 	if strings.Contains(string(b), `"port":`) {
 		t.Errorf("JSON has a port for an instance whose port is not known: %s", b)
+	}
+}
+
+// A connected server's line: dbmem's own connection is not one of its
+// connections, a default counts as known only when every option file was
+// read, and the buffer pool's page size only with the pool's size.
+func TestMySQLServerLine(t *testing.T) {
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	in := &mysql.Instance{PID: 7, Flavor: mysql.MariaDB, Connected: true, Status: map[string]string{"threads_connected": "1"},
+		Settings: mysql.Settings{"port": {Value: "3307", Source: mysql.FromServer}, "max_connections": {Value: "151", Source: mysql.FromDefault}},
+		Memory:   mysql.Memory{BufferPool: &mysql.BufferPool{PageSizeBytes: 4096, SizeBytes: 128 << 20}}}
+	m := mysqlServer(in, linux.Host{}, at, false)
+	if m.Port == nil || *m.Port != 3307 || m.PortSource != "server" || m.Connections == nil || *m.Connections != 0 ||
+		m.MaxConnections == nil || *m.MaxConnections != 151 || m.BufferPoolBytes != nil || m.BufferPoolPageSizeBytes != nil {
+		t.Errorf("%+v: want port 3307 from the server, 0 connections besides dbmem's, max_connections 151 (default, every file read), no buffer pool size nor its pages", m)
+	}
+	in.Gaps = []linux.Gap{{What: "option file /etc/mysql/my.cnf", Why: "permission denied"}}
+	if m := mysqlServer(in, linux.Host{}, at, false); m.MaxConnections != nil || m.Port == nil {
+		t.Errorf("an option file unread: max_connections %v (want unknown: the file may set it), port %v (want the server's)", m.MaxConnections, m.Port)
+	}
+	in.Connected = false
+	if m := mysqlServer(in, linux.Host{}, at, false); m.Connections != nil {
+		t.Errorf("not connected: connections %v, want unknown", *m.Connections)
 	}
 }
