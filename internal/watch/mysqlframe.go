@@ -104,6 +104,14 @@ func mysqlServer(in *mysql.Instance, h linux.Host, statusAt time.Time, pss bool)
 		out.Connections = new(int64(n) - 1) // dbmem's own connection was one of them
 		out.ConnectionsAt = &statusAt
 	}
+	out.setPool(in, h)
+	return out
+}
+
+// setPool fills the settings and the buffer pool's mapping and large-page
+// need.
+func (out *MySQLServer) setPool(in *mysql.Instance, h linux.Host) {
+	m := in.Memory
 	if v, ok := knownInt(in, "max_connections"); ok {
 		out.MaxConnections = &v
 	}
@@ -122,7 +130,6 @@ func mysqlServer(in *mysql.Instance, h linux.Host, statusAt time.Time, pss bool)
 		p := mysql.PlanHugePages(in, page, uint64(os.Getpagesize()))
 		out.LargePageNeedPages, out.LargePageNeedBytes, out.LargePageSizeBytes = &p.Pages, &p.Bytes, new(page)
 	}
-	return out
 }
 
 // settingKnown: a value from the server, an option file or the command
