@@ -19,18 +19,20 @@ func newWatchCmd(e *env) *cobra.Command {
 	var retention, readTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "watch",
-		Short: "Live view of the memory numbers that move: host, PostgreSQL instances, top processes, findings",
+		Short: "Live view of the memory numbers that move: host, PostgreSQL and MySQL instances, top processes, findings",
 		Long: `watch redraws, every --interval, the host's MemAvailable, PageTables,
 Committed_AS against CommitLimit, swap in/out, huge pages in use, each PostgreSQL
-instance's private cost and connections, the top processes by private cost and by
-oom_score, and the findings of the diagnose engine as they appear.
+instance's private cost and connections, each MySQL/MariaDB server's buffer pool
+(its size and the page size it is mapped in), large-page need, threads, connections
+and private memory, the top processes by private cost and by oom_score, and the
+findings of the diagnose engine as they appear. A number that was not read is "?".
 
 Every tick reads only constant-time files (status, stat, oom_score); smaps_rollup
 (exact Pss, a page-table walk per process) is read every --smaps-interval. Each
 tick shows what it cost in CPU time.
 
 On a terminal the screen is redrawn in place, fitted to its width, and keys act:
-q (or Ctrl-C) quits, p pauses, s sorts the instances by the next column, + and -
+q (or Ctrl-C) quits, p pauses, s sorts the PostgreSQL instances by the next column, + and -
 change the interval, h shows help. Otherwise, or with --json, one block (one JSON
 object) is printed per tick and no key is read. --record FILE keeps every tick in
 an SQLite file for 'dbmem history'.`,

@@ -1,7 +1,5 @@
 package history
 
-import "strings"
-
 // chartSpecs say which series share a chart. Instance charts repeat for
 // every instance.
 var chartSpecs = []struct {
@@ -16,8 +14,8 @@ var chartSpecs = []struct {
 	{"Swap activity", UnitPagesPerSec, []string{"swap_in_pages_per_sec", "swap_out_pages_per_sec"}, false},
 	{"Swap used", UnitBytes, []string{"swap_used_bytes"}, false},
 	{"Huge pages", UnitCount, []string{"huge_pages_in_use", "huge_pages_total"}, false},
-	{"Private memory", UnitBytes, []string{"private_estimate_bytes", "pss_private_bytes", "vm_pte_bytes"}, true},
-	{"Connections and processes", UnitCount, []string{"connections", "processes"}, true},
+	{"Private memory", UnitBytes, []string{"private_estimate_bytes", "pss_private_bytes", "rss_anon_bytes", "pss_anon_bytes", "vm_pte_bytes"}, true},
+	{"Connections and processes", UnitCount, []string{"connections", "processes", "threads"}, true},
 }
 
 // Charts groups the recorded series into charts, host first, then each
@@ -51,7 +49,7 @@ func collect(h *History, title, unit string, names []string, inst string) Chart 
 	c := Chart{Title: title, Unit: unit, Instance: inst}
 	for _, n := range names {
 		for _, s := range h.Series {
-			isInst := strings.HasPrefix(s.Labels, "port=")
+			_, isInst := InstanceOf(s.Labels)
 			if s.Name != n || isInst != (inst != "") || (inst != "" && s.Labels != inst) {
 				continue
 			}
@@ -70,7 +68,7 @@ func instanceLabels(h *History) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range h.Series {
-		if strings.HasPrefix(s.Labels, "port=") && !seen[s.Labels] {
+		if _, ok := InstanceOf(s.Labels); ok && !seen[s.Labels] {
 			seen[s.Labels] = true
 			out = append(out, s.Labels)
 		}

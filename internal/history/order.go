@@ -20,8 +20,11 @@ var seriesNames = []struct{ name, title string }{
 	{"huge_pages_total", "Huge pages in pool"},
 	{"connections", "Connections"},
 	{"processes", "Processes"},
+	{"threads", "Threads"},
 	{"private_estimate_bytes", "Private (RssAnon+VmPTE+VmSwap)"},
 	{"pss_private_bytes", "Private (Pss_Anon+VmPTE+VmSwap)"},
+	{"rss_anon_bytes", "Private (RssAnon)"},
+	{"pss_anon_bytes", "Private (Pss_Anon)"},
 	{"vm_pte_bytes", "Page tables (VmPTE sum)"},
 }
 
@@ -39,7 +42,7 @@ func Title(s Series) string {
 // instance's.
 func seriesOrder(s Series) string {
 	group := 0
-	if strings.HasPrefix(s.Labels, "port=") {
+	if _, ok := InstanceOf(s.Labels); ok {
 		group = 1
 	}
 	idx := len(seriesNames)
@@ -49,4 +52,24 @@ func seriesOrder(s Series) string {
 		}
 	}
 	return fmt.Sprintf("%d %s %03d %s", group, s.Labels, idx, s.Name)
+}
+
+// InstanceOf tells whether series labels name an instance, and its
+// engine: "postgresql" for "port=...", else the "engine=" label.
+func InstanceOf(labels string) (engine string, ok bool) {
+	if strings.HasPrefix(labels, "port=") {
+		return "postgresql", true
+	}
+	rest, ok := strings.CutPrefix(labels, "engine=")
+	engine, port, _ := strings.Cut(rest, " ")
+	return engine, ok && strings.HasPrefix(port, "port=")
+}
+
+// instancePart is the labels without the engine: "port=... data_dir=...".
+func instancePart(labels string) string {
+	if strings.HasPrefix(labels, "engine=") {
+		_, rest, _ := strings.Cut(labels, " ")
+		return rest
+	}
+	return labels
 }

@@ -43,7 +43,9 @@ func PointsOf(f watch.Frame) []Point {
 	add("committed_as_bytes", "", UnitBytes, h.CommittedASBytes)
 	add("commit_limit_bytes", "", UnitBytes, h.CommitLimitBytes)
 	add("swap_used_bytes", "", UnitBytes, h.SwapUsedBytes)
-	ps = append(ps, Point{"oom_kills", "", UnitCount, float64(h.OOMKills)})
+	if h.OOMKills != nil {
+		ps = append(ps, Point{"oom_kills", "", UnitCount, float64(*h.OOMKills)})
+	}
 	if h.Rates {
 		ps = append(ps, Point{"swap_in_pages_per_sec", "", UnitPagesPerSec, h.SwapInPerSec},
 			Point{"swap_out_pages_per_sec", "", UnitPagesPerSec, h.SwapOutPerSec})
@@ -56,12 +58,55 @@ func PointsOf(f watch.Frame) []Point {
 	for _, in := range f.Instances {
 		ps = append(ps, instancePoints(in)...)
 	}
+	for _, m := range f.MySQL {
+		ps = append(ps, mysqlPoints(m, f.Mode != "status")...)
+	}
 	return ps
 }
 
-// InstanceLabels names an instance in series labels.
-func InstanceLabels(port int, dataDir string) string {
-	return fmt.Sprintf("port=%d data_dir=%s", port, dataDir)
+// InstanceLabels names a PostgreSQL instance in series labels:
+// "port=5432 data_dir=/var/lib/...", "port=unknown" when it is not known.
+func InstanceLabels(port *int, dataDir string) string {
+	return fmt.Sprintf("port=%s data_dir=%s", portLabel(port), dataDir)
+}
+
+// MySQLLabels names a MySQL or MariaDB server in series labels:
+// "engine=mariadb port=3306 data_dir=/var/lib/mysql".
+func MySQLLabels(flavor string, port *int, dataDir string) string {
+	return fmt.Sprintf("engine=%s port=%s data_dir=%s", flavor, portLabel(port), dataDir)
+}
+
+func portLabel(port *int) string {
+	if port == nil {
+		return "unknown"
+	}
+	return strconv.Itoa(*port)
+}
+
+// mysqlPoints are a server's series. Its private figure goes to one series
+// when exact (Pss_Anon) and another when not (RssAnon), so that neither
+// jumps; connections only when they were read (a discovery).
+func mysqlPoints(m watch.MySQLServer, discovered bool) []Point {
+	l := MySQLLabels(m.Flavor, m.Port, m.DataDir)
+	var ps []Point
+	add := func(name, unit string, v *uint64) {
+		if v != nil {
+			ps = append(ps, Point{name, l, unit, float64(*v)})
+		}
+	}
+	if m.Threads != nil {
+		ps = append(ps, Point{"threads", l, UnitCount, float64(*m.Threads)})
+	}
+	if m.Connections != nil && discovered {
+		ps = append(ps, Point{"connections", l, UnitCount, float64(*m.Connections)})
+	}
+	if m.PrivateExact {
+		add("pss_anon_bytes", UnitBytes, m.PrivateBytes)
+	} else {
+		add("rss_anon_bytes", UnitBytes, m.PrivateBytes)
+	}
+	add("vm_pte_bytes", UnitBytes, m.PageTablesBytes)
+	return ps
 }
 
 func instancePoints(in watch.Instance) []Point {

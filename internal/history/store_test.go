@@ -27,7 +27,7 @@ func frame(i int, fs ...advise.Finding) watch.Frame {
 		Host: watch.HostFrame{MemTotalBytes: new(uint64(8 << 30)), MemAvailableBytes: new(uint64(4<<30 - i<<20)), Rates: i > 0, SwapInPerSec: float64(i),
 			PageTablesBytes: new(uint64(8 << 20)), CommittedASBytes: new(uint64(2 << 30)), CommitLimitBytes: new(uint64(4 << 30)), SwapUsedBytes: new(uint64(0)),
 			HugePages: []watch.HugePages{{PageSizeBytes: 2 << 20, Total: 100, InUse: uint64(i)}}},
-		Instances: []watch.Instance{{Port: 5432, DataDir: "/var/lib/postgresql/15/main", Connections: i, EstimateBytes: new(uint64(i) << 20)}},
+		Instances: []watch.Instance{{Port: new(5432), DataDir: "/var/lib/postgresql/15/main", Connections: i, EstimateBytes: new(uint64(i) << 20)}},
 	}
 	for _, fd := range fs {
 		f.Findings = append(f.Findings, watch.FindingSeen{Finding: fd})
@@ -69,7 +69,7 @@ func TestRecordAndLoad(t *testing.T) {
 	if !ok || len(avail.Points) != 6 || avail.Points[5].Value != float64(4<<30-5<<20) {
 		t.Errorf("mem_available_bytes: %+v", avail)
 	}
-	conns, ok := h.Find("connections", InstanceLabels(5432, "/var/lib/postgresql/15/main"))
+	conns, ok := h.Find("connections", InstanceLabels(new(5432), "/var/lib/postgresql/15/main"))
 	if !ok || len(conns.Points) != 6 || conns.Points[3].Value != 3 || conns.Unit != UnitCount {
 		t.Errorf("connections: %+v", conns)
 	}
@@ -161,7 +161,7 @@ func TestLoadWhileRecording(t *testing.T) {
 // MemAvailable goes to its own series.
 func TestUnknownIsNoPoint(t *testing.T) {
 	f := watch.Frame{Host: watch.HostFrame{MemTotalBytes: new(uint64(8 << 30)), MemAvailableBytes: new(uint64(1 << 30)), MemAvailableEstimated: true},
-		Instances: []watch.Instance{{Port: 5432, DataDir: "/d"}}}
+		Instances: []watch.Instance{{Port: new(5432), DataDir: "/d"}}}
 	got := map[string]float64{}
 	for _, p := range PointsOf(f) {
 		got[p.Name] = p.Value

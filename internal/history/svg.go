@@ -88,7 +88,7 @@ func about(f FindingSpan, instance string) bool {
 	if instance == "" {
 		return !strings.Contains(f.Subject, "(/") && !strings.Contains(f.Subject, " :")
 	}
-	port, dir, _ := strings.Cut(strings.TrimPrefix(instance, "port="), " data_dir=")
+	port, dir, _ := strings.Cut(strings.TrimPrefix(instancePart(instance), "port="), " data_dir=")
 	if dir != "" {
 		return strings.Contains(f.Subject, "("+dir+")")
 	}

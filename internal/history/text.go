@@ -55,7 +55,7 @@ func writeSeries(b *strings.Builder, h *History, width int) {
 		}
 	}
 	for _, s := range h.Series {
-		g := strings.HasPrefix(s.Labels, "port=")
+		engine, g := InstanceOf(s.Labels)
 		key := ""
 		if g {
 			key = s.Labels
@@ -65,7 +65,7 @@ func writeSeries(b *strings.Builder, h *History, width int) {
 			group = key
 			head := "\nHOST"
 			if g {
-				head = "\nPOSTGRESQL " + inert.Text(key)
+				head = "\n" + strings.ToUpper(engine) + " " + inert.Text(instancePart(key))
 			}
 			b.WriteString(head + "\n")
 			t = texttable.New("SERIES", ">MIN", ">MEAN", ">MAX", ">LAST", "TREND (oldest .. newest)")

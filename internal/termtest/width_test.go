@@ -2,6 +2,8 @@ package termtest
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -32,6 +34,9 @@ func TestOutputFitsTheTerminal(t *testing.T) {
 			if bad := p.tooWide(screen); len(bad) > 0 {
 				t.Errorf("dbmem watch at %d columns: %d lines too wide:\n%s", width, len(bad), strings.Join(bad, "\n"))
 			}
+			if mysqlRuns() && !strings.Contains(strings.Join(screen, "\n"), "MYSQL/MARIADB") {
+				t.Errorf("a MySQL/MariaDB server runs here, but watch at %d columns has no MYSQL/MARIADB section:\n%s", width, strings.Join(screen, "\n"))
+			}
 			p.tmux("send-keys", "q")
 			checkRestored(t, p.waitFor("__STTY__"), "0")
 		})
@@ -56,4 +61,15 @@ func TestWideAndPipesAreNotFitted(t *testing.T) {
 	if bad := p.tooWide(lines); len(bad) > 0 {
 		t.Errorf("COLUMNS=100 in a pipe: lines wider than 100:\n%s", strings.Join(bad, "\n"))
 	}
+}
+
+// mysqlRuns reports whether a mysqld or mariadbd runs on this host.
+func mysqlRuns() bool {
+	comms, _ := filepath.Glob("/proc/[0-9]*/comm")
+	for _, c := range comms {
+		if b, err := os.ReadFile(c); err == nil && (string(b) == "mariadbd\n" || string(b) == "mysqld\n") {
+			return true
+		}
+	}
+	return false
 }

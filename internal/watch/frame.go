@@ -10,16 +10,20 @@ import (
 // FrameSchema versions the JSON form of a Frame (`dbmem watch --json`
 // prints one per line).
 // v2: a number that was not read is omitted (null in no field), never 0.
+// Since added to v2: mysql (MySQLServer), a port that is not known is
+// omitted (it was 0).
 const FrameSchema = "dbmem.watch/v2"
 
 // Frame is what the view shows at one tick, every number computed.
 type Frame struct {
-	Schema     string        `json:"schema"`
-	At         time.Time     `json:"at"`
-	Tick       int           `json:"tick"`
-	Mode       string        `json:"mode"`
-	Host       HostFrame     `json:"host"`
-	Instances  []Instance    `json:"instances"`
+	Schema    string     `json:"schema"`
+	At        time.Time  `json:"at"`
+	Tick      int        `json:"tick"`
+	Mode      string     `json:"mode"`
+	Host      HostFrame  `json:"host"`
+	Instances []Instance `json:"instances"`
+	// MySQL lists the running mysqld and mariadbd servers.
+	MySQL      []MySQLServer `json:"mysql"`
 	TopPrivate []Proc        `json:"top_private"`
 	TopOOM     []Proc        `json:"top_oom"`
 	Findings   []FindingSeen `json:"findings"`
@@ -47,12 +51,14 @@ type HostFrame struct {
 	SwapUsedBytes     *uint64 `json:"swap_used_bytes,omitempty"`
 	// SwapInPerSec and SwapOutPerSec are pages per second since the previous
 	// tick; Rates is false on the first tick or without /proc/vmstat.
-	SwapInPerSec  float64     `json:"swap_in_pages_per_sec"`
-	SwapOutPerSec float64     `json:"swap_out_pages_per_sec"`
-	Rates         bool        `json:"rates"`
-	OOMKills      uint64      `json:"oom_kills"`     // since boot
-	OOMKillsNew   uint64      `json:"oom_kills_new"` // since the watch started
-	HugePages     []HugePages `json:"huge_pages"`
+	SwapInPerSec  float64 `json:"swap_in_pages_per_sec"`
+	SwapOutPerSec float64 `json:"swap_out_pages_per_sec"`
+	Rates         bool    `json:"rates"`
+	// OOMKills is since boot, OOMKillsNew since the watch started; both
+	// nil without the oom_kill line of /proc/vmstat (before Linux 4.13).
+	OOMKills    *uint64     `json:"oom_kills,omitempty"`
+	OOMKillsNew *uint64     `json:"oom_kills_new,omitempty"`
+	HugePages   []HugePages `json:"huge_pages"`
 }
 
 // HugePages is one page size's host-wide pool.
@@ -64,8 +70,10 @@ type HugePages struct {
 
 // Instance is one PostgreSQL instance's moving numbers.
 type Instance struct {
-	PostmasterPID  int    `json:"postmaster_pid"`
-	Port           int    `json:"port"`
+	PostmasterPID int `json:"postmaster_pid"`
+	// Port is nil when neither postmaster.pid nor a verified connection
+	// told it.
+	Port           *int   `json:"port,omitempty"`
 	DataDir        string `json:"data_dir"`
 	Version        string `json:"version"`
 	Processes      int    `json:"processes"`
@@ -94,8 +102,8 @@ type Instance struct {
 type Proc struct {
 	PID          int     `json:"pid"`
 	Comm         string  `json:"comm"`
-	Role         string  `json:"role,omitempty"` // PostgreSQL role, "" for other programs
-	Port         int     `json:"port,omitempty"`
+	Role         string  `json:"role,omitempty"` // PostgreSQL role; "mysql" or "mariadb" for such a server; "" for other programs
+	Port         *int    `json:"port,omitempty"` // the instance's, nil when not known
 	PrivateBytes *uint64 `json:"private_bytes,omitempty"`
 	Exact        bool    `json:"exact"`
 	OOMScore     *int    `json:"oom_score,omitempty"`

@@ -89,7 +89,8 @@ func (v view) helpLines() []string {
 		"KEYS",
 		"  q, Ctrl-C  quit (the terminal is restored)",
 		"  p, space   pause: no sampling until pressed again; the screen keeps the last tick",
-		"  s          sort the PostgreSQL instances by the next column: " + strings.Join(sortKeys, ", "),
+		"  s          sort the PostgreSQL instances by the next column: " + strings.Join(sortKeys, ", ") +
+			" (the MySQL/MariaDB servers keep the order found)",
 		"  +, -       sample less or more often: " + strings.Join(durations(intervals), ", "),
 		"  h, ?       show or hide this help",
 	}

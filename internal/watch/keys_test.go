@@ -38,21 +38,27 @@ func TestKeysChangeTheView(t *testing.T) {
 
 func TestSortInstances(t *testing.T) {
 	u := func(v uint64) *uint64 { return &v }
-	in := []Instance{{Port: 5433, PrivateBytes: u(10), DataDir: "/b"}, {Port: 5432, PrivateBytes: u(30), DataDir: "/c"},
-		{Port: 5434, PrivateBytes: u(20), DataDir: "/a"}, {Port: 5435, DataDir: "/d"}}
+	in := []Instance{{Port: knownPort(5433), PrivateBytes: u(10), DataDir: "/b"}, {Port: nil, PrivateBytes: u(40), DataDir: "/e"},
+		{Port: knownPort(5432), PrivateBytes: u(30), DataDir: "/c"}, {Port: knownPort(5434), PrivateBytes: u(20), DataDir: "/a"},
+		{Port: knownPort(5435), DataDir: "/d"}}
 	ports := func(is []Instance) []int {
 		var p []int
 		for _, i := range is {
-			p = append(p, i.Port)
+			if i.Port == nil {
+				p = append(p, -1) // not known: sorted last by port
+				continue
+			}
+			p = append(p, *i.Port)
 		}
 		return p
 	}
-	for by, want := range map[string][]int{"": {5433, 5432, 5434, 5435}, "port": {5432, 5433, 5434, 5435}, "private": {5432, 5434, 5433, 5435}, "data dir": {5434, 5433, 5432, 5435}} {
+	for by, want := range map[string][]int{"": {5433, -1, 5432, 5434, 5435}, "port": {5432, 5433, 5434, 5435, -1},
+		"private": {-1, 5432, 5434, 5433, 5435}, "data dir": {5434, 5433, 5432, 5435, -1}} {
 		if got := ports(sortInstances(in, by)); !slices.Equal(got, want) {
 			t.Errorf("sort by %q: %v, want %v", by, got, want)
 		}
 	}
-	if in[0].Port != 5433 {
+	if *in[0].Port != 5433 {
 		t.Error("sortInstances changed its input")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/redact"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -60,7 +61,7 @@ func (r *procReader) one(fs linux.FS, pid int, titles map[procKey]string) (linux
 	if p.OOMScore, p.OOMScoreAdj, err = linux.ReadOOM(fs, pid); err != nil {
 		return p, false, err
 	}
-	if !isPostgresComm(st.Name) {
+	if !isPostgresComm(st.Name) && !mysql.IsServerComm(st.Name) {
 		return p, true, nil
 	}
 	stat, err := linux.ReadStat(fs, pid)
@@ -68,6 +69,9 @@ func (r *procReader) one(fs linux.FS, pid int, titles map[procKey]string) (linux
 		return p, false, err
 	}
 	p.Comm, p.StartTicks, p.MinFlt, p.MajFlt = stat.Comm, stat.StartTicks, stat.MinFlt, stat.MajFlt
+	if !isPostgresComm(p.Comm) {
+		return p, true, nil
+	}
 	title, seen := r.titles[keyOf(p)]
 	if !seen {
 		args, err := linux.ReadCmdline(fs, pid)
@@ -102,6 +106,17 @@ func postmasters(procs []linux.Process) map[procKey]bool {
 	out := map[procKey]bool{}
 	for _, p := range procs {
 		if isPostgresComm(p.Comm) && !pg[p.PPid] {
+			out[keyOf(p)] = true
+		}
+	}
+	return out
+}
+
+// mysqlServers returns the mysqld and mariadbd processes.
+func mysqlServers(procs []linux.Process) map[procKey]bool {
+	out := map[procKey]bool{}
+	for _, p := range procs {
+		if mysql.IsServerComm(p.Comm) {
 			out[keyOf(p)] = true
 		}
 	}
@@ -148,7 +163,24 @@ func rebuild(fs linux.FS, base *snapshot.Snapshot, procs []linux.Process, skip m
 	for _, in := range base.Postgres {
 		snap.Postgres = append(snap.Postgres, refresh(fs, in, procs, byParent[in.PostmasterPID]))
 	}
+	snap.MySQL = refreshMySQL(base.MySQL, procs)
 	return snap, nil
+}
+
+// refreshMySQL copies the servers found at discovery with their processes
+// read anew; a server gone since is left out (the next tick rediscovers).
+func refreshMySQL(servers []*mysql.Instance, procs []linux.Process) []*mysql.Instance {
+	byPID := map[int]linux.Process{}
+	for _, p := range procs {
+		byPID[p.PID] = p
+	}
+	var out []*mysql.Instance
+	for _, in := range servers {
+		if p, ok := byPID[in.PID]; ok && p.StartTicks == in.Process.StartTicks {
+			out = append(out, in.Refreshed(p))
+		}
+	}
+	return out
 }
 
 // refresh copies an instance with its processes replaced by fresh ones.

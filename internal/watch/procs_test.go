@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
 )
 
 // countTap records which /proc/PID files were read.
@@ -90,6 +91,10 @@ func TestProcReaderReadsLittle(t *testing.T) {
 			}
 			if len(files) > 1 && got != "status,oom_score,oom_score_adj" {
 				t.Errorf("pid %d: read %s", pid, got)
+			}
+		case mysql.IsServerComm(p.Comm): // stat for its start time: a restart is a new server
+			if got != "status,oom_score,oom_score_adj,stat" {
+				t.Errorf("MySQL server %d: read %s, want status, oom_score, oom_score_adj, stat", pid, got)
 			}
 		case !isPostgresComm(p.Comm):
 			if got != "status,oom_score,oom_score_adj" {

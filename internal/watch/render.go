@@ -56,6 +56,7 @@ func Render(w io.Writer, f Frame, o RenderOptions) error {
 	ls = append(ls, headLines(f)...)
 	ls = append(ls, hostLines(f.Host, f.Tick)...)
 	ls = append(ls, instanceLines(f, o.Width, o.Sort)...)
+	ls = append(ls, mysqlLines(f, o.Width)...)
 	ls = append(ls, topLines(f, o.Width)...)
 	ls = append(ls, findingLines(f, o.Checking)...)
 	var b strings.Builder
@@ -163,9 +164,13 @@ func swapLine(h HostFrame) line {
 			l.color = sgrYellow
 		}
 	}
-	l.text += fmt.Sprintf("   OOM kills since boot %d", h.OOMKills)
-	if h.OOMKillsNew > 0 {
-		l.text += fmt.Sprintf(" (%d during this watch)", h.OOMKillsNew)
+	if h.OOMKills == nil {
+		l.text += "   OOM kills since boot unknown"
+		return l
+	}
+	l.text += fmt.Sprintf("   OOM kills since boot %d", *h.OOMKills)
+	if h.OOMKillsNew != nil && *h.OOMKillsNew > 0 {
+		l.text += fmt.Sprintf(" (%d during this watch)", *h.OOMKillsNew)
 		l.color = sgrRed
 	}
 	return l

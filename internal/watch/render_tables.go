@@ -36,7 +36,7 @@ func instanceLines(f Frame, width int, sortBy string) []line {
 		if in.MaxConnections != nil {
 			maxConn = strconv.FormatInt(*in.MaxConnections, 10)
 		}
-		t.Add(strconv.Itoa(in.Port), in.DataDir, strconv.Itoa(in.Processes), strconv.Itoa(in.Connections),
+		t.Add(optInt(in.Port), in.DataDir, strconv.Itoa(in.Processes), strconv.Itoa(in.Connections),
 			maxConn, approx(in.PrivateBytes, in.PrivateExact), pss, ago,
 			units.OptShort(in.VmPTEBytes), units.OptShort(in.SharedBytes), units.OptShort(in.SharedPageBytes))
 	}
@@ -49,7 +49,7 @@ func instanceLines(f Frame, width int, sortBy string) []line {
 // order found.
 func sortInstances(in []Instance, by string) []Instance {
 	less := map[string]func(a, b Instance) bool{
-		"port":     func(a, b Instance) bool { return a.Port < b.Port },
+		"port":     func(a, b Instance) bool { return smallerOpt(a.Port, b.Port) },
 		"private":  func(a, b Instance) bool { return largerOpt(a.PrivateBytes, b.PrivateBytes) },
 		"conns":    func(a, b Instance) bool { return a.Connections > b.Connections },
 		"vmpte":    func(a, b Instance) bool { return largerOpt(a.VmPTEBytes, b.VmPTEBytes) },
@@ -70,6 +70,15 @@ func largerOpt(a, b *uint64) bool {
 		return a != nil && b == nil
 	}
 	return *a > *b
+}
+
+// smallerOpt orders known numbers smallest first and unknown ones after
+// them.
+func smallerOpt(a, b *int) bool {
+	if a == nil || b == nil {
+		return a != nil && b == nil
+	}
+	return *a < *b
 }
 
 // approx marks estimates with "~" and unknowns with "?".
@@ -100,7 +109,7 @@ func procTable(ps []Proc) *texttable.Table {
 	for _, p := range ps {
 		role := "-"
 		if p.Role != "" {
-			role = fmt.Sprintf("%s :%d", p.Role, p.Port)
+			role = p.Role + " :" + optInt(p.Port)
 		}
 		t.Add(strconv.Itoa(p.PID), p.Comm, role, approx(p.PrivateBytes, p.Exact),
 			optInt(p.OOMScore), optInt(p.OOMScoreAdj))

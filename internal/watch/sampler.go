@@ -70,9 +70,13 @@ type Sampler struct {
 	Check     Checker          // nil: no findings
 	Now       func() time.Time // nil: time.Now
 
-	mu    sync.Mutex
-	base  *snapshot.Snapshot
-	procs procReader
+	mu   sync.Mutex
+	base *snapshot.Snapshot
+	// mysqlSeen are the MySQL server processes at the last discovery,
+	// instances or not (a transient mysqld is none): another set means
+	// discover again.
+	mysqlSeen map[procKey]bool
+	procs     procReader
 	// sessions holds the backends of dbmem's own connections (one per
 	// discovery and instance) until they are gone: a backend takes a moment
 	// to exit after its client closed, and must not count as a connection.
@@ -102,14 +106,14 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 	if out.VMStat, err = ReadVMStat(s.FS); err != nil {
 		gaps = append(gaps, linux.Gap{What: "/proc/vmstat (swap in/out)", Why: err.Error()})
 	}
-	base := s.lastBase()
-	if mode == Status && (base == nil || topologyChanged(base, procs)) {
+	base, seen := s.lastBase()
+	if mode == Status && (base == nil || topologyChanged(base, procs) || !maps.Equal(seen, mysqlServers(procs))) {
 		out.Mode = Discover
 	}
 	if out.Mode == Status {
 		out.Snapshot, err = rebuild(s.FS, base, procs, skip, s.now())
 	} else {
-		out.Snapshot, err = s.discover(ctx, out.Mode == Smaps, skip)
+		out.Snapshot, err = s.discover(ctx, out.Mode == Smaps, skip, mysqlServers(procs))
 	}
 	if err != nil {
 		return nil, err
@@ -121,14 +125,14 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 	return out, nil
 }
 
-func (s *Sampler) discover(ctx context.Context, pss bool, skip map[int]bool) (*snapshot.Snapshot, error) {
+func (s *Sampler) discover(ctx context.Context, pss bool, skip map[int]bool, mysqlSeen map[procKey]bool) (*snapshot.Snapshot, error) {
 	snap, err := snapshot.Take(ctx, snapshot.Options{FS: s.FS, Live: s.Live, MySQLLive: s.MySQLLive, Pss: pss, Now: s.Now, Skip: skip})
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.base = snap
+	s.base, s.mysqlSeen = snap, mysqlSeen
 	for _, in := range snap.Postgres {
 		if in.SessionPID > 0 {
 			if s.sessions == nil {
@@ -164,10 +168,10 @@ func (s *Sampler) readProcesses() ([]linux.Process, []linux.Gap, error) {
 	return s.procs.read(s.FS)
 }
 
-func (s *Sampler) lastBase() *snapshot.Snapshot {
+func (s *Sampler) lastBase() (*snapshot.Snapshot, map[procKey]bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.base
+	return s.base, s.mysqlSeen
 }
 
 func (s *Sampler) now() time.Time {

@@ -15,12 +15,16 @@ type Watcher struct {
 	// Top is the length of the top lists (default 5).
 	Top int
 
-	tick      int
-	prev      *Sample
-	firstOOM  *uint64
-	exact     map[int]pssCost // by postmaster PID
-	lastSmaps *SmapsPass
-	seen      map[string]time.Time
+	tick     int
+	prev     *Sample
+	firstOOM *uint64
+	exact    map[int]pssCost // by postmaster PID
+	// exactMySQL and mysqlRead are by server PID: the last exact private
+	// figure, and when its status variables were last read.
+	exactMySQL map[int]pssCost
+	mysqlRead  map[int]time.Time
+	lastSmaps  *SmapsPass
+	seen       map[string]time.Time
 }
 
 type pssCost struct {
@@ -39,6 +43,7 @@ func (w *Watcher) Frame(s *Sample) Frame {
 	f.LastSmaps = w.lastSmaps
 	f.Host = w.host(s)
 	f.Instances = w.instances(snap)
+	f.MySQL = w.mysqlServers(snap, s.Mode)
 	top := w.Top
 	if top <= 0 {
 		top = 5
@@ -59,7 +64,7 @@ func (w *Watcher) host(s *Sample) HostFrame {
 	hf := HostFrame{
 		Hostname: h.Hostname, MemTotalBytes: m.MemTotalBytes,
 		PageTablesBytes: m.PageTablesBytes, CommittedASBytes: m.CommittedASBytes, CommitLimitBytes: m.CommitLimitBytes,
-		SwapTotalBytes: m.SwapTotalBytes, OOMKills: s.VMStat.OOMKill,
+		SwapTotalBytes: m.SwapTotalBytes,
 	}
 	if v, est, ok := m.Available(); ok {
 		hf.MemAvailableBytes, hf.MemAvailableEstimated = &v, est
@@ -80,7 +85,8 @@ func (w *Watcher) host(s *Sample) HostFrame {
 			v := s.VMStat.OOMKill
 			w.firstOOM = &v
 		}
-		hf.OOMKillsNew = s.VMStat.OOMKill - min(*w.firstOOM, s.VMStat.OOMKill)
+		hf.OOMKills = new(s.VMStat.OOMKill)
+		hf.OOMKillsNew = new(s.VMStat.OOMKill - min(*w.firstOOM, s.VMStat.OOMKill))
 	}
 	if p := w.prev; p != nil {
 		if before, _, ok := p.Snapshot.Host.Meminfo.Available(); ok && hf.MemAvailableBytes != nil {
@@ -112,7 +118,7 @@ func (w *Watcher) instances(snap *snapshot.Snapshot) []Instance {
 	for _, in := range snap.Postgres {
 		sum := postgres.Summarize(in)
 		fi := Instance{
-			PostmasterPID: in.PostmasterPID, Port: in.Port, DataDir: in.DataDir, Version: in.Version,
+			PostmasterPID: in.PostmasterPID, Port: knownPort(in.Port), DataDir: in.DataDir, Version: in.Version,
 			Processes: sum.Processes, Connections: sum.ClientBackends,
 			PrivateBytes: sum.PrivateBytes, PrivateExact: sum.PrivateExact && snap.Pss, VmPTEBytes: sum.VmPTEBytes,
 			EstimateBytes: estimateOf(in),
@@ -149,14 +155,30 @@ func estimateOf(in *postgres.Instance) *uint64 {
 	return &v
 }
 
+// knownPort is a port that was read, nil for 0 (not known).
+func knownPort(p int) *int {
+	if p <= 0 {
+		return nil
+	}
+	return &p
+}
+
 // topProcs lists every process with its PostgreSQL role and port when it
-// belongs to an instance; those use the instance's (possibly exact) reading.
+// belongs to an instance (a MySQL server: its flavor and port); those use
+// the instance's (possibly exact) reading.
 func topProcs(s *Sample) []Proc {
 	pg := map[int]Proc{}
 	for _, in := range s.Snapshot.Postgres {
 		for _, p := range in.Processes {
-			pg[p.PID] = procLine(p.Process, string(p.Role), in.Port)
+			pg[p.PID] = procLine(p.Process, string(p.Role), knownPort(in.Port))
 		}
+	}
+	for _, in := range s.Snapshot.MySQL {
+		var port *int
+		if p, ok := knownInt(in, "port"); ok {
+			port = knownPort(int(p))
+		}
+		pg[in.PID] = procLine(in.Process, string(in.Flavor), port)
 	}
 	out := make([]Proc, 0, len(s.Processes))
 	for _, p := range s.Processes {
@@ -164,12 +186,12 @@ func topProcs(s *Sample) []Proc {
 			out = append(out, l)
 			continue
 		}
-		out = append(out, procLine(p, "", 0))
+		out = append(out, procLine(p, "", nil))
 	}
 	return out
 }
 
-func procLine(p linux.Process, role string, port int) Proc {
+func procLine(p linux.Process, role string, port *int) Proc {
 	l := Proc{PID: p.PID, Comm: p.Comm, Role: role, Port: port, OOMScore: p.OOMScore, OOMScoreAdj: p.OOMScoreAdj}
 	if cost, exact, ok := p.PrivateCost(); ok {
 		l.PrivateBytes, l.Exact = &cost, exact

@@ -21,7 +21,7 @@ func TestWatcherRatesAndOOM(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	w := &Watcher{}
 	f1 := w.Frame(sampleAt(t0, 4<<30, VMStat{PswpIn: 100, PswpOut: 50, OOMKill: 7, Has: true, HasOOMKill: true}))
-	if f1.Host.Rates || f1.Host.OOMKillsNew != 0 {
+	if f1.Host.Rates || f1.Host.OOMKillsNew == nil || *f1.Host.OOMKillsNew != 0 {
 		t.Errorf("first frame %+v: want no rates and no new OOM kills", f1.Host)
 	}
 	f2 := w.Frame(sampleAt(t0.Add(2*time.Second), 3<<30, VMStat{PswpIn: 300, PswpOut: 50, OOMKill: 9, Has: true, HasOOMKill: true}))
@@ -29,8 +29,8 @@ func TestWatcherRatesAndOOM(t *testing.T) {
 	if !h.Rates || math.Abs(h.SwapInPerSec-100) > 1e-9 || h.SwapOutPerSec != 0 {
 		t.Errorf("swap rates in %v out %v (rates %v): want 100 and 0 pages/s", h.SwapInPerSec, h.SwapOutPerSec, h.Rates)
 	}
-	if h.OOMKills != 9 || h.OOMKillsNew != 2 || h.MemAvailableDelta == nil || *h.MemAvailableDelta != -(1<<30) {
-		t.Errorf("OOM kills %d (new %d), delta %v: want 9, 2 new, -1 GiB", h.OOMKills, h.OOMKillsNew, h.MemAvailableDelta)
+	if h.OOMKills == nil || *h.OOMKills != 9 || h.OOMKillsNew == nil || *h.OOMKillsNew != 2 || h.MemAvailableDelta == nil || *h.MemAvailableDelta != -(1<<30) {
+		t.Errorf("OOM kills %v (new %v), delta %v: want 9, 2 new, -1 GiB", h.OOMKills, h.OOMKillsNew, h.MemAvailableDelta)
 	}
 	// A counter reset (another kernel, a wrapped counter) gives 0, not a huge rate.
 	f3 := w.Frame(sampleAt(t0.Add(4*time.Second), 3<<30, VMStat{PswpIn: 10, Has: true}))
