@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/dbmem/dbmem/internal/inert"
 	"os"
 	"strings"
 
@@ -34,8 +35,12 @@ func writeMySQLInstance(b *strings.Builder, in *mysql.Instance, h linux.Host, st
 		version = "(version unknown)"
 	}
 	title := strings.ToUpper(string(in.Flavor)) + " " + version
-	fmt.Fprintf(b, "%s  %s  port %d  pid %d\n", st.head(title), orDash(in.DataDir), in.Port, in.PID)
-	conn := in.Connection
+	port := "port unknown"
+	if in.Port > 0 {
+		port = fmt.Sprintf("port %d", in.Port)
+	}
+	fmt.Fprintf(b, "%s  %s  %s  pid %d\n", st.head(inert.Text(title)), inert.Text(orDash(in.DataDir)), port, in.PID)
+	conn := inert.Text(in.Connection)
 	if !in.Connected {
 		conn = st.warn(conn)
 	}

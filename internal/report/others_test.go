@@ -59,3 +59,22 @@ func TestTextOtherSections(t *testing.T) {
 		t.Log(out)
 	}
 }
+
+// TestMySQLUnknownPort: a server whose port was not read (its option files
+// unreadable, no connection) is "port unknown", never port 0 or a default.
+func TestMySQLUnknownPort(t *testing.T) {
+	s := fixtureSnapshot(t, "pg15-hugepages-on")
+	s.MySQL = []*mysql.Instance{{PID: 4242, Flavor: mysql.MariaDB, DataDir: "/var/lib/mysql", Connection: "not connected: no socket found",
+		Settings: mysql.Settings{}}}
+	var b bytes.Buffer
+	if err := report.Text(&b, s, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "MARIADB (version unknown)  /var/lib/mysql  port unknown  pid 4242") {
+		t.Errorf("the server's title line does not say its port is unknown:\n%s", out)
+	}
+	if strings.Contains(out, "port 0") || strings.Contains(out, ":0 ") {
+		t.Errorf("an unknown port is shown as 0:\n%s", out)
+	}
+}
