@@ -116,11 +116,14 @@ func (in *Instance) readFiles(fs linux.FS, cmd cmdLine) {
 	}
 }
 
-// applyLocations takes datadir, socket and port from the settings.
+// applyLocations takes datadir, socket and port from the settings; the
+// port only when it is known (a default that an unreadable option file may
+// override is not the server's port).
 func (in *Instance) applyLocations() {
 	in.DataDir, _ = in.Settings.String("datadir")
 	in.Socket, _ = in.Settings.String("socket")
-	if p, ok := in.Settings.Int("port"); ok {
+	in.Port = 0
+	if p, ok := in.Settings.Int("port"); ok && in.Known("port") {
 		in.Port = int(p)
 	}
 }
@@ -159,8 +162,14 @@ func (in *Instance) readProcess(fs linux.FS, opt Options) error {
 		in.gap("buffer pool mapping", "smaps of the server: "+err.Error())
 	}
 	pool, _ := in.Settings.Bytes("innodb_buffer_pool_size")
+	if !in.Known("innodb_buffer_pool_size") {
+		pool = 0 // the pool is found by its size: another cache of the default size would pass for it
+	}
 	in.Memory = measureMemory(p, entries, pool)
-	if err == nil && in.Memory.BufferPool == nil {
+	switch {
+	case err == nil && pool == 0:
+		in.gap("buffer pool mapping", "innodb_buffer_pool_size unknown (an option file could not be read and there is no connection): the pool is found by its size")
+	case err == nil && in.Memory.BufferPool == nil:
 		in.gap("buffer pool mapping", fmt.Sprintf("no anonymous mapping of about %d bytes in the server's smaps", pool))
 	}
 	if c, err := linux.ReadCreds(fs, in.PID); err == nil {

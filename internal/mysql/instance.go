@@ -70,7 +70,28 @@ func (in *Instance) Name() string {
 	return s + fmt.Sprintf(" pid %d", in.PID)
 }
 
-// port is the port the server listens on: its setting, else DefaultPort.
+// Known reports whether a setting's value is the server's own: from the
+// server, an option file or the command line; a built-in default only when
+// every option file the server reads could be read (an unreadable one may
+// set it).
+func (in *Instance) Known(name string) bool {
+	s, ok := in.Settings[NormalizeName(name)]
+	if !ok {
+		return false
+	}
+	if s.Source != FromDefault {
+		return true
+	}
+	for _, g := range in.Gaps {
+		if strings.HasPrefix(g.What, "option file") || strings.HasPrefix(g.What, "option directory") {
+			return false
+		}
+	}
+	return true
+}
+
+// port is the port to try: the server's known port, else DefaultPort (an
+// answer is verified before its settings are used).
 func (in *Instance) port() int {
 	if in.Port > 0 {
 		return in.Port

@@ -2,7 +2,6 @@ package watch
 
 import (
 	"os"
-	"strings"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
@@ -16,7 +15,7 @@ type MySQLServer struct {
 	PID     int    `json:"pid"`
 	Flavor  string `json:"flavor"`            // "mariadb" or "mysql"
 	Version string `json:"version,omitempty"` // as the server says, or its mysql_upgrade_info
-	// Port is the server's port setting (knownSetting); PortSource says
+	// Port is the server's port setting (mysql.Instance.Known); PortSource says
 	// where it came from: server, config file, command line or default.
 	Port       *int   `json:"port,omitempty"`
 	PortSource string `json:"port_source,omitempty"`
@@ -115,7 +114,7 @@ func (out *MySQLServer) setPool(in *mysql.Instance, h linux.Host) {
 	if v, ok := knownInt(in, "max_connections"); ok {
 		out.MaxConnections = &v
 	}
-	if v, ok := in.Settings.Bytes("innodb_buffer_pool_size"); ok && settingKnown(in, "innodb_buffer_pool_size") {
+	if v, ok := in.Settings.Bytes("innodb_buffer_pool_size"); ok && in.Known("innodb_buffer_pool_size") {
 		out.BufferPoolBytes = &v
 	}
 	// The mapping is recognised by its size: without the size, what was
@@ -123,7 +122,7 @@ func (out *MySQLServer) setPool(in *mysql.Instance, h linux.Host) {
 	if bp := m.BufferPool; bp != nil && bp.PageSizeBytes > 0 && out.BufferPoolBytes != nil {
 		out.BufferPoolPageSizeBytes, out.BufferPoolHugetlb = new(bp.PageSizeBytes), new(bp.Hugetlb)
 	}
-	if v, ok := in.Settings.Bool("large_pages"); ok && settingKnown(in, "large_pages") {
+	if v, ok := in.Settings.Bool("large_pages"); ok && in.Known("large_pages") {
 		out.LargePages = &v
 	}
 	if page, ok := h.DefaultPageSize(); ok && out.BufferPoolBytes != nil {
@@ -132,26 +131,7 @@ func (out *MySQLServer) setPool(in *mysql.Instance, h linux.Host) {
 	}
 }
 
-// settingKnown: a value from the server, an option file or the command
-// line is known; a default only when every option file could be read (an
-// unreadable one may set it).
-func settingKnown(in *mysql.Instance, name string) bool {
-	s, ok := in.Settings[name]
-	if !ok {
-		return false
-	}
-	if s.Source != mysql.FromDefault {
-		return true
-	}
-	for _, g := range in.Gaps {
-		if strings.HasPrefix(g.What, "option file") || strings.HasPrefix(g.What, "option directory") {
-			return false
-		}
-	}
-	return true
-}
-
 func knownInt(in *mysql.Instance, name string) (int64, bool) {
 	v, ok := in.Settings.Int(name)
-	return v, ok && settingKnown(in, name)
+	return v, ok && in.Known(name)
 }
