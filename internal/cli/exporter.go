@@ -3,9 +3,12 @@ package cli
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
+	"github.com/prometheus/common/promslog"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dbmem/dbmem/internal/exporter"
 	"github.com/dbmem/dbmem/internal/linux"
@@ -15,6 +18,7 @@ func newExporterCmd(e *env) *cobra.Command {
 	var so exporter.ServeOptions
 	var smaps, readTimeout, scrapeTimeout time.Duration
 	var top int
+	logc := promslog.Config{Level: promslog.NewLevel(), Format: promslog.NewFormat()}
 	cmd := &cobra.Command{
 		Use:   "exporter",
 		Short: "Serve database-aware memory metrics to Prometheus",
@@ -30,10 +34,11 @@ TLS and basic authentication come from an exporter-toolkit web configuration fil
 (--web.config.file), as for every Prometheus exporter.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log := slog.New(slog.NewTextHandler(e.stderr, nil))
+			logc.Writer = e.stderr
+			log := promslog.New(&logc)
 			s := e.sampler()
 			s.FS.Deadlines = readDeadlines(readTimeout, log)
-			x := exporter.New(exporter.Options{Sampler: s, Top: top, ScrapeTimeout: scrapeTimeout, Logger: log})
+			x := exporter.New(exporter.Options{Sampler: s, Top: top, ScrapeTimeout: scrapeTimeout, Logger: log, Version: version()})
 			so.Version, so.Logger = version(), log
 			h, err := exporter.Handler(exporter.Registry(x), so)
 			if err != nil {
@@ -56,8 +61,31 @@ TLS and basic authentication come from an exporter-toolkit web configuration fil
 	f.IntVar(&top, "oom-top", 5, "how many of the host's processes dbmem_process_oom_score lists")
 	f.DurationVar(&readTimeout, "read-timeout", defaultReadTimeout, "abandon a read of /proc, /sys or a host file after this long; the process or file is skipped while it hangs (dbmem_read_timeouts_total)")
 	f.DurationVar(&scrapeTimeout, "scrape-timeout", 30*time.Second, "serve a scrape without the status collector when it takes longer (dbmem_scrape_collector_timeouts_total)")
+	addLogFlags(f, &logc)
 	return cmd
 }
+
+// addLogFlags adds Prometheus's standard --log.level and --log.format
+// (promslog's values and defaults: info, logfmt), as promslog/flag does for
+// kingpin.
+func addLogFlags(f *pflag.FlagSet, c *promslog.Config) {
+	c.Level.Set("info")
+	c.Format.Set("logfmt")
+	f.Var(logValue{c.Level}, "log.level", "only log messages with the given severity or above: "+strings.Join(promslog.LevelFlagOptions, ", "))
+	f.Var(logValue{c.Format}, "log.format", "output format of log messages: "+strings.Join(promslog.FormatFlagOptions, ", "))
+}
+
+// logValue makes a promslog Level or Format a pflag.Value.
+type logValue struct {
+	v interface {
+		String() string
+		Set(string) error
+	}
+}
+
+func (l logValue) String() string     { return l.v.String() }
+func (l logValue) Set(s string) error { return l.v.Set(s) }
+func (l logValue) Type() string       { return "string" }
 
 // defaultReadTimeout is far above any read's normal time (smaps_rollup of
 // a process that touched 100 GiB through 4 KiB pages takes about a second)

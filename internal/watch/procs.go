@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/redact"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -148,7 +149,30 @@ func rebuild(fs linux.FS, base *snapshot.Snapshot, procs []linux.Process, skip m
 	for _, in := range base.Postgres {
 		snap.Postgres = append(snap.Postgres, refresh(fs, in, procs, byParent[in.PostmasterPID]))
 	}
+	snap.MySQL = refreshMySQL(base.MySQL, procs)
 	return snap, nil
+}
+
+// refreshMySQL keeps the servers of the last discovery that still run
+// (same PID and name), each with its process's status replaced by the
+// fresh one; settings and mappings stay the discovery's.
+func refreshMySQL(base []*mysql.Instance, procs []linux.Process) []*mysql.Instance {
+	byPID := map[int]linux.Process{}
+	for _, p := range procs {
+		byPID[p.PID] = p
+	}
+	var out []*mysql.Instance
+	for _, in := range base {
+		p, ok := byPID[in.PID]
+		if !ok || p.Status.Name != in.Process.Status.Name {
+			continue
+		}
+		c := *in
+		c.Process.Status, c.Process.OOMScore, c.Process.OOMScoreAdj = p.Status, p.OOMScore, p.OOMScoreAdj
+		c.Process.Rollup, c.Process.Private = nil, nil
+		out = append(out, &c)
+	}
+	return out
 }
 
 // refresh copies an instance with its processes replaced by fresh ones.
