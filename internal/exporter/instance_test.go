@@ -142,6 +142,6 @@ func TestOneInstanceFailsAlone(t *testing.T) {
 type collectorFunc func(chan<- prometheus.Metric)
 
 func (f collectorFunc) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(f, ch) }
-func (f collectorFunc) Collect(ch chan<- prometheus.Metric)  { f(ch) }
+func (f collectorFunc) Collect(ch chan<- prometheus.Metric) { f(ch) }
 
 func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
