@@ -58,7 +58,7 @@ var (
 	descBuild    = desc("build_info", "A metric with a constant 1 labelled by the version and build of the dbmem exporter.", "version", "revision", "goversion", "goos", "goarch")
 
 	descMyInfo      = desc("mysql_info", "A MySQL or MariaDB server found on this host (1); labels say its flavor, version, large_pages setting and whether settings came from a connection.", with(inst, "flavor", "version", "large_pages", "connected")...)
-	descMyPool      = desc("mysql_buffer_pool_bytes", "innodb_buffer_pool_size as the server runs with it (the mapping's size when that is larger).", inst...)
+	descMyPool      = desc("mysql_buffer_pool_bytes", "The innodb_buffer_pool_size setting (its mapping, with InnoDB's control blocks, is a little larger; the worst case counts the larger).", inst...)
 	descMyPoolPage  = desc("mysql_buffer_pool_page_size_bytes", "Page size the kernel really uses for the InnoDB buffer pool's mapping (4096: not in huge pages, whatever large_pages says).", inst...)
 	descMyHugeMaps  = desc("mysql_huge_page_mapped_bytes", "Memory of the server mapped in huge pages (every hugetlb mapping, the buffer pool or not).", inst...)
 	descMyHugeNeed  = desc("mysql_huge_pages_needed", "Huge pages the server would need with large_pages=ON: the buffer pool and the other large allocations, with the margin `dbmem plan` uses.", with(inst, "page_size_bytes")...)

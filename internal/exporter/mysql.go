@@ -37,9 +37,6 @@ func collectServer(out *sink, in *mysql.Instance, host linux.Host, l []string) {
 		out.gauge(descMyMaxConn, float64(mc), l...)
 	}
 	if bp, ok := in.Settings.Bytes("innodb_buffer_pool_size"); ok {
-		if m := in.Memory.BufferPool; m != nil {
-			bp = max(bp, m.SizeBytes)
-		}
 		out.gauge(descMyPool, float64(bp), l...)
 	}
 	if m := in.Memory.BufferPool; m != nil && m.PageSizeBytes > 0 {
