@@ -27,7 +27,7 @@ func flagValues() map[string]map[string][]string {
 		"check":    {"exit-code": sev, "min-severity": sev},
 		"plan":     {"format": render.Kinds, "page-size": {"2MiB", "1GiB"}},
 		"lab":      {"modes": {"off", "on", "try"}},
-		"exporter": {"log.level": promslog.LevelFlagOptions, "log.format": promslog.FormatFlagOptions},
+		"exporter": {"log.level": promslog.LevelFlagOptions, "log.format": promslog.FormatFlagOptions, "method": methods[:3]},
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -12,12 +13,14 @@ import (
 
 	"github.com/dbmem/dbmem/internal/exporter"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/pagecost"
 )
 
 func newExporterCmd(e *env) *cobra.Command {
 	var so exporter.ServeOptions
 	var smaps, readTimeout, scrapeTimeout time.Duration
 	var top int
+	var method string
 	logc := promslog.Config{Level: promslog.NewLevel(), Format: promslog.NewFormat()}
 	cmd := &cobra.Command{
 		Use:   "exporter",
@@ -36,7 +39,12 @@ TLS and basic authentication come from an exporter-toolkit web configuration fil
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logc.Writer = e.stderr
 			log := promslog.New(&logc)
+			m, err := pagecost.ParseChoice(method)
+			if err != nil || m == pagecost.ChoiceStatus {
+				return usageError{fmt.Errorf("--method: %q: want auto, fast or smaps", method)}
+			}
 			s := e.sampler()
+			s.PssMethod = m
 			s.FS.Deadlines = readDeadlines(readTimeout, log)
 			x := exporter.New(exporter.Options{Sampler: s, Top: top, ScrapeTimeout: scrapeTimeout, Logger: log, Version: version()})
 			so.Version, so.Logger = version(), log
@@ -58,6 +66,7 @@ TLS and basic authentication come from an exporter-toolkit web configuration fil
 	f.BoolVar(&so.SystemdSocket, "web.systemd-socket", false, "use the sockets systemd passes instead of --web.listen-address")
 	f.StringVar(&so.MetricsPath, "web.telemetry-path", "/metrics", "path under which to serve the metrics")
 	f.DurationVar(&smaps, "smaps-interval", 5*time.Minute, "how often to read smaps_rollup (Pss) in the background (0: never)")
+	f.StringVar(&method, "method", string(pagecost.ChoiceAuto), "how the background pass measures Pss_Anon: auto (the exact fast path through /proc/kpagecount, smaps_rollup where it cannot), fast, or smaps (smaps_rollup for every process)")
 	f.IntVar(&top, "oom-top", 5, "how many of the host's processes dbmem_process_oom_score lists")
 	f.DurationVar(&readTimeout, "read-timeout", defaultReadTimeout, "abandon a read of /proc, /sys or a host file after this long; the process or file is skipped while it hangs (dbmem_read_timeouts_total)")
 	f.DurationVar(&scrapeTimeout, "scrape-timeout", 30*time.Second, "serve a scrape without the status collector when it takes longer (dbmem_scrape_collector_timeouts_total)")
