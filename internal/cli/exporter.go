@@ -31,10 +31,15 @@ per instance and role, the shared segment and the page size it really uses, huge
 pages needed against the pool, the page-table projection at max_connections, the
 worst case against the limits, the OOM ranking and the diagnose engine's findings.
 
-Each scrape reads constant-time files only; Pss (smaps_rollup) is read in the
-background every --smaps-interval. It listens on localhost unless told otherwise;
-TLS and basic authentication come from an exporter-toolkit web configuration file
-(--web.config.file), as for every Prometheus exporter.`,
+Each scrape reads constant-time files only; every backend's exact cost (Pss) is
+read in the background every --smaps-interval (--method: the exact fast path
+where it can, else smaps_rollup). Each database instance is collected on its
+own (dbmem_instance_scrape_success): one that fails never fails the scrape.
+Logging follows Prometheus's exporters (--log.level, --log.format).
+
+It listens on localhost unless told otherwise; TLS and basic authentication come
+from an exporter-toolkit web configuration file (--web.config.file), as for
+every Prometheus exporter.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logc.Writer = e.stderr
