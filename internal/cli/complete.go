@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 
+	"github.com/prometheus/common/promslog"
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/advise"
@@ -22,10 +23,11 @@ func flagValues() map[string]map[string][]string {
 		methods = append(methods, string(c))
 	}
 	return map[string]map[string][]string{
-		"report": {"method": methods},
-		"check":  {"exit-code": sev, "min-severity": sev},
-		"plan":   {"format": render.Kinds, "page-size": {"2MiB", "1GiB"}},
-		"lab":    {"modes": {"off", "on", "try"}},
+		"report":   {"method": methods},
+		"check":    {"exit-code": sev, "min-severity": sev},
+		"plan":     {"format": render.Kinds, "page-size": {"2MiB", "1GiB"}},
+		"lab":      {"modes": {"off", "on", "try"}},
+		"exporter": {"log.level": promslog.LevelFlagOptions, "log.format": promslog.FormatFlagOptions, "method": methods[:3]},
 	}
 }
 

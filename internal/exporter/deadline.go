@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/watch"
 )
@@ -70,7 +68,7 @@ func (e *Exporter) fly(f *flight) {
 
 // collectDeadlines sends the deadline metrics when the sampler's reads have
 // deadlines (the exporter command always sets them; fixtures do not).
-func (e *Exporter) collectDeadlines(ch chan<- prometheus.Metric) {
+func (e *Exporter) collectDeadlines(out *sink) {
 	d := e.o.Sampler.FS.Deadlines
 	if d == nil {
 		return
@@ -78,9 +76,9 @@ func (e *Exporter) collectDeadlines(ch chan<- prometheus.Metric) {
 	e.mu.Lock()
 	n := e.colTimeouts
 	e.mu.Unlock()
-	ch <- prometheus.MustNewConstMetric(descColTimeouts, prometheus.CounterValue, float64(n), "status")
-	ch <- prometheus.MustNewConstMetric(descReadTimeouts, prometheus.CounterValue, float64(d.Timeouts()))
-	ch <- gauge(descReadsStuck, float64(len(d.Stuck())))
+	out.counter(descColTimeouts, float64(n), "status")
+	out.counter(descReadTimeouts, float64(d.Timeouts()))
+	out.gauge(descReadsStuck, float64(len(d.Stuck())))
 }
 
 func stuckPaths(d *linux.Deadlines) []string {

@@ -1,7 +1,6 @@
 package exporter
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,34 +70,4 @@ func TestAlertRulesCheck(t *testing.T) {
 	if err != nil {
 		t.Fatalf("promtool check rules: %v\n%s", err, out)
 	}
-}
-
-// dashboardExprs returns every PromQL expression of the Grafana dashboard.
-func dashboardExprs(t *testing.T) []string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(deployDir, "grafana", "dbmem-dashboard.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d struct {
-		UID    string `json:"uid"`
-		Panels []struct {
-			Targets []struct {
-				Expr string `json:"expr"`
-			} `json:"targets"`
-		} `json:"panels"`
-	}
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatalf("dashboard JSON: %v", err)
-	}
-	var out []string
-	for _, p := range d.Panels {
-		for _, tg := range p.Targets {
-			out = append(out, tg.Expr)
-		}
-	}
-	if d.UID == "" || len(out) < 10 {
-		t.Fatalf("dashboard uid %q with %d queries", d.UID, len(out))
-	}
-	return out
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/watch"
 )
 
@@ -22,8 +21,11 @@ type Options struct {
 	// ScrapeTimeout bounds one scrape's reading (default 30s): a scrape
 	// that waits longer is served without the status collector.
 	ScrapeTimeout time.Duration
-	// Logger gets collector timeouts (default slog.Default()).
+	// Logger gets collector timeouts and dropped metrics (default
+	// slog.Default()).
 	Logger *slog.Logger
+	// Version is dbmem_build_info's version label.
+	Version string
 }
 
 // Exporter is a prometheus.Collector. Each Collect reads a Status sample;
@@ -39,16 +41,13 @@ type Exporter struct {
 
 // smapsResult is the outcome of the last smaps pass.
 type smapsResult struct {
-	done    bool
-	ok      bool
-	at      time.Time
-	cost    watch.Cost
-	private map[instanceKey]map[string]uint64 // role -> Pss_Anon + VmPTE + VmSwap
-}
-
-type instanceKey struct {
-	port    int
-	dataDir string
+	done bool
+	ok   bool
+	at   time.Time
+	cost watch.Cost
+	// private is by postmaster (or MySQL server) PID, then role ("" for a
+	// MySQL server): Pss_Anon + VmPTE + VmSwap.
+	private map[int]map[string]uint64
 }
 
 // New returns an exporter reading through o.Sampler.
@@ -85,24 +84,27 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	s, err := e.sample()
 	dur := time.Since(t0)
 	ok := err == nil
+	out := newSink(ch, e.log())
 	if ok {
-		collectHost(ch, s)
-		collectPostgres(ch, s)
-		collectOOM(ch, s, e.o.Top)
+		pss := e.lastSmaps()
+		collectHost(out, s)
+		collectPostgres(out, s, pss)
+		collectMySQL(out, s, pss)
+		collectOOM(out, s, e.o.Top)
 		if e.o.Sampler.Check != nil {
-			collectFindings(ch, s)
+			collectFindings(out, s)
 		}
-		collectPss(ch, s, e.lastSmaps())
 	}
 	var cpu time.Duration
 	if s != nil {
 		cpu = s.Cost.CPU
 	}
-	ch <- gauge(descColDur, dur.Seconds(), "status")
-	ch <- gauge(descColCPU, cpu.Seconds(), "status")
-	ch <- gauge(descColOK, b2f(ok), "status")
-	e.collectSmapsMeta(ch)
-	e.collectDeadlines(ch)
+	out.gauge(descColDur, dur.Seconds(), "status")
+	out.gauge(descColCPU, cpu.Seconds(), "status")
+	out.gauge(descColOK, b2f(ok), "status")
+	e.collectSmapsMeta(out)
+	e.collectDeadlines(out)
+	collectBuildInfo(out, e.o.Version)
 }
 
 // RefreshSmaps runs one smaps pass now and keeps its private costs.
@@ -165,33 +167,15 @@ func (e *Exporter) lastSmaps() smapsResult {
 	return e.smaps
 }
 
-func (e *Exporter) collectSmapsMeta(ch chan<- prometheus.Metric) {
+func (e *Exporter) collectSmapsMeta(out *sink) {
 	r := e.lastSmaps()
 	if !r.done {
 		return
 	}
-	ch <- gauge(descSmapsOK, b2f(r.ok))
+	out.gauge(descSmapsOK, b2f(r.ok))
 	if !r.at.IsZero() {
-		ch <- gauge(descSmapsTS, float64(r.at.UnixNano())/1e9)
-		ch <- gauge(descSmapsDur, r.cost.Wall.Seconds())
-		ch <- gauge(descSmapsCPU, r.cost.CPU.Seconds())
+		out.gauge(descSmapsTS, float64(r.at.UnixNano())/1e9)
+		out.gauge(descSmapsDur, r.cost.Wall.Seconds())
+		out.gauge(descSmapsCPU, r.cost.CPU.Seconds())
 	}
-}
-
-// gauge makes a sample. Label values such as a process name come from
-// other users: inert.Text makes them valid UTF-8 without control
-// characters (MustNewConstMetric panics on invalid UTF-8, which a process
-// name may be).
-func gauge(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
-	for i, l := range labels {
-		labels[i] = inert.Text(l)
-	}
-	return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }

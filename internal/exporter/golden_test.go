@@ -26,6 +26,7 @@ var update = flag.Bool("update", false, "rewrite the golden exposition files und
 var volatile = map[string]bool{
 	"dbmem_scrape_collector_duration_seconds": true, "dbmem_scrape_collector_cpu_seconds": true,
 	"dbmem_smaps_duration_seconds": true, "dbmem_smaps_cpu_seconds": true, "dbmem_smaps_last_success_timestamp_seconds": true,
+	"dbmem_build_info": true, // the toolchain's version
 }
 
 func fixtureExporter(t testing.TB, name string, check watch.Checker) *Exporter {

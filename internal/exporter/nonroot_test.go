@@ -64,6 +64,24 @@ func notRootChild(t *testing.T) {
 	if ok := m["dbmem_smaps_success"]; len(ok) != 1 || ok[0].GetGauge().GetValue() != 0 {
 		t.Errorf("dbmem_smaps_success = %v, want one sample of 0", ok)
 	}
+	// Instances whose port and data directory cannot be read still get
+	// one series each (the registry refuses duplicates: gather would have
+	// failed), never port="0", and each is collected.
+	info := m["dbmem_postgres_info"]
+	if len(info) == 0 {
+		t.Error("no PostgreSQL instance served as nobody")
+	}
+	for _, mi := range info {
+		t.Logf("as nobody: port=%q data_dir=%q server_pid=%q", label(mi, "port"), label(mi, "data_dir"), label(mi, "server_pid"))
+		if label(mi, "port") == "0" {
+			t.Errorf("unknown port served as 0: %v", mi.GetLabel())
+		}
+	}
+	for _, ok := range m["dbmem_instance_scrape_success"] {
+		if ok.GetGauge().GetValue() != 1 {
+			t.Errorf("instance %v not collected as nobody", ok.GetLabel())
+		}
+	}
 	if pss := m["dbmem_postgres_pss_private_bytes"]; len(pss) > 0 {
 		t.Errorf("Pss private bytes sent though no smaps_rollup was readable: %v", pss)
 	}

@@ -4,8 +4,6 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/watch"
 )
@@ -14,7 +12,7 @@ import (
 type ranked struct {
 	pid, score int
 	comm, role string
-	port       string
+	port, dir  string
 	inst       int // index in the snapshot's instances, -1 for none
 }
 
@@ -39,7 +37,8 @@ func rankOOM(s *watch.Sample) []ranked {
 		r := ranked{pid: p.PID, score: *p.OOMScore, comm: p.Comm, inst: -1}
 		if o, ok := owners[p.PID]; ok {
 			r.inst, r.role = o.inst, o.role
-			r.port = portLabel(s.Snapshot.Postgres[o.inst].Port)
+			in := s.Snapshot.Postgres[o.inst]
+			r.port, r.dir = portLabel(in.Port), in.DataDir
 		}
 		out = append(out, r)
 	}
@@ -52,17 +51,20 @@ func rankOOM(s *watch.Sample) []ranked {
 	return out
 }
 
-func collectOOM(ch chan<- prometheus.Metric, s *watch.Sample, top int) {
+// collectOOM sends the host's top processes by oom_score, by rank (no
+// pid label: pids churn, ranks do not), and each instance's rank.
+func collectOOM(out *sink, s *watch.Sample, top int) {
 	rs := rankOOM(s)
 	for i, r := range rs {
 		if i >= top {
 			break
 		}
-		ch <- gauge(descOOMTop, float64(r.score), strconv.Itoa(i+1), strconv.Itoa(r.pid), r.comm, r.role, r.port)
+		out.gauge(descOOMTop, float64(r.score), strconv.Itoa(i+1), r.comm, r.role, r.port, r.dir)
 	}
-	for i, in := range s.Snapshot.Postgres {
+	labels := pgLabels(s)
+	for i := range s.Snapshot.Postgres {
 		if rank, ok := victimRank(rs, i); ok {
-			ch <- gauge(descOOMRank, float64(rank), labelsOf(in)...)
+			out.gauge(descOOMRank, float64(rank), labels[i]...)
 		}
 	}
 }
@@ -83,7 +85,7 @@ func victimRank(rs []ranked, inst int) (int, bool) {
 	return 0, false
 }
 
-func collectFindings(ch chan<- prometheus.Metric, s *watch.Sample) {
+func collectFindings(out *sink, s *watch.Sample) {
 	counts := map[advise.Severity]int{}
 	seen := map[[2]string]bool{}
 	for _, f := range s.Findings {
@@ -93,9 +95,9 @@ func collectFindings(ch chan<- prometheus.Metric, s *watch.Sample) {
 		}
 		seen[k] = true
 		counts[f.Severity]++
-		ch <- gauge(descFinding, 1, f.ID, f.Severity.String(), f.Subject)
+		out.gauge(descFinding, 1, f.ID, f.Severity.String(), f.Subject)
 	}
 	for sev := advise.Info; sev <= advise.Critical; sev++ {
-		ch <- gauge(descFindings, float64(counts[sev]), sev.String())
+		out.gauge(descFindings, float64(counts[sev]), sev.String())
 	}
 }

@@ -4,62 +4,68 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/watch"
 )
 
-func collectHost(ch chan<- prometheus.Metric, s *watch.Sample) {
+func collectHost(out *sink, s *watch.Sample) {
 	for _, p := range s.Snapshot.Host.HugePools {
 		inUse, ok := p.InUse()
 		if p.Node >= 0 || !ok {
 			continue
 		}
 		size := strconv.FormatUint(p.PageSizeBytes, 10)
-		ch <- gauge(descHugePool, float64(p.Total+p.Surplus), size)
-		ch <- gauge(descHugeInUse, float64(inUse), size)
+		out.gauge(descHugePool, float64(p.Total+p.Surplus), size)
+		out.gauge(descHugeInUse, float64(inUse), size)
 	}
 }
 
-func labelsOf(in *postgres.Instance) []string {
-	return []string{portLabel(in.Port), in.DataDir}
-}
-
-// portLabel is the port label: empty (absent) when the port is unknown,
-// never 0 nor a guessed default.
-func portLabel(port int) string {
-	if port == 0 {
-		return ""
+// pgLabels are the label values of every PostgreSQL instance of a sample,
+// in its order.
+func pgLabels(s *watch.Sample) [][]string {
+	keys := make([]instKey, len(s.Snapshot.Postgres))
+	for i, in := range s.Snapshot.Postgres {
+		keys[i] = instKey{in.Port, in.DataDir, in.PostmasterPID}
 	}
-	return strconv.Itoa(port)
+	return instanceLabels(keys)
 }
 
-func collectPostgres(ch chan<- prometheus.Metric, s *watch.Sample) {
-	host := s.Snapshot.Host
-	for _, in := range s.Snapshot.Postgres {
-		l := labelsOf(in)
-		ch <- gauge(descInfo, 1, append(l, in.Version, in.Settings.String("huge_pages"), strconv.FormatBool(in.Connected))...)
-		collectRoles(ch, in, l)
-		clients := len(in.ByRole(postgres.RoleClient))
-		ch <- gauge(descConnections, float64(clients), l...)
-		maxConn, ok := in.Settings.Int("max_connections")
+// collectPostgres sends every instance's metrics, each instance on its own:
+// one that fails is left out with dbmem_instance_scrape_success 0.
+func collectPostgres(out *sink, s *watch.Sample, pss smapsResult) {
+	labels := pgLabels(s)
+	for i, in := range s.Snapshot.Postgres {
+		l := labels[i]
+		ok := out.collectInstance("postgresql "+in.DataDir, func() {
+			collectInstance(out, in, s.Snapshot.Host, l)
+			collectPss(out, pss.private[in.PostmasterPID], l)
+		})
+		out.gauge(descInstOK, b2f(ok), with(l, "postgresql")...)
+		out.gauge(descInstGaps, float64(len(in.Gaps)), with(l, "postgresql")...)
+	}
+}
+
+func collectInstance(out *sink, in *postgres.Instance, host linux.Host, l []string) {
+	out.gauge(descInfo, 1, with(l, in.Version, in.Settings.String("huge_pages"), strconv.FormatBool(in.Connected))...)
+	collectRoles(out, in, l)
+	clients := len(in.ByRole(postgres.RoleClient))
+	out.gauge(descConnections, float64(clients), l...)
+	maxConn, ok := in.Settings.Int("max_connections")
+	if ok {
+		out.gauge(descMaxConn, float64(maxConn), l...)
+	}
+	if in.Shared != nil {
+		out.gauge(descShared, float64(in.Shared.SizeBytes), l...)
+		out.gauge(descSharedPage, float64(in.Shared.PageSizeBytes), l...)
 		if ok {
-			ch <- gauge(descMaxConn, float64(maxConn), l...)
+			proj := advise.PageTableBytes(int(maxConn), in.Shared.SizeBytes, in.Shared.PageSizeBytes)
+			out.gauge(descPTEProj, float64(proj), l...)
 		}
-		if in.Shared != nil {
-			ch <- gauge(descShared, float64(in.Shared.SizeBytes), l...)
-			ch <- gauge(descSharedPage, float64(in.Shared.PageSizeBytes), l...)
-			if ok {
-				proj := advise.PageTableBytes(int(maxConn), in.Shared.SizeBytes, in.Shared.PageSizeBytes)
-				ch <- gauge(descPTEProj, float64(proj), l...)
-			}
-		}
-		collectHugeNeed(ch, in, host, l)
-		collectWorstCase(ch, in, host, l)
 	}
+	collectHugeNeed(out, in, host, l)
+	collectWorstCase(out, in, host, l)
 }
 
 // roleSums are one role's numbers within an instance. A sum is sent only
@@ -90,7 +96,7 @@ func (r *roleSums) add(p postgres.Proc) {
 	}
 }
 
-func collectRoles(ch chan<- prometheus.Metric, in *postgres.Instance, l []string) {
+func collectRoles(out *sink, in *postgres.Instance, l []string) {
 	sums := map[string]*roleSums{}
 	for _, p := range in.Processes {
 		r := sums[string(p.Role)]
@@ -101,20 +107,20 @@ func collectRoles(ch chan<- prometheus.Metric, in *postgres.Instance, l []string
 		r.add(p)
 	}
 	for _, role := range sortedKeys(sums) {
-		r, rl := sums[role], append(append([]string(nil), l...), role)
-		ch <- gauge(descProcesses, float64(r.processes), rl...)
+		r, rl := sums[role], with(l, role)
+		out.gauge(descProcesses, float64(r.processes), rl...)
 		if r.privateKnown {
-			ch <- gauge(descPrivate, float64(r.private), rl...)
+			out.gauge(descPrivate, float64(r.private), rl...)
 		}
 		if r.pteKnown {
-			ch <- gauge(descPTE, float64(r.vmpte), rl...)
+			out.gauge(descPTE, float64(r.vmpte), rl...)
 		}
 		if r.oomKnown {
-			ch <- gauge(descOOMMax, float64(r.oomMax), rl...)
+			out.gauge(descOOMMax, float64(r.oomMax), rl...)
 		}
 	}
 	if pm, ok := in.Postmaster(); ok && pm.OOMScoreAdj != nil {
-		ch <- gauge(descOOMAdj, float64(*pm.OOMScoreAdj), l...)
+		out.gauge(descOOMAdj, float64(*pm.OOMScoreAdj), l...)
 	}
 }
 
@@ -129,7 +135,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // collectHugeNeed: pages of the huge page size the instance asks for
 // (huge_page_size, else the host default) that its segment needs.
-func collectHugeNeed(ch chan<- prometheus.Metric, in *postgres.Instance, host linux.Host, l []string) {
+func collectHugeNeed(out *sink, in *postgres.Instance, host linux.Host, l []string) {
 	def, _ := host.DefaultPageSize() // 0: unknown
 	size := def
 	if hs, ok := in.Settings.Bytes("huge_page_size"); ok && hs > 0 {
@@ -146,30 +152,35 @@ func collectHugeNeed(ch chan<- prometheus.Metric, in *postgres.Instance, host li
 	} else {
 		return
 	}
-	ch <- gauge(descHugeNeeded, float64(need), append(l, strconv.FormatUint(size, 10))...)
+	out.gauge(descHugeNeeded, float64(need), with(l, strconv.FormatUint(size, 10))...)
 }
 
-func collectWorstCase(ch chan<- prometheus.Metric, in *postgres.Instance, host linux.Host, l []string) {
+func collectWorstCase(out *sink, in *postgres.Instance, host linux.Host, l []string) {
 	wc := advise.PostgresWorkload(in, advise.DefaultNodesPerQuery).WorstCase()
-	ch <- gauge(descWorstCase, float64(wc.PrivateBytes), append(l, "private")...)
-	ch <- gauge(descWorstCase, float64(wc.PageTablesBytes), append(l, "page_tables")...)
-	ch <- gauge(descWorstCase, float64(wc.SharedBytes), append(l, "shared")...)
+	out.gauge(descWorstCase, float64(wc.PrivateBytes), with(l, "private")...)
+	out.gauge(descWorstCase, float64(wc.PageTablesBytes), with(l, "page_tables")...)
+	out.gauge(descWorstCase, float64(wc.SharedBytes), with(l, "shared")...)
+	collectLimits(out, host, in.Cgroup, l)
+}
+
+// collectLimits sends what an instance's worst case must fit.
+func collectLimits(out *sink, host linux.Host, cg *linux.CgroupMemory, l []string) {
 	if m := host.Meminfo.MemTotalBytes; m != nil {
-		ch <- gauge(descLimit, float64(*m), append(l, "mem_total")...)
+		out.gauge(descLimit, float64(*m), with(l, "mem_total")...)
 	}
 	if mode, _ := host.Sysctls.Int("vm.overcommit_memory"); mode == 2 && host.Meminfo.CommitLimitBytes != nil {
-		ch <- gauge(descLimit, float64(*host.Meminfo.CommitLimitBytes), append(l, "commit_limit")...)
+		out.gauge(descLimit, float64(*host.Meminfo.CommitLimitBytes), with(l, "commit_limit")...)
 	}
-	if in.Cgroup != nil && in.Cgroup.LimitBytes != nil {
-		ch <- gauge(descLimit, float64(*in.Cgroup.LimitBytes), append(l, "cgroup")...)
+	if cg != nil && cg.LimitBytes != nil {
+		out.gauge(descLimit, float64(*cg.LimitBytes), with(l, "cgroup")...)
 	}
 }
 
-// pssByRole sums Pss_Anon + VmPTE + VmSwap by instance and role, for
-// processes whose Pss_Anon was read; read and tried count those processes
-// and all database processes.
-func pssByRole(s *watch.Sample) (out map[instanceKey]map[string]uint64, read, tried int) {
-	out = map[instanceKey]map[string]uint64{}
+// pssByRole sums Pss_Anon + VmPTE + VmSwap by postmaster (or MySQL
+// server) PID and role, for processes whose Pss_Anon was read; read and
+// tried count those processes and all database processes.
+func pssByRole(s *watch.Sample) (out map[int]map[string]uint64, read, tried int) {
+	out = map[int]map[string]uint64{}
 	for _, in := range s.Snapshot.Postgres {
 		m := map[string]uint64{}
 		for _, p := range in.Processes {
@@ -179,21 +190,22 @@ func pssByRole(s *watch.Sample) (out map[instanceKey]map[string]uint64, read, tr
 				read++
 			}
 		}
-		out[instanceKey{in.Port, in.DataDir}] = m
+		out[in.PostmasterPID] = m
+	}
+	for _, in := range s.Snapshot.MySQL {
+		tried++
+		if cost, exact, ok := in.Process.PrivateCost(); exact && ok {
+			out[in.PID] = map[string]uint64{"": cost}
+			read++
+		}
 	}
 	return out, read, tried
 }
 
-// collectPss sends the last smaps pass's costs of the instances still
-// running.
-func collectPss(ch chan<- prometheus.Metric, s *watch.Sample, r smapsResult) {
-	for _, in := range s.Snapshot.Postgres {
-		m, ok := r.private[instanceKey{in.Port, in.DataDir}]
-		if !ok {
-			continue
-		}
-		for _, role := range sortedKeys(m) {
-			ch <- gauge(descPssPrivate, float64(m[role]), append(labelsOf(in), role)...)
-		}
+// collectPss sends the last smaps pass's costs of an instance still
+// running (nil m: none).
+func collectPss(out *sink, m map[string]uint64, l []string) {
+	for _, role := range sortedKeys(m) {
+		out.gauge(descPssPrivate, float64(m[role]), with(l, role)...)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
@@ -69,6 +70,10 @@ type Sampler struct {
 	MySQLLive mysql.LiveSource
 	Check     Checker          // nil: no findings
 	Now       func() time.Time // nil: time.Now
+	// PssMethod is how a Smaps sample measures Pss_Anon: "" reads
+	// smaps_rollup; pagecost.ChoiceAuto takes the exact fast path
+	// (/proc/kpagecount, root) and smaps_rollup where it cannot.
+	PssMethod pagecost.Choice
 
 	mu   sync.Mutex
 	base *snapshot.Snapshot
@@ -126,7 +131,11 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 }
 
 func (s *Sampler) discover(ctx context.Context, pss bool, skip map[int]bool, mysqlSeen map[procKey]bool) (*snapshot.Snapshot, error) {
-	snap, err := snapshot.Take(ctx, snapshot.Options{FS: s.FS, Live: s.Live, MySQLLive: s.MySQLLive, Pss: pss, Now: s.Now, Skip: skip})
+	o := snapshot.Options{FS: s.FS, Live: s.Live, MySQLLive: s.MySQLLive, Pss: pss, Now: s.Now, Skip: skip}
+	if pss {
+		o.Method = s.PssMethod
+	}
+	snap, err := snapshot.Take(ctx, o)
 	if err != nil {
 		return nil, err
 	}
