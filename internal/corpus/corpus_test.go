@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,13 +130,24 @@ func checkPlan(o outputs, w Want) string {
 	return ""
 }
 
-// checkMetric looks for the exposition line "NAME{LABELS} VALUE" (metric)
-// or any sample "NAME{LABELS} " (nometric).
+// checkMetric looks for the sample "NAME{LABELS} VALUE" (metric) or the
+// absence of any sample "NAME{LABELS}" (nometric; without labels: no
+// sample of that name at all). Series are compared as Prometheus does: by
+// name and label set, a label with an empty value being no label.
 func checkMetric(exposition, arg string, want bool) string {
-	series, value, _ := strings.Cut(arg, " ")
+	wantName, wantLabels, value, err := parseSample(arg)
+	if err != nil {
+		return "bad expectation: " + err.Error()
+	}
 	for _, l := range strings.Split(exposition, "\n") {
-		s, v, ok := strings.Cut(l, " ")
-		if !ok || s != series {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		name, labels, v, err := parseSample(l)
+		if err != nil {
+			return "exposition line " + l + ": " + err.Error()
+		}
+		if name != wantName || (len(wantLabels) > 0 || want) && !maps.Equal(labels, wantLabels) {
 			continue
 		}
 		switch {
@@ -150,6 +162,50 @@ func checkMetric(exposition, arg string, want bool) string {
 		return "not sent"
 	}
 	return ""
+}
+
+// parseSample splits `name{a="x",b="y"} value` into its name, its labels
+// with a value (escapes kept as written) and the value ("" if none).
+func parseSample(s string) (string, map[string]string, string, error) {
+	name, rest := s, ""
+	if i := strings.IndexAny(s, "{ "); i >= 0 {
+		name, rest = s[:i], s[i:]
+	}
+	labels := map[string]string{}
+	if strings.HasPrefix(rest, "{") {
+		rest = rest[1:]
+		for !strings.HasPrefix(rest, "}") {
+			k, after, ok := strings.Cut(rest, "=\"")
+			if !ok {
+				return "", nil, "", fmt.Errorf("no label value in %q", rest)
+			}
+			end := closingQuote(after)
+			if end < 0 {
+				return "", nil, "", fmt.Errorf("unterminated label value in %q", after)
+			}
+			if v := after[:end]; v != "" {
+				labels[strings.TrimPrefix(k, ",")] = v
+			}
+			rest = after[end+1:]
+			rest = strings.TrimPrefix(rest, ",")
+		}
+		rest = rest[1:]
+	}
+	return name, labels, strings.TrimSpace(rest), nil
+}
+
+// closingQuote is the index of the quote that ends a label value, past
+// backslash escapes; -1 if none.
+func closingQuote(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
 }
 
 // checkJSON compares PATH=VALUE with the report's JSON; VALUE "absent"
@@ -219,4 +275,31 @@ func element(a []any, seg string) (any, bool) {
 		return nil, false
 	}
 	return a[i], true
+}
+
+// TestCheckMetric: samples are matched by name and label set (a space in a
+// label value, an empty label, another label order), and a nometric
+// without labels refuses every sample of the name.
+func TestCheckMetric(t *testing.T) {
+	exp := "# HELP x y\n" +
+		`dbmem_p{port="5432",role="client backend",server_pid=""} 10` + "\n" +
+		`dbmem_q{a="1"} 2` + "\n"
+	for _, c := range []struct {
+		arg  string
+		want bool
+		fail bool
+	}{
+		{`dbmem_p{role="client backend",port="5432"} 10`, true, false},
+		{`dbmem_p{role="client backend",port="5432"} 11`, true, true},
+		{`dbmem_p{role="client backend"} 10`, true, true},
+		{`dbmem_p{port="5432",role="client backend"}`, false, true},
+		{`dbmem_p{port="5433",role="client backend"}`, false, false},
+		{`dbmem_q`, false, true},
+		{`dbmem_r`, false, false},
+		{`dbmem_r{a="1"} 2`, true, true},
+	} {
+		if got := checkMetric(exp, c.arg, c.want); (got != "") != c.fail {
+			t.Errorf("checkMetric(%q, %v) = %q, want failure %v", c.arg, c.want, got, c.fail)
+		}
+	}
 }
