@@ -172,11 +172,11 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	if c.PID == 0 {
 		return nil
 	}
-	_, err := c.run(ctx, "pg_ctl", "-D", c.DataDir, "-m", "fast", "-w", "-t", "60", "stop")
+	_, err := c.run(ctx, "pg_ctl", "-D", c.DataDir, "-m", "fast", "-w", "-t", "180", "stop")
 	if err != nil && c.ownsPID() {
 		syscall.Kill(c.PID, syscall.SIGKILL)
 	}
-	waitGone(c.PID, 10*time.Second)
+	waitGone(c.PID, 2*time.Minute)
 	c.PID = 0
 	return err
 }

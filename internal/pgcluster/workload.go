@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -26,13 +27,20 @@ func (c *Cluster) Connect(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// Exec runs statements on a fresh connection.
+// Exec runs statements on a fresh connection and returns once its backend
+// has exited: a backend takes a moment to exit after its client closed
+// (longer on a loaded host), and a test that counts the server's
+// connections next must not find it.
 func (c *Cluster) Exec(ctx context.Context, sqls ...string) error {
 	conn, err := c.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Close(ctx)
+	pid := int(conn.PgConn().PID())
+	defer func() {
+		conn.Close(ctx)
+		waitGone(pid, backendExitWait)
+	}()
 	for _, s := range sqls {
 		if _, err := conn.Exec(ctx, s); err != nil {
 			return fmt.Errorf("%s: %w", s, err)
@@ -40,6 +48,9 @@ func (c *Cluster) Exec(ctx context.Context, sqls ...string) error {
 	}
 	return nil
 }
+
+// backendExitWait bounds the wait for a closed connection's backend to exit.
+const backendExitWait = 2 * time.Minute
 
 // RowBytes is the size of one row of a table made by CreateTable: two rows
 // fill an 8 KiB page, uncompressed and not TOASTed.
