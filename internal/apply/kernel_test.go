@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/kerneltest"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -144,13 +145,19 @@ func TestPartialPoolIsRolledBack(t *testing.T) {
 
 // TestRefusalsNeverReachTheKernel: strict overcommit with a ratio that
 // puts CommitLimit below the real Committed_AS, and a pool larger than RAM,
-// are refused with the numbers; the kernel is not touched.
+// are refused with the numbers; the kernel is not touched. It holds the
+// kernel test lock: the CommitLimit it expects counts the huge page pools,
+// which another test may grow, and the values read before and after must
+// be this test's alone.
 func TestRefusalsNeverReachTheKernel(t *testing.T) {
+	kerneltest.Lock(t)
 	o := testOptions(t)
 	mem, err := readHostMem(o.withDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
+	strict := mem
+	strict.Ratio, strict.KBytes = 1, 0
 	tooMany := strconv.FormatUint(mem.MemTotal/(2<<20)+1, 10)
 	before := readSysctl(t, "vm.overcommit_memory") + readSysctl(t, "vm.overcommit_ratio") + readSysctl(t, "vm.nr_hugepages")
 	for _, c := range []struct {
@@ -158,7 +165,7 @@ func TestRefusalsNeverReachTheKernel(t *testing.T) {
 		want []string
 	}{
 		{[]advise.Setting{setting("vm.overcommit_ratio", "1"), setting("vm.overcommit_memory", "2")},
-			[]string{"vm.overcommit_memory=2: with vm.overcommit_memory=2, CommitLimit would be " + units.Bytes(hostMem{MemTotal: mem.MemTotal, SwapTotal: mem.SwapTotal, Ratio: 1}.commitLimit()),
+			[]string{"vm.overcommit_memory=2: with vm.overcommit_memory=2, CommitLimit would be " + units.Bytes(strict.commitLimit()),
 				"x 1/100", "below Committed_AS", "10% of RAM", "Fix: raise vm.overcommit_ratio to at least"}},
 		{[]advise.Setting{setting("vm.nr_hugepages", tooMany)},
 			[]string{"vm.nr_hugepages=" + tooMany + ": the huge page pools would take", "leaving 0 B for everything else", "Fix: at most"}},

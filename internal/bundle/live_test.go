@@ -83,7 +83,7 @@ func killBackend(t *testing.T, g *memcgtest.Group, c *pgcluster.Cluster) int {
 // waitRestart waits until the collector's log shows the server ready twice.
 func waitRestart(t *testing.T, c *pgcluster.Cluster) {
 	t.Helper()
-	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 		files, _ := filepath.Glob(filepath.Join(c.DataDir, "log", "postgresql-*.log"))
 		for _, f := range files {
 			if b, _ := os.ReadFile(f); strings.Count(string(b), "ready to accept connections") >= 2 {

@@ -132,7 +132,7 @@ func startRogue(t *testing.T, name, auth string) *rogue {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Wait() })
-	for end := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
 			return r
 		}

@@ -84,7 +84,7 @@ func TestReportReadsPeerClusterAsRoot(t *testing.T) {
 	binaries(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	c, err := pgcluster.Create(ctx, pgcluster.Options{AuthLocal: "peer", Settings: map[string]string{"huge_pages": "off", "shared_buffers": "48MB"}})
+	c, err := pgcluster.Create(ctx, pgcluster.Options{AuthLocal: "peer", InitdbWithoutHugePages: true, Settings: map[string]string{"huge_pages": "off", "shared_buffers": "48MB"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -76,7 +77,14 @@ func TestPlanMySQLServer(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "[mysqld]") || !strings.Contains(out, "\nlarge_pages = ON\n") {
 		t.Errorf("--format mysql: exit %d %s\n%s", code, stderr, out)
 	}
-	code, _, stderr = run(t, "--mysql-port", fmt.Sprint(s.Port+1), "plan")
+	// A port this test listens on: no MySQL/MariaDB server can be there
+	// (the port next to the server's may be another test's server).
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	code, _, stderr = run(t, "--mysql-port", fmt.Sprint(l.Addr().(*net.TCPAddr).Port), "plan")
 	if code != ExitUsage || !strings.Contains(stderr, "no running MySQL/MariaDB server on port") {
 		t.Errorf("--mysql-port of no server: exit %d %s", code, stderr)
 	}

@@ -24,7 +24,7 @@ func TestRootRecordPostmortemExample(t *testing.T) {
 	c := pgtest.Start(t, map[string]string{"logging_collector": "on", "log_directory": "log",
 		"log_filename": "postgresql-%Y-%m-%d.log", "log_line_prefix": "%m [%p] ", "lc_messages": "C", "work_mem": "2GB"})
 	kill := pgtest.OOMKillBackend(t, g, c, "postmortem-docs")
-	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 		files, _ := filepath.Glob(filepath.Join(c.DataDir, "log", "postgresql-*.log"))
 		if len(files) > 0 {
 			if b, _ := os.ReadFile(files[0]); strings.Count(string(b), "ready to accept connections") >= 2 {

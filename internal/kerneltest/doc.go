@@ -7,4 +7,9 @@
 // test fails or panics. If a test binary was killed before its cleanup ran, the
 // next test that takes the lock finds the journal and restores the values
 // first.
+//
+// A huge page pool is restored only when its surplus pages are freed too:
+// a pool shrunk under pages still in use (a server that has exited holds
+// them a moment longer) keeps them as surplus pages, and the next test
+// would see the pool change under it.
 package kerneltest

@@ -59,6 +59,11 @@ func record(t testing.TB, path string) {
 	if err != nil {
 		t.Fatalf("read %s before changing it: %v", path, err)
 	}
+	surplus := surplusPath(path)
+	surplusBefore, err := kernelset.ReadInt(surplus)
+	if err != nil {
+		surplus = "" // not a pool, or no surplus to wait for
+	}
 	journal := kernelset.Journal(JournalPath)
 	if err := journal.Record(path, old); err != nil {
 		t.Fatalf("journal %s: %v", path, err)
@@ -68,6 +73,7 @@ func record(t testing.TB, path string) {
 			t.Errorf("restore %s to %q: %v", path, old, err)
 			return
 		}
+		waitSurplus(t, surplus, surplusBefore)
 		if err := journal.Drop(path); err != nil {
 			t.Errorf("drop %s from the journal %s: %v", path, JournalPath, err)
 		}
@@ -139,6 +145,7 @@ func (l *flockRef) acquire(t testing.TB) error {
 		return fmt.Errorf("restore values left by an interrupted test: %w", err)
 	}
 	l.lock, l.refs = lock, 1
+	settlePool(t)
 	return nil
 }
 

@@ -105,10 +105,11 @@ func (r *run) benchRun(ctx context.Context, m Mode, idx int, perf bool) (BenchRu
 	return br, nil
 }
 
-// waitBackendsGone waits (up to 10 s) until the postmaster has reaped every
-// client backend, so that their faults are in its cminflt.
+// waitBackendsGone waits (up to 2 minutes: backends exit slowly on a busy
+// host) until the postmaster has reaped every client backend, so that their
+// faults are in its cminflt.
 func (r *run) waitBackendsGone(pm int) {
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 		if !hasClients(r.fs, pm) {
 			return
 		}

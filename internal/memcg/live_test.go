@@ -20,7 +20,7 @@ func TestRootLiveGroup(t *testing.T) {
 	if err != nil {
 		t.Skipf("no memory cgroup here: %v", err)
 	}
-	t.Cleanup(func() { g.Remove(10 * time.Second) })
+	t.Cleanup(func() { g.Remove(2 * time.Minute) })
 	child := exec.Command("sleep", "30")
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func TestRootLiveGroup(t *testing.T) {
 	if s.OOMKills == nil || *s.OOMKills != 0 || s.PeakBytes == nil {
 		t.Errorf("stats %+v: want 0 OOM kills and a peak on kernel 4.13+/5.19+", s)
 	}
-	if err := g.Remove(10 * time.Second); err != nil {
+	if err := g.Remove(2 * time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(g.Dir); !os.IsNotExist(err) {

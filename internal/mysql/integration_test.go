@@ -203,7 +203,7 @@ func freeHugePages(t *testing.T) uint64 {
 }
 
 func waitHugePagesBack(t *testing.T, base uint64) {
-	for end := time.Now().Add(20 * time.Second); inUseHugePages(t) > base; time.Sleep(100 * time.Millisecond) {
+	for end := time.Now().Add(2 * time.Minute); inUseHugePages(t) > base; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Logf("huge pages in use stayed at %d after the server stopped, want %d", inUseHugePages(t), base)
 			return

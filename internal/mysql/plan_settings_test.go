@@ -28,6 +28,9 @@ func TestPlanFromSettingsSuffices(t *testing.T) {
 	if plan.Pages != 712 {
 		t.Fatalf("plan %d pages (%+v), want 512 + 8 + 64 + 64 + 64", plan.Pages, plan.Lines)
 	}
+	// The lock even when the pool has enough free pages: they may be
+	// another test's, grown for its own server under the lock.
+	kerneltest.Lock(t)
 	base := inUseHugePages(t)
 	if free := freeHugePages(t); free < plan.Pages {
 		kerneltest.AddHugePages(t, int(plan.Pages-free))

@@ -24,7 +24,7 @@ func TestRootLiveMemcgOOMKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := runHog(t, g)
-	text, err := mark.WaitFor("Killed process "+strconv.Itoa(pid)+" ", 10*time.Second, 500*time.Millisecond)
+	text, err := mark.WaitFor("Killed process "+strconv.Itoa(pid)+" ", 2*time.Minute, 500*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

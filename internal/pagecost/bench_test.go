@@ -58,7 +58,7 @@ func startBenchCluster() {
 	defer cancel()
 	sb := envOr("DBMEM_BENCH_SHARED_BUFFERS", "3GB")
 	conns, _ := strconv.Atoi(envOr("DBMEM_BENCH_CONNS", "20"))
-	c, err := pgcluster.Create(ctx, pgcluster.Options{Settings: map[string]string{
+	c, err := pgcluster.Create(ctx, pgcluster.Options{InitdbWithoutHugePages: true, Settings: map[string]string{
 		"shared_buffers": sb, "huge_pages": "off", "max_connections": strconv.Itoa(conns + 10)}})
 	if bench.cluster, bench.err = c, err; err != nil {
 		return

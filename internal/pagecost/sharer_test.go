@@ -73,7 +73,7 @@ func stopSharer(cmd *exec.Cmd, closeStdin func() error) {
 	go func() { cmd.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(2 * time.Minute):
 		cmd.Process.Kill()
 		<-done
 	}

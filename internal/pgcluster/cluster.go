@@ -32,6 +32,12 @@ type Options struct {
 	// superuser is named after OSUser, as Debian's clusters are, so that
 	// the data directory's owner can connect.
 	AuthLocal string
+	// InitdbWithoutHugePages runs initdb in a cgroup v2 group that may
+	// reserve no huge page (nohuge.go), enabling the hugetlb controller of
+	// the cgroup v2 root when it is available but off. For tests, which
+	// share the host's huge pages with other tests; dbmem's commands leave
+	// the host's cgroups alone.
+	InitdbWithoutHugePages bool
 }
 
 // Cluster is a cluster created by Create. Dir holds everything: the data
@@ -68,7 +74,7 @@ func Create(ctx context.Context, o Options) (*Cluster, error) {
 			return nil, err
 		}
 	}
-	if err := c.initdb(ctx, o.Settings, o.AuthLocal); err != nil {
+	if err := c.initdb(ctx, o); err != nil {
 		c.Remove()
 		return nil, err
 	}
@@ -99,14 +105,19 @@ func (c *Cluster) makeDir(base string) error {
 	return nil
 }
 
-func (c *Cluster) initdb(ctx context.Context, settings map[string]string, authLocal string) error {
+func (c *Cluster) initdb(ctx context.Context, o Options) error {
 	args := []string{"-D", c.DataDir, "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"}
-	if authLocal == "" || authLocal == "trust" {
+	if o.AuthLocal == "" || o.AuthLocal == "trust" {
 		args = append(args, "-U", "postgres")
 	} else {
-		args = append(args, "--auth-local="+authLocal) // after -A; the superuser is the OS user
+		args = append(args, "--auth-local="+o.AuthLocal) // after -A; the superuser is the OS user
 	}
-	_, err := c.run(ctx, "initdb", args...)
+	var cgroupFD int
+	if g := newNoHugeGroup(o.InitdbWithoutHugePages); g != nil {
+		defer g.remove()
+		cgroupFD = g.fd
+	}
+	_, err := c.runIn(ctx, cgroupFD, "initdb", args...)
 	if err != nil {
 		return err
 	}
@@ -120,7 +131,7 @@ func (c *Cluster) initdb(ctx context.Context, settings map[string]string, authLo
 		"full_page_writes":         "off",
 		"shared_preload_libraries": "",
 	}
-	for k, v := range settings {
+	for k, v := range o.Settings {
 		all[k] = v
 	}
 	return c.appendConf(all)
@@ -172,11 +183,11 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	if c.PID == 0 {
 		return nil
 	}
-	_, err := c.run(ctx, "pg_ctl", "-D", c.DataDir, "-m", "fast", "-w", "-t", "60", "stop")
+	_, err := c.run(ctx, "pg_ctl", "-D", c.DataDir, "-m", "fast", "-w", "-t", "180", "stop")
 	if err != nil && c.ownsPID() {
 		syscall.Kill(c.PID, syscall.SIGKILL)
 	}
-	waitGone(c.PID, 10*time.Second)
+	waitGone(c.PID, 2*time.Minute)
 	c.PID = 0
 	return err
 }
@@ -214,12 +225,15 @@ func (c *Cluster) LogTail(n int) string {
 }
 
 func (c *Cluster) run(ctx context.Context, prog string, args ...string) (string, error) {
+	return c.runIn(ctx, 0, prog, args...)
+}
+
+// runIn runs prog in the cgroup (v2) open as cgroupFD; 0 leaves it in ours.
+func (c *Cluster) runIn(ctx context.Context, cgroupFD int, prog string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, filepath.Join(c.Bin, prog), args...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	if c.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
-	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred, UseCgroupFD: cgroupFD > 0, CgroupFD: cgroupFD}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

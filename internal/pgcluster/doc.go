@@ -5,5 +5,8 @@
 // It is used by `dbmem lab` and by the integration tests. When run as root it
 // runs the PostgreSQL binaries as the "postgres" OS user, because initdb and
 // postgres refuse to run as root. It only ever signals the postmaster it
-// started itself, by PID.
+// started itself, by PID. Tests ask for initdb to run in a cgroup that may
+// reserve no huge page (Options.InitdbWithoutHugePages): PostgreSQL's
+// default huge_pages=try would take free pages another test grew the pool
+// for. Exec returns once its connection's backend has exited.
 package pgcluster

@@ -3,7 +3,9 @@ package pgcluster
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -26,19 +28,39 @@ func (c *Cluster) Connect(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// Exec runs statements on a fresh connection.
+// Exec runs statements on a fresh connection and returns once its backend
+// has exited and the postmaster has reaped it: a backend takes a moment to
+// exit after its client closed (longer on a loaded host), and a test that
+// counts the server's connections next must not find it (nor the lab's
+// fault counts, which the postmaster gets when it reaps, miss it).
 func (c *Cluster) Exec(ctx context.Context, sqls ...string) error {
 	conn, err := c.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	defer conn.Close(ctx)
+	pid := int(conn.PgConn().PID())
+	defer func() {
+		conn.Close(ctx)
+		waitReaped(pid, backendExitWait)
+	}()
 	for _, s := range sqls {
 		if _, err := conn.Exec(ctx, s); err != nil {
 			return fmt.Errorf("%s: %w", s, err)
 		}
 	}
 	return nil
+}
+
+// backendExitWait bounds the wait for a closed connection's backend to exit.
+const backendExitWait = 2 * time.Minute
+
+// waitReaped waits until pid has no /proc entry any more (exited and reaped).
+func waitReaped(pid int, d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+			return
+		}
+	}
 }
 
 // RowBytes is the size of one row of a table made by CreateTable: two rows

@@ -60,7 +60,7 @@ func OOMKillBackend(t testing.TB, g *memcgtest.Group, c *pgcluster.Cluster, labe
 	if err := RunBigSort(conn); err == nil {
 		t.Fatalf("the sort succeeded inside a %d MiB cgroup", g.LimitBytes>>20)
 	}
-	text, err := mark.WaitFor("Killed process "+strconv.Itoa(pid)+" ", 30*time.Second, 500*time.Millisecond)
+	text, err := mark.WaitFor("Killed process "+strconv.Itoa(pid)+" ", 2*time.Minute, 500*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,8 @@ func Start(t testing.TB, settings map[string]string) *pgcluster.Cluster {
 // Create runs initdb but does not start the server; Remove runs at cleanup.
 // huge_pages defaults to off: with PostgreSQL's default "try", a test server
 // would take free huge pages that another test grew the pool for under the
-// kernel-test lock.
+// kernel-test lock; initdb runs where it can take none
+// (pgcluster.Options.InitdbWithoutHugePages).
 func Create(t testing.TB, settings map[string]string) *pgcluster.Cluster {
 	t.Helper()
 	if _, ok := settings["huge_pages"]; !ok {
@@ -41,7 +42,7 @@ func Create(t testing.TB, settings map[string]string) *pgcluster.Cluster {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	c, err := pgcluster.Create(ctx, pgcluster.Options{Settings: settings})
+	c, err := pgcluster.Create(ctx, pgcluster.Options{Settings: settings, InitdbWithoutHugePages: true})
 	if err != nil {
 		t.Fatalf("create PostgreSQL cluster: %v", err)
 	}

@@ -18,7 +18,7 @@ func peerCluster(t *testing.T, owner string) *pgcluster.Cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	c, err := pgcluster.Create(ctx, pgcluster.Options{OSUser: owner, AuthLocal: "peer",
+	c, err := pgcluster.Create(ctx, pgcluster.Options{OSUser: owner, AuthLocal: "peer", InitdbWithoutHugePages: true,
 		Settings: map[string]string{"huge_pages": "off", "shared_buffers": "48MB"}})
 	if err != nil {
 		t.Fatal(err)

@@ -92,7 +92,7 @@ func startHelper(t *testing.T, attr *syscall.SysProcAttr, args ...string) *helpe
 	h.PID = h.cmd.Process.Pid
 	privateNS := attr != nil && attr.Cloneflags&syscall.CLONE_NEWIPC != 0
 	t.Cleanup(func() { h.stop(t, privateNS) })
-	line, err := readLine(stdout, 30*time.Second)
+	line, err := readLine(stdout, 2*time.Minute) // it may touch a large segment first
 	if _, serr := fmt.Sscanf(line, "ready %d", &h.ID); err != nil || serr != nil {
 		t.Fatalf("shmtool %v: no ready line (got %q, %v): %s", args, line, err, stderr.String())
 	}
@@ -105,8 +105,8 @@ func (h *helper) stop(t *testing.T, privateNS bool) {
 	go func() { done <- h.cmd.Wait() }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Errorf("shmtool %d did not exit after its input closed: killing it", h.PID)
+	case <-time.After(2 * time.Minute):
+		t.Errorf("shmtool %d did not exit 2 minutes after its input closed: killing it", h.PID)
 		syscall.Kill(h.PID, syscall.SIGKILL)
 		<-done
 	}

@@ -129,7 +129,9 @@ func TestLiveRunPrintsTicks(t *testing.T) {
 
 // lingering is dbmem's connector whose session stays open after it read the
 // server, as a backend does for a moment after its client closed (longer on
-// a loaded host): the watch must not count it as a connection.
+// a loaded host): the watch must not count it as a connection. The session
+// it names is one it holds open; the connector's own session, which it does
+// not name, is waited for until its backend has exited.
 type lingering struct {
 	t     *testing.T
 	c     *pgcluster.Cluster
@@ -142,6 +144,7 @@ func (l *lingering) Live(ctx context.Context, in *postgres.Instance) (postgres.L
 	if err != nil || in.PostmasterPID != l.c.PID {
 		return live, err
 	}
+	waitExited(l.t, live.SessionPID)
 	held := pgtest.Connect(l.t, l.c)
 	if err := held.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&live.SessionPID); err != nil {
 		return live, err
@@ -149,6 +152,20 @@ func (l *lingering) Live(ctx context.Context, in *postgres.Instance) (postgres.L
 	l.pids = append(l.pids, live.SessionPID)
 	l.conns = append(l.conns, held)
 	return live, nil
+}
+
+// waitExited waits, polling for up to 2 minutes, until pid has exited and
+// been reaped (its /proc directory is gone).
+func waitExited(t *testing.T, pid int) {
+	t.Helper()
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("backend %d is still in /proc 2 minutes after its client closed", pid)
+		}
+	}
 }
 
 func clientCount(in *postgres.Instance) int {
@@ -198,11 +215,7 @@ func TestOwnSessionIsNotAConnection(t *testing.T) {
 	}
 	// A session that has exited is forgotten (its PID may be reused).
 	l.conns[0].Close(ctx)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat("/proc/" + strconv.Itoa(l.pids[0])); err != nil {
-			break
-		}
-	}
+	waitExited(t, l.pids[0])
 	if procs, _, err = s.readProcesses(); err != nil {
 		t.Fatal(err)
 	}

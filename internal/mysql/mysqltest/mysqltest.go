@@ -67,10 +67,39 @@ func Start(t testing.TB, settings map[string]string) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.stop(t) })
-	if err := s.start(bin); err != nil {
+	err = s.start(bin)
+	// The free port may have been taken by another process meanwhile (other
+	// tests start servers on this machine): take another.
+	for try := 1; err != nil && try < 3 && s.exited() && strings.Contains(s.logTail(), "Address already in use"); try++ {
+		if err = s.newPort(settings); err == nil {
+			err = s.start(bin)
+		}
+	}
+	if err != nil {
 		t.Fatalf("start %s: %v\n%s", bin, err, s.logTail())
 	}
 	return s
+}
+
+// exited reports whether the server started last has exited.
+func (s *Server) exited() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// newPort moves a server that could not listen to another free port.
+func (s *Server) newPort(settings map[string]string) error {
+	port, err := throwaway.FreePort()
+	if err != nil {
+		return err
+	}
+	s.Port = port
+	os.Remove(s.LogFile)
+	return os.WriteFile(s.ConfigFile, []byte(s.config(settings)), 0o644)
 }
 
 func create(t testing.TB, settings map[string]string) (*Server, error) {
@@ -131,7 +160,7 @@ func (s *Server) start(bin string) error {
 	s.done = make(chan struct{})
 	var waitErr error
 	go func() { waitErr = s.cmd.Wait(); close(s.done) }()
-	for end := time.Now().Add(90 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+	for end := time.Now().Add(startWait); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 		select {
 		case <-s.done:
 			return fmt.Errorf("server exited: %v", waitErr)
@@ -145,13 +174,20 @@ func (s *Server) start(bin string) error {
 			}
 		}
 	}
-	return fmt.Errorf("server did not accept connections on %s within 90 s", s.Socket)
+	return fmt.Errorf("server did not accept connections on %s within %s", s.Socket, startWait)
 }
 
 // Stop stops the server now (it is stopped at cleanup otherwise).
 func (s *Server) Stop(t testing.TB) { s.stop(t) }
 
-// stop sends SIGTERM to the server's PID and waits; SIGKILL after 60 s.
+// Waits for the server, generous for a loaded machine: they bound a wait
+// that ends as soon as the server is ready (or gone), not a duration.
+const (
+	startWait = 3 * time.Minute
+	stopWait  = 3 * time.Minute
+)
+
+// stop sends SIGTERM to the server's PID and waits; SIGKILL after stopWait.
 func (s *Server) stop(t testing.TB) {
 	if s.done == nil {
 		return
@@ -164,8 +200,8 @@ func (s *Server) stop(t testing.TB) {
 	syscall.Kill(s.PID, syscall.SIGTERM)
 	select {
 	case <-s.done:
-	case <-time.After(60 * time.Second):
-		t.Errorf("mariadbd %d did not stop within 60 s: killing it", s.PID)
+	case <-time.After(stopWait):
+		t.Errorf("mariadbd %d did not stop within %s: killing it", s.PID, stopWait)
 		syscall.Kill(s.PID, syscall.SIGKILL)
 		<-s.done
 	}

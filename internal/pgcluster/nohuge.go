@@ -1,0 +1,120 @@
+package pgcluster
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// initdb runs PostgreSQL with huge_pages=try (its default, before any
+// setting of ours is in postgresql.conf): its bootstrap, single-user and
+// --check runs take free huge pages of the host (up to 24 MiB held, more
+// reserved, measured), which a test holding the kernel-settings lock has
+// grown the pool for and is about to use. With InitdbWithoutHugePages,
+// initdb runs in a cgroup v2 group that may reserve no huge page: its
+// mmap(MAP_HUGETLB) fails and PostgreSQL falls back to normal pages, as on
+// a host without huge pages.
+
+// unifiedRoots are where a cgroup v2 hierarchy may be mounted.
+var unifiedRoots = []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"}
+
+var noHugeSeq atomic.Int64
+
+// noHugeGroup is a cgroup v2 group that may reserve and use no huge page.
+type noHugeGroup struct {
+	dir string
+	fd  int
+}
+
+// newNoHugeGroup makes the group, or returns nil where it cannot be made
+// (not root, no cgroup v2 with the hugetlb controller, a kernel without
+// reservation limits: a usage limit alone would kill PostgreSQL with
+// SIGBUS at its first touch instead of making it fall back).
+func newNoHugeGroup(want bool) *noHugeGroup {
+	if !want {
+		return nil
+	}
+	root := hugetlbRoot()
+	if root == "" {
+		return nil
+	}
+	dir := filepath.Join(root, fmt.Sprintf("dbmem-initdb-%d-%d", os.Getpid(), noHugeSeq.Add(1)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil
+	}
+	g := &noHugeGroup{dir: dir, fd: -1}
+	if !g.limitAll() {
+		g.remove()
+		return nil
+	}
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		g.remove()
+		return nil
+	}
+	g.fd = fd
+	return g
+}
+
+// hugetlbRoot returns a cgroup v2 root whose children get the hugetlb
+// controller, enabling it there when it is available but not enabled.
+func hugetlbRoot() string {
+	for _, root := range unifiedRoots {
+		avail, err := os.ReadFile(filepath.Join(root, "cgroup.controllers"))
+		if err != nil || !hasWord(string(avail), "hugetlb") {
+			continue
+		}
+		sub := filepath.Join(root, "cgroup.subtree_control")
+		if on, err := os.ReadFile(sub); err == nil && hasWord(string(on), "hugetlb") {
+			return root
+		}
+		if os.WriteFile(sub, []byte("+hugetlb"), 0) == nil {
+			return root
+		}
+	}
+	return ""
+}
+
+func hasWord(s, w string) bool {
+	for _, f := range strings.Fields(s) {
+		if f == w {
+			return true
+		}
+	}
+	return false
+}
+
+// limitAll sets every page size's reservation and usage limits to 0; it
+// reports false when a size has no reservation limit.
+func (g *noHugeGroup) limitAll() bool {
+	usage, _ := filepath.Glob(filepath.Join(g.dir, "hugetlb.*.max"))
+	n := 0
+	for _, u := range usage {
+		if strings.HasSuffix(u, ".rsvd.max") {
+			continue
+		}
+		rsvd := strings.TrimSuffix(u, ".max") + ".rsvd.max"
+		if os.WriteFile(rsvd, []byte("0"), 0) != nil || os.WriteFile(u, []byte("0"), 0) != nil {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// remove deletes the group once the processes run in it are gone.
+func (g *noHugeGroup) remove() {
+	if g.fd >= 0 {
+		syscall.Close(g.fd)
+	}
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		err := syscall.Rmdir(g.dir)
+		if err == nil || err == syscall.ENOENT || time.Now().After(end) {
+			return
+		}
+	}
+}
