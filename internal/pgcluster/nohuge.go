@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -28,6 +29,17 @@ var noHugeSeq atomic.Int64
 type noHugeGroup struct {
 	dir string
 	fd  int
+	// enabled is the subtree_control file where this process turned the
+	// hugetlb controller on ("" when it was on already): it is turned off
+	// again when the last such group is removed, leaving the host as found.
+	enabled string
+}
+
+// enabledBy counts this process's groups under a root where it enabled
+// the hugetlb controller.
+var enabledBy struct {
+	sync.Mutex
+	n map[string]int
 }
 
 // newNoHugeGroup makes the group, or returns nil where it cannot be made
@@ -38,20 +50,19 @@ func newNoHugeGroup(want bool) *noHugeGroup {
 	if !want {
 		return nil
 	}
-	root := hugetlbRoot()
-	if root == "" {
+	g := enterHugetlbRoot()
+	if g == nil {
 		return nil
 	}
-	dir := filepath.Join(root, fmt.Sprintf("dbmem-initdb-%d-%d", os.Getpid(), noHugeSeq.Add(1)))
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := os.Mkdir(g.dir, 0o755); err != nil {
+		g.remove()
 		return nil
 	}
-	g := &noHugeGroup{dir: dir, fd: -1}
 	if !g.limitAll() {
 		g.remove()
 		return nil
 	}
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	fd, err := syscall.Open(g.dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		g.remove()
 		return nil
@@ -60,9 +71,30 @@ func newNoHugeGroup(want bool) *noHugeGroup {
 	return g
 }
 
+// enterHugetlbRoot names a new group under a root with the hugetlb
+// controller, counting it when this process enabled the controller there.
+func enterHugetlbRoot() *noHugeGroup {
+	enabledBy.Lock()
+	defer enabledBy.Unlock()
+	root, enabled := hugetlbRoot()
+	if root == "" {
+		return nil
+	}
+	g := &noHugeGroup{dir: filepath.Join(root, fmt.Sprintf("dbmem-initdb-%d-%d", os.Getpid(), noHugeSeq.Add(1))), fd: -1}
+	if enabled || enabledBy.n[root] > 0 {
+		g.enabled = filepath.Join(root, "cgroup.subtree_control")
+		if enabledBy.n == nil {
+			enabledBy.n = map[string]int{}
+		}
+		enabledBy.n[root]++
+	}
+	return g
+}
+
 // hugetlbRoot returns a cgroup v2 root whose children get the hugetlb
-// controller, enabling it there when it is available but not enabled.
-func hugetlbRoot() string {
+// controller, enabling it there when it is available but not enabled
+// (enabled reports that it did).
+func hugetlbRoot() (root string, enabled bool) {
 	for _, root := range unifiedRoots {
 		avail, err := os.ReadFile(filepath.Join(root, "cgroup.controllers"))
 		if err != nil || !hasWord(string(avail), "hugetlb") {
@@ -70,13 +102,26 @@ func hugetlbRoot() string {
 		}
 		sub := filepath.Join(root, "cgroup.subtree_control")
 		if on, err := os.ReadFile(sub); err == nil && hasWord(string(on), "hugetlb") {
-			return root
+			return root, false
 		}
 		if os.WriteFile(sub, []byte("+hugetlb"), 0) == nil {
-			return root
+			return root, true
 		}
 	}
-	return ""
+	return "", false
+}
+
+// release turns the hugetlb controller off again when this process turned
+// it on and this was its last group there.
+func (g *noHugeGroup) release() {
+	if g.enabled == "" {
+		return
+	}
+	root := filepath.Dir(g.enabled)
+	if enabledBy.n[root]--; enabledBy.n[root] == 0 {
+		os.WriteFile(g.enabled, []byte("-hugetlb"), 0)
+	}
+	g.enabled = ""
 }
 
 func hasWord(s, w string) bool {
@@ -114,7 +159,10 @@ func (g *noHugeGroup) remove() {
 	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		err := syscall.Rmdir(g.dir)
 		if err == nil || err == syscall.ENOENT || time.Now().After(end) {
-			return
+			break
 		}
 	}
+	enabledBy.Lock()
+	defer enabledBy.Unlock()
+	g.release()
 }

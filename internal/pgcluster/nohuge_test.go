@@ -19,12 +19,16 @@ import (
 // reserved more, taking pages another test had grown the pool for.
 func TestInitdbTakesNoHugePages(t *testing.T) {
 	kerneltest.AddHugePages(t, 200)
+	before := subtreeControls()
 	stop, done := make(chan struct{}), make(chan initdbRuns)
 	go func() { done <- watchInitdb(stop) }()
 	pgtest.Create(t, nil)
 	close(stop)
 	runs := <-done
 	t.Logf("initdb's runs: %+v", runs)
+	if after := subtreeControls(); after != before {
+		t.Errorf("the cgroup v2 controllers enabled for children were %q before and are %q after: the host is not left as found", before, after)
+	}
 	if runs.seen == 0 {
 		t.Skip("initdb's runs ended before they could be seen")
 	}
@@ -103,6 +107,17 @@ func descendsFromUs(dir string) bool {
 
 // hugetlbV2 reports whether a cgroup v2 hierarchy offers the hugetlb
 // controller (read independently of the code under test).
+// subtreeControls are the controllers the cgroup v2 roots enable for their
+// children.
+func subtreeControls() string {
+	var out []string
+	for _, root := range []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
+		b, _ := os.ReadFile(filepath.Join(root, "cgroup.subtree_control"))
+		out = append(out, root+": "+strings.TrimSpace(string(b)))
+	}
+	return strings.Join(out, "; ")
+}
+
 func hugetlbV2() bool {
 	for _, root := range []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
 		if b, err := os.ReadFile(filepath.Join(root, "cgroup.controllers")); err == nil && strings.Contains(string(b), "hugetlb") {
