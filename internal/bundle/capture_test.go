@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -69,29 +70,35 @@ func TestCaptureRealInstance(t *testing.T) {
 }
 
 func checkRedactedCapture(t *testing.T, c *pgcluster.Cluster) {
-	p, got := captureTo(t, c, false, true)
-	b, err := Open(p, DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
+	var p string
+	var got *Captured
+	var b *Bundle
+	var replay *snapshot.Snapshot
+	var problems []string
+	// Another program's cluster that starts or stops during the 2 s
+	// capture (the host's autovacuum workers, other tests' servers) is seen
+	// by some of the live readers only, and no tree can replay that: a
+	// difference counts when three captures in a row all show one.
+	for try := 1; try <= 3; try++ {
+		if b != nil {
+			b.Close()
+		}
+		p, got = captureTo(t, c, false, true)
+		var err error
+		if b, err = Open(p, DefaultLimits); err != nil {
+			t.Fatal(err)
+		}
+		if replay, err = snapshot.Take(context.Background(), snapshot.Options{FS: b.FS(), Live: b.Live(), Pss: true}); err != nil {
+			t.Fatal(err)
+		}
+		if problems = replayProblems(t, got, replay, b); len(problems) == 0 {
+			break
+		}
+		t.Logf("capture %d: %s", try, strings.Join(problems, "\n"))
 	}
 	defer b.Close()
-	replay, err := snapshot.Take(context.Background(), snapshot.Options{FS: b.FS(), Live: b.Live(), Pss: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	live, rep := withoutMeminfoGaps(got.Snapshot, replay, got.Manifest)
-	if d := unexplained(diffDocs(t, live, rep, b.Dir), got.Manifest); len(d) > 0 {
-		t.Errorf("report --from differs from the live report of the capture's moment:\n%s", strings.Join(d, "\n"))
-	}
-	again, err := snapshot.Take(context.Background(), snapshot.Options{FS: b.FS(), Live: b.Live(), Pss: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := diffDocs(t, replay, again, ""); len(d) > 0 {
-		t.Errorf("two reports from one bundle differ: %+v", d)
-	}
-	if !sameFindings(docMap(t, got.Snapshot, ""), docMap(t, replay, b.Dir), startedSubjects(replay, got.Manifest.Started)) {
-		t.Error("check --from finds other findings than the live check")
+	for _, pr := range problems {
+		t.Error(pr)
 	}
 	in := instanceOf(t, replay, c.PID)
 	if !in.Connected || len(in.ByRole(postgres.RoleClient)) < 3 || in.Settings.String("logging_collector") != "on" {
@@ -107,6 +114,28 @@ func checkRedactedCapture(t *testing.T, c *pgcluster.Cluster) {
 	if !bytes.Contains(raw, []byte("password=REDACTED")) || !bytes.Contains(raw, []byte("--password=REDACTED")) {
 		t.Error("no trace of the redacted passwords in the bundle")
 	}
+}
+
+// replayProblems compares a bundle's replay with the live report of the
+// capture's moment (differences the manifest does not explain), with a
+// second replay of the same bundle, and their findings.
+func replayProblems(t *testing.T, got *Captured, replay *snapshot.Snapshot, b *Bundle) []string {
+	var out []string
+	live, rep := withoutMeminfoGaps(got.Snapshot, replay, got.Manifest)
+	if d := unexplained(diffDocs(t, live, rep, b.Dir), got.Manifest); len(d) > 0 {
+		out = append(out, "report --from differs from the live report of the capture's moment:\n"+strings.Join(d, "\n"))
+	}
+	again, err := snapshot.Take(context.Background(), snapshot.Options{FS: b.FS(), Live: b.Live(), Pss: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diffDocs(t, replay, again, ""); len(d) > 0 {
+		out = append(out, fmt.Sprintf("two reports from one bundle differ: %+v", d))
+	}
+	if !sameFindings(docMap(t, got.Snapshot, ""), docMap(t, replay, b.Dir), startedSubjects(replay, got.Manifest.Started)) {
+		out = append(out, "check --from finds other findings than the live check")
+	}
+	return out
 }
 
 // checkWithQueries: query texts are kept, never passwords.
