@@ -43,7 +43,6 @@ func plannedPoolStarts(t *testing.T, settings map[string]string) {
 	}
 	want := uint64(pgtest.HugePagesNeeded(t, c))       // asked independently of the plan
 	kerneltest.Lock(t)                                 // the pool is ours to measure from here
-	t.Cleanup(func() { c.Stop(context.Background()) }) // runs before the pool is restored
 	var res advise.PlanResult
 	var before linux.HugePool
 	for try := 1; ; try++ {
@@ -92,6 +91,10 @@ func startWithPlannedPool(t *testing.T, c *pgcluster.Cluster, res advise.PlanRes
 	if got := kerneltest.Sysctl(t, "vm.nr_hugepages", pool); got != pool {
 		t.Skipf("the kernel gave %s of the %s planned huge pages (fragmented memory)", got, pool)
 	}
+	// Registered after the pool's restore, so it runs before it: the pool
+	// shrinks under no page in use (else the restore waits for surplus
+	// pages a running server holds: 2 minutes, then a note).
+	t.Cleanup(func() { c.Stop(context.Background()) })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	return c.Start(ctx)
