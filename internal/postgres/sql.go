@@ -83,14 +83,20 @@ func (o ConnOptions) WithEnv(getenv func(string) string) (ConnOptions, string, e
 	return o, "PGPORT", nil
 }
 
-// shortPgError keeps the server's message and drops connection details that
-// could hold a password.
+// shortPgError keeps the server's message and drops the connection
+// details pgconn puts in front of a failed connection's cause ("failed to
+// connect to `user=... database=...`: ..."). dbmem's own messages are kept
+// whole: cutting them at their last ": " lost their subject, depending on
+// the length of a path in them.
 func shortPgError(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return pe.Message
 	}
 	s := err.Error()
+	if !strings.Contains(s, "failed to connect to") {
+		return s
+	}
 	if i := strings.LastIndex(s, ": "); i >= 0 && len(s)-i < 200 {
 		return s[i+2:]
 	}
