@@ -41,8 +41,8 @@ func plannedPoolStarts(t *testing.T, settings map[string]string) {
 	if err := c.Set(map[string]string{"huge_pages": "on"}); err != nil {
 		t.Fatal(err)
 	}
-	want := uint64(pgtest.HugePagesNeeded(t, c))       // asked independently of the plan
-	kerneltest.Lock(t)                                 // the pool is ours to measure from here
+	want := uint64(pgtest.HugePagesNeeded(t, c)) // asked independently of the plan
+	kerneltest.Lock(t)                           // the pool is ours to measure from here
 	var res advise.PlanResult
 	var before linux.HugePool
 	for try := 1; ; try++ {
