@@ -118,3 +118,21 @@ func softwareSource(s cohost.Software) string {
 	}
 	return src
 }
+
+// strictAdvisable reports whether strict overcommit may be advised on this
+// host: not in a container (the node's setting), not beside software that
+// needs overcommit, and only on a host that runs nothing but databases.
+func (h host) strictAdvisable() bool {
+	return !h.Env.InContainer && len(OvercommitConflicts(h.Software)) == 0 && h.Dedicated
+}
+
+// boundMemory is how a fix bounds the databases' memory on this host:
+// strict overcommit where it may be advised, else a memory limit per
+// service (what overcommit.mode then advises too).
+func (h host) boundMemory() string {
+	if h.strictAdvisable() {
+		return "bound it with strict overcommit so the excess query fails alone (`dbmem plan`)"
+	}
+	return "bound the service with a memory limit (systemd MemoryMax=/MemoryHigh=; in a pod, its memory limit) so a runaway " +
+		"query is killed inside its own cgroup: strict overcommit is not advised on this host (see overcommit.mode)"
+}

@@ -116,3 +116,33 @@ func TestCoHostedPlan(t *testing.T) {
 		t.Errorf("a node pool of 600 pages with 100 free, the pod needs 558: %+v, want 600 + 458", s)
 	}
 }
+
+// TestWorstCaseFixFollowsTheHost: the worst-case finding's fix bounds the
+// databases with strict overcommit only where overcommit.mode would advise
+// it; beside Redis and an Erlang VM (this project's host) it names a memory
+// limit per service instead, never the setting that would break them.
+func TestWorstCaseFixFollowsTheHost(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		sw     []cohost.Software
+		strict bool
+	}{
+		{"dedicated", nil, true},
+		{"beside Redis and RabbitMQ", []cohost.Software{redis, beam}, false},
+		{"beside a JVM", []cohost.Software{jvm}, false},
+	} {
+		s := hostSnap(32 * GiB)
+		s.Software = c.sw
+		s.Postgres = append(s.Postgres, pgInstance(143*MiB, basePage, nil))
+		f, ok := find(Check(s, Options{}), "memory.worst_case")
+		if !ok {
+			t.Fatalf("%s: no memory.worst_case finding", c.name)
+		}
+		if got := strings.Contains(f.Fix, "strict overcommit so"); got != c.strict {
+			t.Errorf("%s: fix advises strict overcommit %v, want %v: %s", c.name, got, c.strict, f.Fix)
+		}
+		if !c.strict && !strings.Contains(f.Fix, "MemoryMax=") {
+			t.Errorf("%s: fix names no memory limit: %s", c.name, f.Fix)
+		}
+	}
+}

@@ -53,7 +53,7 @@ func checkWorstCase(h host, in instance) []Finding {
 			units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, h.RAM), units.Bytes(wc.PrivateBytes), units.Bytes(wc.PageTablesBytes), units.Bytes(wc.SharedBytes)),
 		Why: "PostgreSQL caps no total: every sort or hash node of every query may take work_mem x hash_mem_multiplier, " +
 			"so a burst of heavy queries can exceed RAM, and the kernel then kills one backend and the postmaster restarts all of them.",
-		Fix: "Lower work_mem or max_connections (a pooler), or bound it with strict overcommit so the excess query fails alone (`dbmem plan`).",
+		Fix: "Lower work_mem or max_connections (a pooler), or " + h.boundMemory() + ".",
 	}
 	for _, l := range wc.Lines {
 		f.Evidence = append(f.Evidence, ev(l.Name, units.Bytes(l.Bytes)+" = "+l.Formula, "settings"))

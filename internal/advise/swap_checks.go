@@ -30,7 +30,7 @@ func checkSwap(h host) []Finding {
 		},
 		Why: "A runaway sort that spills into swap first evicts the page cache every other query needs, " +
 			"then crawls for minutes before the OOM kill comes anyway; a temporary file would have been faster.",
-		Fix: "Keep 1-2 GiB of swap for idle daemons, vm.swappiness=10, and bound memory with strict overcommit.",
+		Fix: "Keep 1-2 GiB of swap for idle daemons, vm.swappiness=10, and " + h.boundMemory() + ".",
 	}}
 }
 
