@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,22 +93,44 @@ func (lf *labFlags) run(cmd *cobra.Command, e *env) error {
 	if res == nil || len(res.Modes) == 0 && len(res.Restored) == 0 {
 		return err
 	}
-	if lf.html != "" {
-		if herr := writeHTML(lf.html, res); herr != nil {
-			return herr
+	html := func(w *os.File) error { return htmlreport.Write(w, res) }
+	text := func(w io.Writer) error { return lab.Text(w, res) }
+	return errors.Join(writeLabResult(e, lf.html, html, res, text), err)
+}
+
+// writeLabResult writes a lab's result: the HTML report to htmlPath if
+// set (atomically), then JSON or text on stdout.
+func writeLabResult(e *env, htmlPath string, html func(*os.File) error, res any, text func(io.Writer) error) error {
+	if htmlPath != "" {
+		if err := writeFileAtomic(htmlPath, html); err != nil {
+			return err
 		}
-		fmt.Fprintf(e.stderr, "HTML report: %s\n", lf.html)
+		fmt.Fprintf(e.stderr, "HTML report: %s\n", htmlPath)
 	}
-	if e.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(res); jerr != nil {
-			return jerr
-		}
-	} else if terr := lab.Text(e.stdout, res); terr != nil {
-		return terr
+	if !e.json {
+		return text(e.stdout)
 	}
-	return err
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}
+
+// writeFileAtomic writes a report through a temporary file next to path.
+func writeFileAtomic(path string, write func(*os.File) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".dbmem-lab-*.html")
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	os.Chmod(tmp.Name(), 0o644)
+	return os.Rename(tmp.Name(), path)
 }
 
 // result runs the lab, or reads a saved result with --from.
@@ -144,24 +167,6 @@ func readResult(path string) (*lab.Result, error) {
 		return nil, fmt.Errorf("%s: schema %q, want %q (written by dbmem lab --json)", path, r.Schema, lab.Schema)
 	}
 	return &r, nil
-}
-
-// writeHTML writes the report atomically next to its final name.
-func writeHTML(path string, r *lab.Result) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dbmem-lab-*.html")
-	if err != nil {
-		return fmt.Errorf("write HTML report: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := htmlreport.Write(tmp, r); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	os.Chmod(tmp.Name(), 0o644)
-	return os.Rename(tmp.Name(), path)
 }
 
 func labRestore(cmd *cobra.Command, e *env) error {

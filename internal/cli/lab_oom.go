@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -81,22 +81,9 @@ func (f *labOOMFlags) run(cmd *cobra.Command, e *env) error {
 	if res == nil || res.Unprotected == nil && len(res.Restored) == 0 {
 		return err
 	}
-	if f.html != "" {
-		if herr := writeFileAtomic(f.html, func(w *os.File) error { return htmlreport.WriteOOM(w, res) }); herr != nil {
-			return herr
-		}
-		fmt.Fprintf(e.stderr, "HTML report: %s\n", f.html)
-	}
-	if e.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(res); jerr != nil {
-			return jerr
-		}
-	} else if terr := lab.OOMText(e.stdout, res); terr != nil {
-		return terr
-	}
-	return err
+	html := func(w *os.File) error { return htmlreport.WriteOOM(w, res) }
+	text := func(w io.Writer) error { return lab.OOMText(w, res) }
+	return errors.Join(writeLabResult(e, f.html, html, res, text), err)
 }
 
 // result runs the experiment, or reads a saved result with --from.
@@ -136,22 +123,4 @@ func readOOMResult(path string) (*lab.OOMResult, error) {
 		return nil, fmt.Errorf("%s: schema %q, want %q (written by dbmem lab oom --json)", path, r.Schema, lab.OOMSchema)
 	}
 	return &r, nil
-}
-
-// writeFileAtomic writes a report through a temporary file next to path.
-func writeFileAtomic(path string, write func(*os.File) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dbmem-lab-*.html")
-	if err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	os.Chmod(tmp.Name(), 0o644)
-	return os.Rename(tmp.Name(), path)
 }

@@ -3,9 +3,11 @@ package lab
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/kernelset"
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
 // lockHost takes the machine-wide kernel-settings lock at path (the one
@@ -26,4 +28,28 @@ func lockHost(ctx context.Context, path string, waiting func()) (*kernelset.Lock
 		waiting()
 	}
 	return kernelset.TakeLock(ctx, path)
+}
+
+// takeHost takes the machine-wide lock (telling prog, and calling waiting,
+// while another process holds it), then undoes what a killed lab run left
+// in the journal at journalPath. It returns the lock to release and a
+// note per change it undid; on error the lock is already released.
+func takeHost(ctx context.Context, fs linux.FS, lockPath, journalPath string, prog Progress, waiting func()) (*kernelset.Lock, []string, error) {
+	l, err := lockHost(ctx, lockPath, func() {
+		prog.Note("waiting for " + lockPath + ": another dbmem lab or a test is changing kernel settings")
+		waiting()
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	left, err := replay(fs, journalPath)
+	var notes []string
+	for _, x := range left {
+		notes = append(notes, fmt.Sprintf("restored what a killed lab run left: %s back to %s", x.What, x.After))
+	}
+	if err != nil {
+		l.Release()
+		return nil, notes, err
+	}
+	return l, notes, nil
 }

@@ -59,22 +59,13 @@ func RunOOM(ctx context.Context, o OOMOptions) (res *OOMResult, err error) {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
 	r := newOOMRun(o)
-	l, err := lockHost(ctx, o.LockPath, func() {
-		r.prog.Note("waiting for " + o.LockPath + ": another dbmem lab or a test is changing kernel settings")
-		r.steps.begin(LockWaitStep, 0)
-	})
+	l, notes, err := takeHost(ctx, r.fs, o.LockPath, r.opt.JournalPath, r.prog, func() { r.steps.begin(LockWaitStep, 0) })
 	r.steps.end()
+	r.res.Notes = append(r.res.Notes, notes...)
 	if err != nil {
 		return r.res, err
 	}
 	defer l.Release()
-	left, err := replay(r.fs, r.opt.JournalPath)
-	for _, x := range left {
-		r.res.Notes = append(r.res.Notes, fmt.Sprintf("restored what a killed lab run left: %s back to %s", x.What, x.After))
-	}
-	if err != nil {
-		return r.res, err
-	}
 	defer func() { err = errors.Join(err, r.cleanup()) }()
 	if err := r.prepare(ctx); err != nil {
 		return r.res, err

@@ -42,20 +42,12 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
 	r := newRun(o)
-	l, err := lockHost(ctx, o.LockPath, func() {
-		r.prog.Note("waiting for " + o.LockPath + ": another dbmem lab or a test is changing kernel settings")
-	})
+	l, notes, err := takeHost(ctx, r.fs, o.LockPath, r.opt.JournalPath, r.prog, func() {})
+	r.res.Notes = append(r.res.Notes, notes...)
 	if err != nil {
 		return r.res, err
 	}
 	defer l.Release()
-	left, err := replay(r.fs, r.opt.JournalPath)
-	for _, x := range left {
-		r.res.Notes = append(r.res.Notes, fmt.Sprintf("restored what a killed lab run left: %s back to %s", x.What, x.After))
-	}
-	if err != nil {
-		return r.res, err
-	}
 	defer func() { err = errors.Join(err, r.cleanup()) }()
 	if err := r.prepare(ctx); err != nil {
 		return r.res, err
