@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"html/template"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/chart/charttest"
 	"github.com/dbmem/dbmem/internal/lab"
 )
 
@@ -58,12 +58,8 @@ func htmlEscape(s string) string { return template.HTMLEscapeString(s) }
 // TestOOMHTMLRendersInChromium renders the page in headless Chromium,
 // offline: both charts must be in the DOM and both runs' colours on screen.
 func TestOOMHTMLRendersInChromium(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium not found: apt-get install chromium")
-	}
 	dir := t.TempDir()
-	page, shot := filepath.Join(dir, "oom.html"), filepath.Join(dir, "oom.png")
+	page := filepath.Join(dir, "oom.html")
 	var b bytes.Buffer
 	if err := WriteOOM(&b, loadOOM(t)); err != nil {
 		t.Fatal(err)
@@ -71,14 +67,13 @@ func TestOOMHTMLRendersInChromium(t *testing.T) {
 	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := runChromium(t, chromium, dir, "--dump-dom", "file://"+page)
+	dom := charttest.Run(t, dir, "--dump-dom", "file://"+page)
 	if n := len(regexp.MustCompile(`<svg class="chart"`).FindAllString(dom, -1)); n != 2 {
 		t.Errorf("Chromium's DOM has %d charts, want 2", n)
 	}
-	runChromium(t, chromium, dir, "--screenshot="+shot, "--window-size=1200,1400", "file://"+page)
-	img := decodePNG(t, shot)
+	img := charttest.Screenshot(t, dir, page, 1200, 1400)
 	for name, col := range map[string][3]uint32{"unprotected": {0xd9, 0x54, 0x1e}, "protected": {0x2a, 0x7a, 0xb9}} {
-		if n := countColor(img, col); n < 1000 {
+		if n := charttest.CountColor(img, col); n < 1000 {
 			t.Errorf("%d pixels in the %s run's colour: the charts did not render", n, name)
 		}
 	}
