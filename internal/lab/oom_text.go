@@ -222,17 +222,7 @@ func FieldThisRun(r *OOMResult) []string {
 }
 
 func writeOOMFooter(b *strings.Builder, r *OOMResult) {
-	b.WriteString("\n")
-	for _, x := range r.Restored {
-		state := "restored"
-		if !x.OK {
-			state = "NOT RESTORED: " + x.Error
-		}
-		fmt.Fprintf(b, "%s: %s -> %s -> %s (%s)\n", x.What, x.Before, x.Set, x.After, state)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(b, "note: %s\n", n)
-	}
+	writeRestored(b, r.Restored, r.Notes)
 	fmt.Fprintf(b, "Took %s%s.\n", r.Elapsed.Round(time.Second), lockWait(r.Steps))
 }
 

@@ -222,16 +222,22 @@ func writeBench(b *strings.Builder, bench *Bench) {
 }
 
 func writeFooter(b *strings.Builder, r *Result) {
+	writeRestored(b, r.Restored, r.Notes)
+	fmt.Fprintf(b, "%s\nTook %s.\n", FieldReports, r.Elapsed.Round(time.Second))
+}
+
+// writeRestored says, after a blank line, what each change to the host
+// became (restored or not, and why), then the run's notes.
+func writeRestored(b *strings.Builder, restored []HostChange, notes []string) {
 	b.WriteString("\n")
-	for _, x := range r.Restored {
+	for _, x := range restored {
 		state := "restored"
 		if !x.OK {
 			state = "NOT RESTORED: " + x.Error
 		}
 		fmt.Fprintf(b, "%s: %s -> %s -> %s (%s)\n", x.What, x.Before, x.Set, x.After, state)
 	}
-	for _, n := range r.Notes {
+	for _, n := range notes {
 		fmt.Fprintf(b, "note: %s\n", n)
 	}
-	fmt.Fprintf(b, "%s\nTook %s.\n", FieldReports, r.Elapsed.Round(time.Second))
 }

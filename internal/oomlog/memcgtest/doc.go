@@ -3,7 +3,7 @@
 // (so the kill stays inside it and never becomes a host-wide OOM), moves
 // chosen processes into it, and captures what the kernel logged with dmesg.
 //
-// It uses cgroup v2 when the unified hierarchy has the memory controller and
-// cgroup v1 (memory.limit_in_bytes) otherwise. The cgroup is removed in
-// t.Cleanup after the processes left in it are moved back out.
+// The cgroup is internal/memcg's (the one `dbmem lab oom` makes: cgroup v2
+// where the unified hierarchy delegates the memory controller, else v1),
+// removed in t.Cleanup after the processes left in it are moved back out.
 package memcgtest
