@@ -13,26 +13,12 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/throwaway"
+	"github.com/dbmem/dbmem/internal/treetest"
 )
 
-// hungHost copies a recorded host and makes a client backend's cmdline a
-// FIFO, whose open blocks like a read of a process holding its mmap lock.
+// hungHost is treetest.HungHost's copy as dbmem's flags.
 func hungHost(t *testing.T) []string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "host")
-	if out, err := exec.Command("cp", "-a", filepath.Join("..", "..", "testdata", "fixtures", "pg15-hugepages-off"), dir).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v %s", err, out)
-	}
-	fifo := filepath.Join(dir, "proc", "18706", "cmdline")
-	os.Remove(fifo)
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			f.Close()
-		}
-	})
+	dir, _ := treetest.HungHost(t, filepath.Join("..", ".."))
 	return []string{"--proc", filepath.Join(dir, "proc"), "--sys", filepath.Join(dir, "sys"), "--root", filepath.Join(dir, "root")}
 }
 

@@ -7,42 +7,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/treetest"
 	"github.com/dbmem/dbmem/internal/watch"
 )
-
-// hungFixture copies a recorded host and makes one client backend's
-// cmdline a FIFO: opening it blocks, as a read of the cmdline of a process
-// whose mmap lock is held does. Cleanup opens the FIFO for writing, which
-// ends the abandoned read.
-func hungFixture(t *testing.T) (string, string) {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "host")
-	if out, err := exec.Command("cp", "-a", filepath.Join("..", "..", "testdata", "fixtures", "pg15-hugepages-off"), dir).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v %s", err, out)
-	}
-	fifo := filepath.Join(dir, "proc", "18706", "cmdline")
-	os.Remove(fifo)
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			f.Close()
-		}
-	})
-	return dir, fifo
-}
 
 // syncBuffer is a log shared by the exporter's goroutines.
 type syncBuffer struct {
@@ -69,7 +44,7 @@ func (s *syncBuffer) String() string {
 // next scrapes serve everything else, with the abandoned read counted. No
 // scrape hangs and none is refused.
 func TestHungReadIsReportedAndSkipped(t *testing.T) {
-	dir, fifo := hungFixture(t)
+	dir, fifo := treetest.HungHost(t, filepath.Join("..", ".."))
 	fs := capture.TreeFS(dir)
 	fs.Deadlines = linux.NewDeadlines(time.Second)
 	var logs syncBuffer
