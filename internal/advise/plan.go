@@ -102,6 +102,9 @@ type PlannedInstance struct {
 	// does): its cache is too large for the RAM, or a pool would leave too
 	// little beside it. Set by Plan.
 	NoHuge string `json:"no_huge,omitempty"`
+	// Untrusted says why the instance is not a trusted server account's
+	// ("" when it is): Plan leaves it out of every host-wide setting.
+	Untrusted string `json:"untrusted,omitempty"`
 }
 
 // hugeAPI is how the instance maps huge pages: as measured or from its
@@ -164,6 +167,9 @@ type PlanResult struct {
 	Settings     []Setting           `json:"settings"`
 	Alternatives []Setting           `json:"alternatives,omitempty"`
 	Notes        []string            `json:"notes,omitempty"`
+	// LeftOut are the instances of untrusted accounts: reported, never
+	// planned for (see leaveOutUntrusted).
+	LeftOut []LeftOut `json:"left_out,omitempty"`
 }
 
 // InstanceWorstCase is an instance's worst case once the plan is applied:
@@ -188,6 +194,7 @@ func Plan(in PlanInput) PlanResult {
 	in.Options = o
 	r := PlanResult{Schema: PlanSchema, Source: in.Source, Host: in.Host, WorstCases: []InstanceWorstCase{},
 		Notes: append([]string(nil), in.Notes...)}
+	in.Instances = leaveOutUntrusted(in.Instances, &r)
 	if !o.NoHugePages && len(in.Instances) > 0 {
 		in.Instances = guardPool(in, &r)
 		if hp, ok := poolFor(in); ok {

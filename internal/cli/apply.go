@@ -129,7 +129,7 @@ func (f applyFlags) settings(ctx context.Context, e *env) ([]advise.Setting, []*
 		return nil, nil, err
 	}
 	res, err := plan.Run(ctx, plan.Request{Snapshot: snap, Port: port, Unit: f.unit,
-		NodesPerQuery: advise.DefaultNodesPerQuery})
+		NodesPerQuery: advise.DefaultNodesPerQuery, Trust: e.trust()})
 	if errors.Is(err, plan.ErrUsage) {
 		return nil, nil, usageError{err}
 	}

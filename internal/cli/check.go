@@ -61,7 +61,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 			if err != nil {
 				return err
 			}
-			o.Processes = procs
+			o.Processes, o.Trust = procs, e.trust()
 			r := advise.Judge(snap, o)
 			if err := writeCheck(e, snap, r, append(snap.Gaps, gaps...)); err != nil {
 				return err

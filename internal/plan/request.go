@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/servertrust"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
@@ -35,6 +36,9 @@ type Request struct {
 	Options       advise.PlanOptions
 	// Bin is the PostgreSQL binary directory to ask ("" finds one).
 	Bin string
+	// Trust says which accounts' instances shape the host-wide plan and
+	// may have PostgreSQL run as them (--server-account).
+	Trust servertrust.Policy
 }
 
 // WhatIf describes a host that is not this one.

@@ -9,6 +9,7 @@ import (
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/servertrust"
 	"github.com/dbmem/dbmem/internal/sysv"
 )
 
@@ -73,6 +74,9 @@ type Options struct {
 	// Skip names PostgreSQL processes to leave out: backends of dbmem's own
 	// earlier connections that may still be exiting (see postgres.Options).
 	Skip map[int]bool
+	// Owners are who owned each instance (by server PID) when a capture
+	// was taken: a replay cannot look at the captured host's files.
+	Owners map[int]*servertrust.Ownership
 }
 
 // Take reads the host and every instance. Only an unreadable /proc/meminfo
@@ -104,6 +108,7 @@ func Take(ctx context.Context, o Options) (*Snapshot, error) {
 	if err := s.readOthers(ctx, o); err != nil {
 		return nil, err
 	}
+	s.readOwners(o)
 	s.Elapsed = time.Since(start)
 	return s, nil
 }
