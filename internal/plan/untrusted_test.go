@@ -1,0 +1,128 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/pgcluster"
+	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/snapshot"
+)
+
+// TestChildrenGetNoEnvironment: a variable of dbmem's environment (root's
+// secrets) reaches no PostgreSQL program plan runs. The binary directory
+// given as --pg-bin holds a root-owned postgres that records its
+// environment and runs the real one (initdb and pg_ctl link to the real
+// ones): a what-if (throwaway cluster) and a stopped cluster run it as
+// root (--version) and as postgres (-C).
+func TestChildrenGetNoEnvironment(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("plan runs PostgreSQL as the data directory's owner only as root")
+	}
+	real, err := pgcluster.FindBin("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, out := recordingBin(t, real)
+	t.Setenv("DBMEM_ROOT_SECRET", "root-secret-marker")
+	t.Setenv("LD_LIBRARY_PATH", "/nonexistent-root-only")
+	t.Setenv(pgcluster.BinEnv, "")
+	ctx := context.Background()
+	settings := map[string]string{"shared_buffers": "64MB"}
+	if _, err := Build(ctx, Request{WhatIf: WhatIf{RAMBytes: 8 << 30}, Changes: settings, Bin: bin}); err != nil {
+		t.Fatal(err)
+	}
+	c := pgtest.Create(t, settings)
+	if _, err := Build(ctx, Request{Snapshot: verHost(t), DataDir: c.DataDir, Bin: bin}); err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "env.*"))
+	if len(runs) < 4 {
+		t.Fatalf("%d runs of postgres recorded, want --version and -C for each plan", len(runs))
+	}
+	for _, r := range runs {
+		env, err := os.ReadFile(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(env), "root-secret-marker") || strings.Contains(string(env), "LD_LIBRARY_PATH") ||
+			!strings.Contains(string(env), "LC_ALL=C\n") {
+			t.Errorf("a postgres run got the environment:\n%s", env)
+		}
+	}
+}
+
+// recordingBin makes a root-owned binary directory whose postgres writes
+// its environment to OUT/env.PID and execs real's.
+func recordingBin(t *testing.T, real string) (bin, out string) {
+	t.Helper()
+	base, err := os.MkdirTemp("", "dbmem-envbin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	bin, out = filepath.Join(base, "bin"), filepath.Join(base, "out")
+	for _, d := range []string{bin, out} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chmod(base, 0o755)
+	os.Chmod(out, os.ModeSticky|0o777) // postgres -C runs as the data directory's owner
+	script := fmt.Sprintf("#!/bin/sh\n/usr/bin/env > %s/env.$$\nexec %s/postgres \"$@\"\n", out, real)
+	if err := os.WriteFile(filepath.Join(bin, "postgres"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"initdb", "pg_ctl"} {
+		if err := os.Symlink(filepath.Join(real, p), filepath.Join(bin, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin, out
+}
+
+// TestVersionsPreloadedLibraries plans a genuine cluster of postgres (a
+// trusted account) that preloads pg_stat_statements, on every version:
+// unchanged, its need is its own SHOW (which counts the library); with a
+// larger shared_buffers the throwaway cluster, which loads no library, is
+// asked, and the library's share measured on the running server is added.
+func TestVersionsPreloadedLibraries(t *testing.T) {
+	pgtest.ForEachVersion(t, 15, func(t *testing.T, v pgtest.Version) {
+		c := pgtest.Start(t, map[string]string{"shared_buffers": "64MB", "shared_preload_libraries": "pg_stat_statements"})
+		ctx := context.Background()
+		s, err := snapshot.Take(ctx, snapshot.Options{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres", Port: c.Port}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg := findInstance(t, s, c.PID)
+		if pg.Owners == nil || pg.Owners.Process.Name != "postgres" {
+			t.Fatalf("owners of the cluster: %+v", pg.Owners)
+		}
+		in, err := Build(ctx, Request{Snapshot: s, Port: c.Port})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := in.Instances[0].Need
+		if r := advise.Plan(in); len(r.LeftOut) > 0 || r.HugePages == nil || n.Source != "SHOW shared_memory_size_in_huge_pages" {
+			t.Fatalf("unchanged: need %+v, left out %+v", n, r.LeftOut)
+		}
+		changed, err := Build(ctx, Request{Snapshot: s, Port: c.Port, Changes: map[string]string{"shared_buffers": "128MB"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := changed.Instances[0].Need
+		libs, _ := pg.Settings.Bytes("shared_memory_size")
+		if !strings.Contains(got.Source, "throwaway") || !strings.Contains(got.Source, "for shared_preload_libraries 'pg_stat_statements'") ||
+			got.Pages < n.Pages+32 || got.Pages > n.Pages+35 || got.SharedBytes < libs+63<<20 {
+			t.Errorf("with 64 MB more shared_buffers: %+v (unchanged %+v, SHOW shared_memory_size %d)", got, n, libs)
+		}
+		t.Logf("PostgreSQL %d: unchanged %d pages (%s); changed %d pages: %s", v.Major, n.Pages, n.Source, got.Pages, got.Source)
+	})
+}
