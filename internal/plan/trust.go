@@ -25,7 +25,6 @@ func unknownOwners(s *snapshot.Snapshot) []string {
 	if n == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("who owns %d of the instances read (process, binary, data directory) was not recorded "+
-		"(a --proc tree, or a bundle captured before dbmem recorded it): they are planned as read, without the check "+
-		"that leaves instances of untrusted accounts out of the host-wide settings", n)}
+	return []string{fmt.Sprintf("owners of %d instance(s) not recorded (a --proc tree, or a bundle captured before dbmem recorded them): "+
+		"planned as read, without the check that leaves instances of untrusted accounts out of the host-wide settings", n)}
 }

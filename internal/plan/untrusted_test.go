@@ -10,9 +10,11 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/servertrust"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
@@ -125,4 +127,50 @@ func TestVersionsPreloadedLibraries(t *testing.T) {
 		}
 		t.Logf("PostgreSQL %d: unchanged %d pages (%s); changed %d pages: %s", v.Major, n.Pages, n.Source, got.Pages, got.Source)
 	})
+}
+
+// TestUntrustedInstancesLeftOut: running instances whose owners were
+// read as nobody's (PostgreSQL, MariaDB) are planned for nothing and
+// nothing is run for them (their need is an estimate); trusted with
+// --server-account nobody they are planned; with no owners recorded (a
+// --proc tree) they are planned as read, with a note.
+func TestUntrustedInstancesLeftOut(t *testing.T) {
+	nobody := servertrust.Account{UID: 65534, Name: "nobody"}
+	owners := &servertrust.Ownership{Process: nobody, Binary: &servertrust.FileOwner{Path: "/tmp/x/postgres", Owner: nobody, Perm: 0o755},
+		DataDir: &servertrust.FileOwner{Path: "/tmp/x/data", Owner: nobody, Perm: 0o700}}
+	s := verHost(t)
+	set := postgres.Defaults(15)
+	set["shared_buffers"] = postgres.Setting{Value: "9GB", Bytes: new(uint64(9 << 30)), Source: postgres.FromConfigFile}
+	set["shared_preload_libraries"] = postgres.Setting{Value: "/tmp/x/evil.so", Source: postgres.FromConfigFile}
+	s.Postgres = []*postgres.Instance{{PostmasterPID: 4242, DataDir: "/tmp/x/data", Port: 5499, Major: 15, Settings: set, Owners: owners}}
+	my := &mysql.Instance{PID: 4343, Flavor: mysql.MariaDB, Major: 10, Minor: 11, DataDir: "/tmp/x/my", Settings: mysql.Defaults(mysql.MariaDB), Owners: owners}
+	my.Settings["large_pages"] = mysql.Setting{Value: "ON", Source: mysql.FromConfigFile}
+	s.MySQL = []*mysql.Instance{my}
+	in, err := Build(context.Background(), Request{Snapshot: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pi := range in.Instances {
+		if !strings.Contains(pi.Untrusted, "run by nobody") || pi.Need.Exact && pi.MySQL == nil {
+			t.Errorf("%s: untrusted %q, need %+v", pi.Subject, pi.Untrusted, pi.Need)
+		}
+	}
+	if r := advise.Plan(in); len(r.LeftOut) != 2 || r.HugePages != nil {
+		t.Errorf("left out %+v, pool %+v", r.LeftOut, r.HugePages)
+	}
+	in, err = Build(context.Background(), Request{Snapshot: s, Trust: servertrust.Policy{Accounts: []string{"nobody"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := advise.Plan(in); len(r.LeftOut) != 0 || len(r.WorstCases) != 2 {
+		t.Errorf("with --server-account nobody: left out %+v, %d worst cases", r.LeftOut, len(r.WorstCases))
+	}
+	s.Postgres[0].Owners, my.Owners = nil, nil
+	in, err = Build(context.Background(), Request{Snapshot: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := advise.Plan(in); len(r.LeftOut) != 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "owners of 2 instance(s) not recorded") {
+		t.Errorf("owners not recorded: left out %+v, notes %q", r.LeftOut, r.Notes)
+	}
 }
