@@ -243,7 +243,7 @@ func TestStoppedDataDirRunsNoCode(t *testing.T) {
 	data := initdbAsNobody(t, l)
 	r, _ := planJSON(t, "--data-dir", data)
 	l.ran(t, "plan --data-dir")
-	if !leftOut(r, data) || !strings.Contains(strings.Join(r.Notes, "\n"), "nothing was run as nobody") || r.LeftOut[0].Need.Exact {
+	if !leftOut(r, data) || !strings.Contains(strings.Join(r.Notes, "\n"), "nothing was run for it (its data directory "+data+" is owned by nobody") || r.LeftOut[0].Need.Exact {
 		t.Errorf("plan --data-dir of nobody's cluster: left out %+v, notes %q", r.LeftOut, r.Notes)
 	}
 	r, _ = planJSON(t, "--data-dir", data, "--server-account", "nobody")

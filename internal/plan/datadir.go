@@ -22,7 +22,7 @@ type dataDir struct {
 	major       int
 	owner       servertrust.Account
 	gid         uint32
-	// dataOwner owns data when it differs from given.
+	// dataOwner owns data (PostgreSQL runs as it); owner owns given.
 	dataOwner servertrust.Account
 }
 
@@ -74,32 +74,35 @@ func (d dataDir) fs() linux.FS {
 	return linux.DefaultFS().As(&linux.Account{UID: d.owner.UID, GIDs: []uint32{d.gid}})
 }
 
-// untrusted says why PostgreSQL may not run as the owner ("" when it may):
-// the owner is not a trusted server account, or the data directory is
-// another account's.
+// untrusted says why PostgreSQL may not run as the data directory's owner
+// ("" when it may): that owner, or the configuration directory's, is not a
+// trusted server account.
 func (d dataDir) untrusted(p servertrust.Policy) string {
-	if !p.Trusted(d.owner, "postgres") {
-		return fmt.Sprintf("its directory %s is owned by %s, not a trusted server account (trusted: %s; --server-account %s trusts it)",
-			d.given, d.owner, p.TrustedList("postgres"), d.owner.Flag())
-	}
-	if d.dataOwner.UID != d.owner.UID {
-		return fmt.Sprintf("its data directory %s is owned by %s, its configuration directory %s by %s", d.data, d.dataOwner, d.given, d.owner)
+	for _, c := range []struct {
+		what, dir string
+		owner     servertrust.Account
+	}{{"data directory", d.data, d.dataOwner}, {"configuration directory", d.given, d.owner}} {
+		if !p.Trusted(c.owner, "postgres") {
+			return fmt.Sprintf("its %s %s is owned by %s, not a trusted server account (trusted: %s; --server-account %s trusts it)",
+				c.what, c.dir, c.owner, p.TrustedList("postgres"), c.owner.Flag())
+		}
 	}
 	return ""
 }
 
 // fileSettings layers PostgreSQL's defaults, postgresql.conf (with its
 // includes) and the data directory's postgresql.auto.conf, as the server
-// would at start; read with the owner's rights.
-func (d dataDir) fileSettings() (postgres.Settings, error) {
+// would at start; read with the owner's rights. An auto.conf that cannot
+// be read is a note.
+func (d dataDir) fileSettings() (postgres.Settings, []string, error) {
 	s := postgres.Defaults(d.major)
 	fs := d.fs()
 	if err := postgres.ReadConfFile(fs, path.Join(d.given, "postgresql.conf"), postgres.FromConfigFile, s); err != nil {
-		return nil, fmt.Errorf("read the configuration of %s: %w", d.given, err)
+		return nil, nil, fmt.Errorf("read the configuration of %s: %w", d.given, err)
 	}
 	auto := filepath.Join(d.data, "postgresql.auto.conf")
 	if err := postgres.ReadConfFile(fs, auto, postgres.FromAutoConf, s); err != nil && !errors.Is(err, iofs.ErrNotExist) {
-		return nil, fmt.Errorf("read the configuration of %s: %w", d.given, err)
+		return s, []string{fmt.Sprintf("%s not read (%v): what ALTER SYSTEM set is not in the estimate", auto, err)}, nil
 	}
-	return s, nil
+	return s, nil, nil
 }

@@ -63,7 +63,7 @@ func askStopped(ctx context.Context, a *asker, d dataDir, r Request, size uint64
 	if bin == "" {
 		return advise.PlannedInstance{}, nil, fmt.Errorf("no PostgreSQL %d binaries found to ask about %s%s: install them or give --pg-bin", d.major, d.given, a.why())
 	}
-	cred, err := ownerOf(d.given)
+	cred, err := ownerOf(d.data)
 	if err != nil {
 		return advise.PlannedInstance{}, nil, err
 	}
@@ -92,15 +92,15 @@ func askStopped(ctx context.Context, a *asker, d dataDir, r Request, size uint64
 // untrustedStopped estimates a stopped server of an untrusted account from
 // its configuration files, read with its rights; nothing is run.
 func untrustedStopped(d dataDir, r Request, size uint64, why string) (advise.PlannedInstance, []string, error) {
-	set, err := d.fileSettings()
+	set, notes, err := d.fileSettings()
 	if err != nil {
 		return advise.PlannedInstance{}, nil, err
 	}
 	pi := stoppedInstance(d, r, set)
 	pi.Untrusted = why
 	pi.Need = estimateNeed(overlay(set, r.Changes, postgres.FromCommandLine), size)
-	note := fmt.Sprintf("%s: nothing was run as %s (its owner is not a trusted server account): its need is estimated from its configuration files", pi.Subject, d.owner)
-	return pi, []string{note}, nil
+	note := fmt.Sprintf("%s: nothing was run for it (%s): its need is estimated from its configuration files", pi.Subject, why)
+	return pi, append([]string{note}, notes...), nil
 }
 
 func readMajor(dir string) (int, error) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/advise"
@@ -172,5 +173,54 @@ func TestUntrustedInstancesLeftOut(t *testing.T) {
 	}
 	if r := advise.Plan(in); len(r.LeftOut) != 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "owners of 2 instance(s) not recorded") {
 		t.Errorf("owners not recorded: left out %+v, notes %q", r.LeftOut, r.Notes)
+	}
+}
+
+// TestConfigurationDirectory: --data-dir naming a configuration directory
+// (Debian's /etc/postgresql/15/main) whose postgresql.conf names the data
+// directory. Its version is found by reading that file as its owner, with
+// nothing run; the need is asked as the owner. A configuration directory
+// of another account than its data directory is not trusted.
+func TestConfigurationDirectory(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("plan runs PostgreSQL as the data directory's owner only as root")
+	}
+	c := pgtest.Create(t, map[string]string{"shared_buffers": "64MB"})
+	want := uint64(pgtest.HugePagesNeeded(t, c))
+	conf, err := os.ReadFile(filepath.Join(c.DataDir, "postgresql.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(c.Dir, "etc")
+	os.Mkdir(dir, 0o700)
+	conf = append(conf, fmt.Sprintf("\ndata_directory = '%s'\n", c.DataDir)...)
+	os.WriteFile(filepath.Join(dir, "postgresql.conf"), conf, 0o600)
+	st, _ := os.Stat(c.DataDir)
+	uid, gid := int(st.Sys().(*syscall.Stat_t).Uid), int(st.Sys().(*syscall.Stat_t).Gid)
+	for _, p := range []string{dir, filepath.Join(dir, "postgresql.conf")} {
+		os.Chown(p, uid, gid)
+	}
+	in, err := Build(context.Background(), Request{Snapshot: verHost(t), DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := in.Instances[0].Need; !n.Exact || n.Pages != want || in.Instances[0].Untrusted != "" {
+		t.Errorf("configuration directory: need %+v (untrusted %q), the cluster says %d", n, in.Instances[0].Untrusted, want)
+	}
+	os.Chown(dir, 0, 0) // root's, readable by postgres, as Debian's: trusted as well
+	os.Chown(filepath.Join(dir, "postgresql.conf"), 0, 0)
+	os.Chmod(dir, 0o755)
+	os.Chmod(filepath.Join(dir, "postgresql.conf"), 0o644)
+	if in, err = Build(context.Background(), Request{Snapshot: verHost(t), DataDir: dir}); err != nil || in.Instances[0].Need.Pages != want {
+		t.Errorf("root's configuration directory: %v %+v", err, in.Instances)
+	}
+	os.Chown(dir, 65534, 65534)
+	os.Chown(filepath.Join(dir, "postgresql.conf"), 65534, 65534)
+	in, err = Build(context.Background(), Request{Snapshot: verHost(t), DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pi := in.Instances[0]; !strings.Contains(pi.Untrusted, "its configuration directory "+dir+" is owned by nobody") || pi.Need.Exact {
+		t.Errorf("nobody's configuration directory of postgres's data: %+v", pi)
 	}
 }
