@@ -44,7 +44,11 @@ func (a *asker) askPlanned(ctx context.Context, major int, pageSize uint64, set 
 func (a *asker) throwawayServer(ctx context.Context, major int) (server, error) {
 	bin := a.binFor(major)
 	if bin == "" || major < 15 && major != 0 {
-		return server{}, fmt.Errorf("no PostgreSQL %d (15+) binaries to ask%s", major, a.why())
+		v := "15+"
+		if major != 0 {
+			v = fmt.Sprintf("%d (15+)", major)
+		}
+		return server{}, fmt.Errorf("no PostgreSQL %s binaries to ask%s", v, a.why())
 	}
 	if major == 0 {
 		major, _ = pgcluster.MajorVersion(bin)
