@@ -58,7 +58,7 @@ func (e *env) snapshotOptions() snapshot.Options {
 	if e.from.b != nil {
 		at := e.from.b.Manifest.CapturedAt // a bundle's snapshot is of its capture, not of now
 		o.Now = func() time.Time { return at }
-		o.Owners = e.from.b.Manifest.Owners // who owned the instances, read on the captured host
+		o.Owners = e.from.b.Owners() // who owned the instances, read on the captured host
 	}
 	return o
 }
