@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/dbmem/dbmem/internal/budget"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // TargetPostgresRole is a per-role setting: ALTER ROLE name SET
@@ -35,10 +36,31 @@ func planBudgets(in PlanInput, hp *HugePagePlan, r *PlanResult) []PlannedInstanc
 	bi := *pi.Budget
 	bi.Host = budgetHost(in, *pi, hp, r, bi.Host)
 	res := budget.Postgres(bi)
-	r.Budget = &res
 	r.Settings = append(r.Settings, budgetSettings(in, *pi, res)...)
 	pi.Work = budgetWorkload(pi.Work, res)
+	if pi.NoHuge != "" {
+		hp = nil
+	}
+	res.WorstCase = planWorstCase(res, postgresWorstCase(*pi, hp), pi.Work.MaxConnections)
+	r.Budget = &res
 	return out
+}
+
+// planWorstCase is the plan's worst case (WORST CASE, memory.worst_case)
+// beside the budget: private memory and page tables.
+func planWorstCase(res budget.Result, wc WorstCase, conns int) budget.WorstCase {
+	b := wc.PrivateBytes + wc.PageTablesBytes
+	f := ""
+	for _, l := range wc.Lines {
+		if l.Name == "shared memory" {
+			continue
+		}
+		if f != "" {
+			f += " + "
+		}
+		f += fmt.Sprintf("%s %s (%s)", units.Bytes(l.Bytes), l.Name, l.Formula)
+	}
+	return budget.WorstCase{Bytes: b, Formula: f + " = " + units.Bytes(b), Why: budget.WorstCaseWhy(res, b, conns)}
 }
 
 // budgetHost completes the host facts the plan decides: the pools after

@@ -19,24 +19,24 @@ func (b *pgBudget) parallelWorkers() {
 	gather := Setting{Name: "max_parallel_workers_per_gather", Current: strconv.Itoa(s.MaxParallelWorkersPerGather),
 		Why: "workers one query may start"}
 	switch {
-	case b.in.Asked["max_parallel_workers"] || cpus <= 0:
+	case b.in.Asked["max_parallel_workers"]:
+		total.Formula, total.Asked = total.Current+" (asked for)", true
+	case cpus <= 0:
 		total.Formula = total.Current + " (kept: CPU count unknown)"
-		if b.in.Asked["max_parallel_workers"] {
-			total.Formula, total.Asked = total.Current+" (asked for)", true
-		}
 	default:
 		s.MaxParallelWorkers = min(s.MaxParallelWorkers, cpus)
-		total.Formula = fmt.Sprintf("min(%s, %d CPUs)", total.Current, cpus)
+		total.Formula = fmt.Sprintf("min(%s, %d CPUs) = %d", total.Current, cpus, s.MaxParallelWorkers)
 	}
-	if cpus > 0 && !b.in.Asked["max_parallel_workers_per_gather"] {
+	switch {
+	case b.in.Asked["max_parallel_workers_per_gather"]:
+		gather.Formula, gather.Asked = gather.Current+" (asked for)", true
+	case cpus <= 0:
+		gather.Formula = gather.Current + " (kept: CPU count unknown)"
+	default:
 		s.MaxParallelWorkersPerGather = min(s.MaxParallelWorkersPerGather, max(1, cpus/2), s.MaxParallelWorkers)
-		gather.Formula = fmt.Sprintf("min(%s, %d CPUs / 2, max_parallel_workers)", gather.Current, cpus)
-	} else {
-		gather.Formula = gather.Current + " (kept)"
+		gather.Formula = fmt.Sprintf("min(%s, %d CPUs / 2, max_parallel_workers) = %d", gather.Current, cpus, s.MaxParallelWorkersPerGather)
 	}
 	total.Value, gather.Value = strconv.Itoa(s.MaxParallelWorkers), strconv.Itoa(s.MaxParallelWorkersPerGather)
-	total.Formula += " = " + total.Value
-	gather.Formula += " = " + gather.Value
 	b.parallel = s.MaxParallelWorkers
 	b.r.Settings = append(b.r.Settings, total, gather)
 }

@@ -27,7 +27,7 @@ func (b *pgBudget) concurrency() {
 		n = 1
 	}
 	if b.in.Pools == nil {
-		src += "; connection poolers not looked for"
+		b.r.Gaps = append(b.r.Gaps, Gap{What: "connection poolers", Why: "not looked for: the concurrency is not bounded by a pooler's server connections"})
 	}
 	b.active, b.r.Concurrency, b.r.ConcurrencySource = n, n, src
 	b.parallel = b.s.MaxParallelWorkers

@@ -114,7 +114,7 @@ func commitLimit(h Host) Limit {
 
 func coHostedLine(h Host) Line {
 	if h.CoHostedBytes == nil {
-		return Line{Name: "co-hosted processes", Formula: "not measured (what-if): none assumed", Minus: true}
+		return Line{Name: "co-hosted processes (not measured)", Formula: "not measured (what-if): none assumed", Minus: true}
 	}
 	return Line{Name: "co-hosted processes", Formula: orUnknown(h.CoHostedFrom), Bytes: *h.CoHostedBytes, Minus: true}
 }

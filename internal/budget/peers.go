@@ -84,16 +84,16 @@ func peerBytes(p Peer, name string) (uint64, bool) {
 func (b *pgBudget) differs() []string {
 	var out []string
 	h := b.in.Host
-	base := "a baseline of " + units.Bytes(b.baseline) + " per process (p95 Pss_Anon "
+	how := DefaultFor(b.in.Major).Source
 	if m := b.in.Measured; m != nil && m.Backends > 0 {
-		out = append(out, base+fmt.Sprintf("measured over %d backends): the rules of thumb count no memory for an idle connection", m.Backends))
-	} else {
-		out = append(out, base+DefaultFor(b.in.Major).Source+"): the rules of thumb count no memory for an idle connection")
+		how = fmt.Sprintf("measured over %d backends", m.Backends)
 	}
-	out = append(out, fmt.Sprintf("concurrency: %d active sessions (%s); PGTune divides by (max_connections + workers) x 3, timescaledb-tune by max_connections x round(CPUs / 2)",
-		b.active, b.r.ConcurrencySource))
-	out = append(out, fmt.Sprintf("the limit: %s (%s) where they start from all of RAM less shared_buffers (PGTune) or all of RAM (timescaledb-tune)",
-		units.Bytes(b.r.LimitBytes), b.r.LimitFormula))
+	out = append(out, fmt.Sprintf("baseline: %s per process (p95 Pss_Anon, %s); PGTune and timescaledb-tune count nothing for an idle connection",
+		units.Bytes(b.baseline), how))
+	out = append(out, fmt.Sprintf("concurrency: %d active sessions, not (max_connections + workers) x 3 work_mem (PGTune) or max_connections x round(CPUs / 2) (timescaledb-tune)",
+		b.active))
+	out = append(out, fmt.Sprintf("limit: %s (%s), not RAM - shared_buffers (PGTune) or all of RAM (timescaledb-tune)",
+		units.Bytes(b.r.LimitBytes), b.r.LimitSource))
 	if h.HugePoolBytes > 0 {
 		out = append(out, fmt.Sprintf("huge pages: the %s pool is RAM no private memory can use", units.Bytes(h.HugePoolBytes)))
 	}

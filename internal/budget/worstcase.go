@@ -34,11 +34,20 @@ func (b *pgBudget) worstCase() {
 }
 
 func (b *pgBudget) worstWhy(total uint64) string {
-	why := fmt.Sprintf("the budget counts %d active sessions (%s) with %s, the worst case all %d connections with every node at work_mem x hash_mem_multiplier",
-		b.active, b.r.ConcurrencySource, factorText(b.nodes, b.factor-float64(b.nodes-1)), b.s.MaxConnections)
-	if total > b.r.LimitBytes {
-		why += fmt.Sprintf("; it exceeds the limit by %s: nothing in PostgreSQL caps it, so keep strict overcommit (an allocation past CommitLimit fails with \"out of memory\" instead of an OOM kill)",
-			units.Bytes(total-b.r.LimitBytes))
+	return WorstCaseWhy(b.r, total, b.s.MaxConnections)
+}
+
+// WorstCaseWhy says how the worst case differs from the budget and what
+// happens past the limit.
+func WorstCaseWhy(r Result, total uint64, maxConnections int) string {
+	why := fmt.Sprintf("the budget counts %d active sessions, the worst case all %d connections with every node at work_mem x hash_mem_multiplier at once",
+		r.Concurrency, maxConnections)
+	if total > r.LimitBytes {
+		past := "an OOM kill and a crash restart of every session"
+		if r.LimitSource == FromCommitLimit {
+			past = "\"out of memory\" errors for the queries past CommitLimit, the server up"
+		}
+		why += fmt.Sprintf("; it exceeds the limit by %s: nothing in PostgreSQL caps it, and past the limit comes %s", units.Bytes(total-r.LimitBytes), past)
 	}
 	return why
 }

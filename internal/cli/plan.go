@@ -64,6 +64,8 @@ or with --format kubernetes.`,
 				return err
 			}
 			if req.WhatIf.RAMBytes == 0 {
+				e.conn.Work = !req.Budget.Off // the budget reads spills and roles' settings too
+				req.FS = e.fs()
 				if req.Snapshot, err = snapshot.Take(cmd.Context(), e.snapshotOptions()); err != nil {
 					return err
 				}
@@ -117,6 +119,7 @@ func (pf *planFlags) define(cmd *cobra.Command) {
 	f.StringVar(&pf.confDir, "conf-dir", "", "PostgreSQL include_dir for --format postgresql (default: from postgresql.conf)")
 	f.StringVar(&pf.outDir, "out-dir", "", "with --format: write each file under DIR at its installation path (DIR/etc/...)")
 	f.StringVar(&pf.target, "target", "", "with --format: print only this file (a unit such as postgresql@15-main.service, or a file name)")
+	pf.defineBudget(cmd)
 }
 
 // request turns the flags into a plan.Request.
@@ -158,6 +161,9 @@ func (pf *planFlags) request(cmd *cobra.Command) (plan.Request, error) {
 	// Kubernetes resources: asked for, or in a container (plan.Build).
 	r.Options.Kubernetes = pf.format == "kubernetes"
 	if r.Changes, err = pf.changes(); err != nil {
+		return r, err
+	}
+	if err := pf.budgetRequest(cmd, &r); err != nil {
 		return r, err
 	}
 	return r, pf.mysqlRequest(&r)

@@ -67,6 +67,9 @@ func liveOver(ctx context.Context, d dialSpec, check func(Live) error) (Live, er
 	if err != nil {
 		return Live{}, err
 	}
+	if d.work {
+		l.Work = readWork(ctx, conn, l)
+	}
 	if err := check(l); err != nil {
 		return Live{}, err
 	}

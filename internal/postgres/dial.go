@@ -42,6 +42,8 @@ type dialSpec struct {
 	// password may be sent.
 	sslMode string
 	timeout time.Duration
+	// work reads WorkStats too (ConnOptions.Work).
+	work bool
 }
 
 // pgxConfig builds the connection's configuration from d alone: the

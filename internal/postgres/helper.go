@@ -34,6 +34,7 @@ type helperRequest struct {
 	User      string `json:"user"`
 	Database  string `json:"database"`
 	TimeoutMS int64  `json:"timeout_ms"`
+	Work      bool   `json:"work,omitempty"`
 }
 
 // ServeHelper is the helper's side (the hidden subcommand): one request
@@ -51,7 +52,7 @@ func serveHelper(ctx context.Context, req helperRequest) (any, error) {
 	}
 	proof := &servertrust.Proof{PID: req.PID, Account: servertrust.Account{UID: req.UID}, Socket: req.Socket}
 	d := dialSpec{target: target{host: req.SocketDir, port: req.Port, proof: proof}, user: req.User,
-		database: req.Database, requireAuth: "none", timeout: time.Duration(req.TimeoutMS) * time.Millisecond}
+		database: req.Database, requireAuth: "none", timeout: time.Duration(req.TimeoutMS) * time.Millisecond, work: req.Work}
 	return liveOver(ctx, d, sameInstance{fs: linux.DefaultFS(), postmaster: req.PID, dataDir: req.DataDir, port: req.Port}.check)
 }
 
@@ -59,7 +60,7 @@ func serveHelper(ctx context.Context, req helperRequest) (any, error) {
 func (c Connector) viaHelper(ctx context.Context, in *Instance, d dialSpec, gid uint32) (Live, error) {
 	p := d.proof
 	req := helperRequest{Socket: p.Socket, SocketDir: d.host, Port: d.port, PID: p.PID, DataDir: in.DataDir, UID: p.Account.UID,
-		User: d.user, Database: d.database, TimeoutMS: d.timeout.Milliseconds()}
+		User: d.user, Database: d.database, TimeoutMS: d.timeout.Milliseconds(), Work: d.work}
 	var l Live
 	a := asowner.Account{UID: p.Account.UID, GID: gid, Name: p.Account.String()}
 	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout+10*time.Second)

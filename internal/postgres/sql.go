@@ -30,6 +30,9 @@ type ConnOptions struct {
 	// Trust says which servers may receive a password and whether in
 	// clear (--server-account, --allow-cleartext-password).
 	Trust servertrust.Policy
+	// Work also reads what the memory budget measures (spills, per-role
+	// settings, the log's location: WorkStats); plan and report ask.
+	Work bool
 }
 
 // Live is what a connection to the running server tells.
@@ -42,6 +45,9 @@ type Live struct {
 	As string `json:"as"`
 	// SessionPID is pg_backend_pid() of this connection.
 	SessionPID int `json:"session_pid,omitempty"`
+	// Work is what the memory budget reads (ConnOptions.Work), nil when
+	// not asked.
+	Work *WorkStats `json:"work,omitempty"`
 }
 
 // Activity is one pg_stat_activity row.
