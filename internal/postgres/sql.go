@@ -33,6 +33,10 @@ type ConnOptions struct {
 	// Work also reads what the memory budget measures (spills, per-role
 	// settings, the log's location: WorkStats); plan and report ask.
 	Work bool
+	// Statements are run, in order, once the server is proven and read
+	// (Connector.Exec: apply's ALTER SYSTEM, ALTER ROLE, pg_reload_conf);
+	// their rows come back in Live.Results.
+	Statements []string
 }
 
 // Live is what a connection to the running server tells.
@@ -48,6 +52,9 @@ type Live struct {
 	// Work is what the memory budget reads (ConnOptions.Work), nil when
 	// not asked.
 	Work *WorkStats `json:"work,omitempty"`
+	// Results are the rows of ConnOptions.Statements, one list per
+	// statement, every value as text ("" for NULL).
+	Results [][][]string `json:"results,omitempty"`
 }
 
 // Activity is one pg_stat_activity row.
