@@ -287,7 +287,7 @@ func renderPlan(e *env, in advise.PlanInput, res advise.PlanResult, req plan.Req
 			}
 		}
 	}
-	if pf.format == "alter-system" || pf.format == "tuned" {
+	if pf.format == "alter-system" || pf.format == "alter-role" || pf.format == "tuned" {
 		out, err := render.Format(pf.format, res.Settings, o)
 		if err != nil {
 			return err

@@ -100,6 +100,21 @@ func (c Change) sql(v *string) string {
 	return ""
 }
 
+// serverSettings are the server settings pgapply sets (what dbmem plans:
+// memory); roleSettings those it sets per role. A plan file can come from
+// anywhere: anything else (a library to preload, a command to run, a file
+// to write) is refused.
+var (
+	serverSettings = map[string]bool{"work_mem": true, "hash_mem_multiplier": true, "maintenance_work_mem": true,
+		"autovacuum_work_mem": true, "max_parallel_workers": true, "max_parallel_workers_per_gather": true,
+		"max_parallel_maintenance_workers": true, "temp_buffers": true, "jit": true, "max_connections": true,
+		"shared_buffers": true, "huge_pages": true, "huge_page_size": true, "shared_memory_type": true,
+		"logical_decoding_work_mem": true, "wal_buffers": true, "max_worker_processes": true,
+		"max_locks_per_transaction": true, "log_temp_files": true}
+	roleSettings = map[string]bool{"work_mem": true, "hash_mem_multiplier": true, "maintenance_work_mem": true,
+		"temp_buffers": true, "jit": true}
+)
+
 // Changes turns settings into changes: TargetPostgresRole settings into
 // ALTER ROLE, TargetPostgres ones into ALTER SYSTEM (system) or a check of
 // the conf.d file apply writes (file). Names, roles and values are checked.
@@ -113,10 +128,16 @@ func Changes(settings []advise.Setting, system bool) ([]Change, error) {
 			if err := CheckRole(s.Role); err != nil {
 				return nil, err
 			}
+			if !roleSettings[s.Name] {
+				return nil, fmt.Errorf("ALTER ROLE ... SET %s: not a memory setting dbmem sets per role", s.Name)
+			}
 		case advise.TargetPostgres:
 			c.Kind = KindFile
 			if system {
 				c.Kind = KindSystem
+			}
+			if !serverSettings[s.Name] {
+				return nil, fmt.Errorf("%s: not a memory setting dbmem plans", s.Name)
 			}
 		default:
 			continue
