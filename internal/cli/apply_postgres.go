@@ -65,7 +65,7 @@ func (f applyFlags) preparePG(ctx context.Context, e *env, sql []advise.Setting,
 	if err != nil {
 		return nil, fmt.Errorf("PostgreSQL settings: %w", err)
 	}
-	conn := postgres.Connector{Options: e.conn, FS: e.fs(), Helper: postgres.NewHelper()}
+	conn := e.pgConnector()
 	pg := &pgSQL{in: in, session: pgapply.NewSession(conn, in)}
 	if pg.plan, err = pgapply.Prepare(ctx, pg.session, cs); err != nil {
 		return nil, fmt.Errorf("PostgreSQL %s: %w", advise.PostgresSubject(in), err)

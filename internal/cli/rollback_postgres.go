@@ -33,7 +33,7 @@ func rollbackPostgres(ctx context.Context, e *env, journalDir, id string, yes bo
 	if in == nil {
 		return errors.New("rollback --postgres: no PostgreSQL instance runs here")
 	}
-	conn := postgres.Connector{Options: e.conn, FS: e.fs(), Helper: postgres.NewHelper()}
+	conn := e.pgConnector()
 	pg := &pgSQL{in: in, session: pgapply.NewSession(conn, in), plan: p}
 	if !yes {
 		if e.json {
