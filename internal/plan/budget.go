@@ -98,7 +98,7 @@ func runningBudget(r Request, pg *postgres.Instance, set postgres.Settings, subj
 		ActiveSessions: r.Budget.ActiveSessions, Profile: r.Budget.Profile, NodesPerQuery: r.NodesPerQuery}
 	in.Settings.IOWorkers = ioWorkers(pg.Major, set)
 	fs := r.fs()
-	in.Host.CPUs, _ = linux.ReadCPUsOnline(fs)
+	in.Host.CPUs = cpusOf(fs, pg.PostmasterPID)
 	in.Measured = Measure(fs, pg, r.Budget.History)
 	in.Host.CoHostedBytes, in.Host.CoHostedFrom = coHosted(fs, r, pg)
 	if cg := pg.Cgroup; cg != nil && cg.LimitBytes != nil {
@@ -109,6 +109,16 @@ func runningBudget(r Request, pg *postgres.Instance, set postgres.Settings, subj
 
 func whatIfSubject(major int) string {
 	return "postgresql " + strings.TrimSpace(strconv.Itoa(major)) + " (what-if)"
+}
+
+// cpusOf is the CPUs the instance may use: those online, at most its
+// cgroup's CPU quota (a pod's CPU limit); 0 when unknown.
+func cpusOf(fs linux.FS, pid int) int {
+	n, _ := linux.ReadCPUsOnline(fs)
+	if q, _, ok, err := linux.ReadCgroupCPUs(fs, pid); err == nil && ok && (n == 0 || q < n) {
+		return q
+	}
+	return n
 }
 
 // fs is the host the request reads (its processes' maps, /sys).
