@@ -37,8 +37,10 @@ func (b *pgBudget) lowerConnections(set Setting, idle uint64) Setting {
 		used, from = *h, "connections recorded ("+m.HistoryFrom+")"
 	}
 	want := ceilInt(max(2*used, s.SuperuserReserved+10), 10)
-	if p := b.in.Pools; p != nil && p.MaxServerConnections+s.SuperuserReserved > want {
-		want = ceilInt(p.MaxServerConnections+s.SuperuserReserved, 10)
+	pools := ""
+	if p := b.in.Pools; p != nil {
+		pools = fmt.Sprintf(", at least the %d server connections the poolers open + %d reserved", p.MaxServerConnections, s.SuperuserReserved)
+		want = max(want, ceilInt(p.MaxServerConnections+s.SuperuserReserved, 10))
 	}
 	share := float64(idle) / float64(max(b.r.LimitBytes, 1))
 	if share <= ConnectionShare || want >= s.MaxConnections {
@@ -47,7 +49,7 @@ func (b *pgBudget) lowerConnections(set Setting, idle uint64) Setting {
 		return set
 	}
 	set.Value = strconv.Itoa(want)
-	set.Formula = fmt.Sprintf("2 x %d used (%s), at least %d superuser_reserved_connections + 10, rounded up to 10 = %d", used, from, s.SuperuserReserved, want)
+	set.Formula = fmt.Sprintf("2 x %d used (%s), at least %d superuser_reserved_connections + 10%s, rounded up to 10 = %d", used, from, s.SuperuserReserved, pools, want)
 	set.Why = fmt.Sprintf("%d idle backends would take %.0f%% of the limit; a connection pooler in front keeps the clients", s.MaxConnections, share*100)
 	s.MaxConnections = want
 	return set
@@ -74,11 +76,13 @@ func (b *pgBudget) hashMem() {
 	if hm == float64(int(hm)) {
 		v = strconv.FormatFloat(hm, 'f', 1, 64)
 	}
-	why := "kept: hash nodes get work_mem x hash_mem_multiplier, counted in every active query"
+	why := "hash nodes get work_mem x hash_mem_multiplier, counted in every active query"
+	formula := v + " (kept)"
 	if b.in.Major > 0 && b.in.Major < 15 && hm == 1 {
-		why = "kept at 1.0, PostgreSQL 13-14's default (2.0 from 15): hash nodes get work_mem alone"
+		formula = v + " (kept: PostgreSQL 13-14's default, 2.0 from 15)"
+		why = "a hash node gets work_mem alone"
 	}
-	b.r.Settings = append(b.r.Settings, Setting{Name: "hash_mem_multiplier", Value: v, Current: v, Formula: v + " (kept)", Why: why})
+	b.r.Settings = append(b.r.Settings, Setting{Name: "hash_mem_multiplier", Value: v, Current: v, Formula: formula, Why: why})
 	b.factor = float64(b.nodes-1) + hm
 }
 

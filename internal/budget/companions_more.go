@@ -86,7 +86,7 @@ func (b *pgBudget) jitMeasure() (uint64, string) {
 	if m := b.in.Measured; m != nil && m.JIT != nil && m.JIT.CostBytes > 0 {
 		return m.JIT.CostBytes, fmt.Sprintf("measured over %d backends that compiled", m.JIT.Compiled)
 	}
-	return JITCostBytes, "measured per backend that compiled, PostgreSQL 15"
+	return JITCostBytes, "per backend that compiled, measured on PostgreSQL 15"
 }
 
 func onOff(v bool) string {

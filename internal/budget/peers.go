@@ -15,7 +15,11 @@ import (
 func (b *pgBudget) peers() []Peer {
 	h := b.in.Host
 	conns := b.in.Settings.MaxConnections
-	out := []Peer{PGTune(h.RAMBytes, h.CPUs, conns, b.in.Major, b.in.Profile), TSTune(h.RAMBytes, h.CPUs, conns, b.in.Major)}
+	ram := h.RAMBytes // what a person types in PGTune's form: the container's memory when it has a limit
+	if h.CgroupLimitBytes != nil && *h.CgroupLimitBytes < ram {
+		ram = *h.CgroupLimitBytes
+	}
+	out := []Peer{PGTune(ram, h.CPUs, conns, b.in.Major, b.in.Profile), TSTune(h.RAMBytes, h.CPUs, conns, b.in.Major)}
 	for i := range out {
 		out[i].TotalBytes = b.peerTotal(out[i])
 		out[i].Fits = out[i].TotalBytes > 0 && out[i].TotalBytes <= b.r.LimitBytes
