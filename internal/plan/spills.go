@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/budget"
-	"github.com/dbmem/dbmem/internal/dblog"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/units"
@@ -88,19 +87,14 @@ func logSpills(m *budget.Measured, t postgres.TempLog, threshold int64) {
 	if t.Path == "" || len(t.Gaps) > 0 && t.ReadBytes == 0 {
 		return
 	}
-	largest := map[string]dblog.TempFile{}
-	for _, f := range t.Files {
-		if cur, ok := largest[f.User]; !ok || f.Bytes > cur.Bytes {
-			largest[f.User] = f
-		}
-	}
 	span := "the " + units.Bytes(uint64(t.ReadBytes)) + " read"
 	if !t.First.IsZero() {
 		span = "since " + t.First.Format(time.DateTime)
 	}
-	for user, f := range largest {
-		m.Spills = append(m.Spills, budget.Spill{Role: user, Bytes: f.Bytes,
-			Source: fmt.Sprintf("server log: largest temporary file at %s (%s %s, %s)", f.TimeRaw, t.Format, t.Path, span)})
+	for _, f := range t.Files {
+		m.Spills = append(m.Spills, budget.Spill{Role: f.User, Bytes: f.Bytes,
+			Source: fmt.Sprintf("server log: the largest of %d temporary files (%s in all) at %s (%s %s, %s)",
+				f.Count, units.Bytes(f.TotalBytes), f.TimeRaw, t.Format, t.Path, span)})
 	}
 	if len(t.Files) == 0 && t.Truncated {
 		m.Gaps = append(m.Gaps, budget.Gap{What: "temporary files in the server log",

@@ -16,8 +16,9 @@ import (
 )
 
 // TempLogMaxBytes is how much of the server log the budget reads: its
-// last 8 MiB (about 40,000 stderr lines), a bound on what reading it costs.
-const TempLogMaxBytes = 8 << 20
+// last 4 MiB (about 20,000 stderr lines), a bound on what reading it costs
+// (at worst, every line a temporary file: 35-55 ms, docs/performance.md).
+const TempLogMaxBytes = 4 << 20
 
 // TempLog is what the server log says about temporary files.
 type TempLog struct {
