@@ -84,7 +84,7 @@ func (b *pgBudget) jit() {
 
 func (b *pgBudget) jitMeasure() (uint64, string) {
 	if m := b.in.Measured; m != nil && m.JIT != nil && m.JIT.CostBytes > 0 {
-		return m.JIT.CostBytes, fmt.Sprintf("measured over %d backends that compiled", m.JIT.Compiled)
+		return m.JIT.CostBytes, fmt.Sprintf("measured: %d of the backends had compiled", m.JIT.Compiled)
 	}
 	return JITCostBytes, "per backend that compiled, measured on PostgreSQL 15"
 }

@@ -99,6 +99,9 @@ func settingsTable(b *strings.Builder, s []advise.Setting, width int) {
 			now = "-"
 		}
 		name := x.Name
+		if x.Role != "" {
+			name = fmt.Sprintf("role %q: %s", x.Role, name)
+		}
 		if x.Unit != "" && x.Target != advise.TargetSysctl && x.Target != advise.TargetSysfs {
 			name = x.Unit + ": " + name
 		}
