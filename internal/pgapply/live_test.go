@@ -163,3 +163,34 @@ func TestShadowedFileValueRollsBack(t *testing.T) {
 		t.Errorf("the role keeps %q", got[0])
 	}
 }
+
+// TestSQLASCIIDatabase: a database in SQL_ASCII (initdb --locale=C
+// without -E makes one) takes the statements too: pgx's simple protocol
+// would refuse it (client_encoding is not UTF8).
+func TestSQLASCIIDatabase(t *testing.T) {
+	c := pgtest.Start(t, nil)
+	pgtest.Exec(t, c, `CREATE DATABASE ascii ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`, `CREATE ROLE "report ""user"" ü@x" LOGIN`)
+	conn := postgres.Connector{Options: postgres.ConnOptions{User: "postgres", Port: c.Port, Database: "ascii"}}
+	ins, _, err := postgres.Discover(context.Background(), linux.DefaultFS(), postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Session
+	for _, in := range ins {
+		if in.PostmasterPID == c.PID {
+			s = NewSession(conn, in)
+		}
+	}
+	ctx := context.Background()
+	cs, _ := Changes([]advise.Setting{{Target: advise.TargetPostgresRole, Role: oddRole, Name: "work_mem", Value: "64MB"}}, true)
+	p, err := Prepare(ctx, s, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(ctx, s, p, Options{JournalDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := show(t, s, showRole); got[0] != "work_mem=64MB" {
+		t.Errorf("role setting %q", got[0])
+	}
+}

@@ -36,7 +36,7 @@ func (c Connector) Exec(ctx context.Context, in *Instance, stmts []string) ([][]
 func runStatements(ctx context.Context, conn *pgx.Conn, stmts []string) ([][][]string, error) {
 	out := make([][][]string, 0, len(stmts))
 	for i, s := range stmts {
-		rows, err := conn.Query(ctx, s, pgx.QueryExecModeSimpleProtocol)
+		rows, err := conn.Query(ctx, s, pgx.QueryExecModeExec) // no simple protocol: it needs client_encoding UTF8 (a SQL_ASCII server has not)
 		if err != nil {
 			return nil, fmt.Errorf("statement %d (%s): %s", i+1, s, shortPgError(err))
 		}
