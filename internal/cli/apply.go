@@ -109,7 +109,10 @@ func runApply(ctx context.Context, e *env, f applyFlags) error {
 	if !f.yes || !p.Changes() && len(p.Refusals) == 0 && !pg.changes() {
 		return showPlan(e, p, "--yes", pg)
 	}
-	j, err := apply.Run(p, o)
+	var j *apply.Journal
+	if p.Changes() || len(p.Refusals) > 0 || pg == nil {
+		j, err = apply.Run(p, o)
+	}
 	if err == nil && pg != nil {
 		err = pg.run(ctx, o, j)
 	}
@@ -269,6 +272,9 @@ func reportRun(e *env, p *apply.Plan, j *apply.Journal, err error, pg *pgSQL) er
 	var re *apply.RefusedError
 	if errors.As(err, &re) {
 		return showPlan(e, p, "", pg)
+	}
+	if j == nil && pg != nil { // nothing but SQL
+		return reportSQL(e, pg, err)
 	}
 	if j != nil {
 		if e.json {

@@ -114,6 +114,9 @@ func writePG(w io.Writer, pg *pgSQL) {
 		fmt.Fprintln(w, "  then SELECT pg_reload_conf() and a check of every value from a new session")
 	} else {
 		fmt.Fprintf(w, "  %s (journal %s)\n", pg.journal.Status, pg.journal.Path)
+		if pg.journal.Status == pgapply.StatusDone && pg.journal.Kind == "apply" {
+			fmt.Fprintf(w, "  undo with: dbmem rollback --postgres --id %s --yes\n", pg.journal.ID)
+		}
 	}
 	for _, r := range pg.plan.Restart {
 		fmt.Fprintf(w, "  %s takes effect only at a restart of PostgreSQL (dbmem never restarts a database)\n", r)
@@ -139,4 +142,20 @@ func (pg *pgSQL) changes() bool {
 		}
 	}
 	return false
+}
+
+// reportSQL prints a run that changed only PostgreSQL over SQL.
+func reportSQL(e *env, pg *pgSQL, err error) error {
+	if e.json {
+		if jerr := writeJSON(e.stdout, map[string]any{"schema": "dbmem.apply/v1", "dry_run": false, "postgres": pgDoc(pg)}); jerr != nil {
+			return jerr
+		}
+	} else {
+		writePG(e.stdout, pg)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dbmem: postgresql: %v\n", err)
+		return exitError{ExitError}
+	}
+	return nil
 }
