@@ -40,7 +40,7 @@ func (b *pgBudget) roles() {
 		b.r.Roles = append(b.r.Roles, r)
 	}
 	if sp, ok := spills[""]; ok {
-		b.r.Notes = append(b.r.Notes, fmt.Sprintf("spills of no known role (%s): a log line prefix without %%u, or a role dropped since; they raise no role's work_mem",
+		b.r.Notes = append(b.r.Notes, fmt.Sprintf("spills of no known role (%s): a parallel worker's (no session, no %%u), a log line prefix without %%u, or a role dropped since; they raise no role's work_mem",
 			strings.Join(sp.sources, "; ")))
 	}
 }
