@@ -136,5 +136,12 @@ func TestVersionsBudgetRaisesOnlyTheSpillingRole(t *testing.T) {
 		if !b.Fits || b.TotalBytes > b.LimitBytes || !b.Measured || b.Concurrency < 1 {
 			t.Errorf("budget %s of %s, fits %v, measured %v, concurrency %d", fmt.Sprint(b.TotalBytes), fmt.Sprint(b.LimitBytes), b.Fits, b.Measured, b.Concurrency)
 		}
+		// pg_stat_statements reset: its spills are gone, the log's stay.
+		pgtest.Exec(t, c, "SELECT pg_stat_statements_reset()")
+		spill, _ = role(budgetOf(t, c).Budget, spillRole)
+		sources = strings.Join(spill.SpillSource, "; ")
+		if strings.Contains(sources, "pg_stat_statements") || !strings.Contains(sources, "server log") || spill.Proposed == "" {
+			t.Errorf("after pg_stat_statements_reset: %+v", spill)
+		}
 	})
 }

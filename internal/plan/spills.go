@@ -96,8 +96,9 @@ func logSpills(m *budget.Measured, t postgres.TempLog, threshold int64) {
 			Source: fmt.Sprintf("server log: the largest of %d temporary files (%s in all) at %s (%s %s, %s)",
 				f.Count, units.Bytes(f.TotalBytes), f.TimeRaw, t.Format, t.Path, span)})
 	}
-	if len(t.Files) == 0 && t.Truncated {
+	if len(t.Files) == 0 {
 		m.Gaps = append(m.Gaps, budget.Gap{What: "temporary files in the server log",
-			Why: fmt.Sprintf("none in the last %s of %s (%s): an older spill, or one under log_temp_files = %d kB, is not seen", units.Bytes(uint64(t.ReadBytes)), t.Path, span, threshold)})
+			Why: fmt.Sprintf("none in %s (%s, %s): a spill before it (a log rotated since, or older than the last %s) or under log_temp_files = %d kB is not seen",
+				t.Path, t.Format, span, units.Bytes(postgres.TempLogMaxBytes), threshold)})
 	}
 }
