@@ -52,9 +52,12 @@ worse: strict overcommit whose CommitLimit falls below Committed_AS + 10% of RAM
 huge page pool that leaves less than 10% of RAM (at least 1 GiB) or grows beyond the
 memory available now, settings for a database that does not run here.
 
-PostgreSQL and MySQL settings need a restart: they are written only with --postgres
-or --mysql, and dbmem never restarts a database. The kernel command line is written
-(to /etc/default/grub.d) only with --boot.
+PostgreSQL settings are written only with --postgres (the instance's conf.d; then the
+server is reloaded and every value read back, a setting that needs a restart is said) or
+set with --alter-system (ALTER SYSTEM); per-role settings with either (ALTER ROLE), read back
+from pg_db_role_setting; 'dbmem rollback --postgres' undoes the SQL. MySQL settings are
+written only with --mysql. dbmem never restarts a database. The kernel command line is
+written (to /etc/default/grub.d) only with --boot.
 
 Exit codes: 0 done (or dry run), 1 error (a failed run is rolled back), 2 usage,
 4 refused (nothing changed).`,

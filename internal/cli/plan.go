@@ -47,7 +47,13 @@ value with its formula. MySQL/MariaDB servers share the pool: their large-page b
 and for servers that use SysV shared memory (MySQL before 8.0, MariaDB before 10.5)
 vm.hugetlb_shm_group, LimitMEMLOCK and kernel.shmmax/shmall. It plans this host's
 running instances (--pg-port or --mysql-port keeps one), a stopped one (--data-dir),
-or a host that is not this one (--ram ... : what-if). It changes nothing:
+or a host that is not this one (--ram ... : what-if). For a PostgreSQL instance it also
+budgets the database's own memory (BUDGET): the limit its private memory may use, and
+work_mem, hash_mem_multiplier, maintenance_work_mem, autovacuum_work_mem, the parallel
+workers, temp_buffers, jit and max_connections solved within it under the concurrency
+measured (or, on a what-if, --cpus or --active-sessions), per-role work_mem for the roles
+whose queries spill (pg_stat_statements, the log's temporary files), PGTune's and
+timescaledb-tune's figures beside them, and the worst case. It changes nothing:
 --format renders files (sysctl, systemd, postgresql, alter-system, mysql, tuned,
 kernel-cmdline, kubernetes) and 'dbmem apply' applies them. Kubernetes pod resources
 (hugepages-2Mi, memory) are planned when dbmem or a database runs in a container,
