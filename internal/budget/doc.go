@@ -7,10 +7,12 @@
 // timescaledb-tune) would set for the same host, with why dbmem's numbers
 // differ.
 //
-// It is pure: no I/O. The limit, the lines, the peers and the settings are
-// engine-neutral (limit.go, types.go, solve.go); PostgreSQL's formulas are
-// in postgres*.go, its per-version defaults (measured, docs/check-plan.md)
-// in defaults.go, the peers in pgtune.go and tstune.go. internal/plan
+// It is pure: no I/O. The limit, the lines, the peers and the settings
+// (Line, Setting, Peer, Result) are engine-neutral (limit.go, types.go,
+// solve.go, text.go): MySQL's per-thread budget can return the same
+// Result. PostgreSQL's input, formulas and per-version defaults (measured,
+// docs/check-plan.md) are in postgres*.go, its peers in pgtune.go and
+// tstune.go. internal/plan
 // builds the Input from a snapshot (measured) or from what-if flags;
 // internal/advise calls Postgres from Plan and turns the settings into
 // advise.Settings that render and apply carry out.
