@@ -26,10 +26,10 @@ func gapsText(r advise.PlanResult) string {
 }
 
 // currentLog is pg_current_logfile(), absolute.
-func currentLog(t *testing.T, c *pgcluster.Cluster) string {
+func currentLog(t *testing.T, c *pgcluster.Cluster, conn *pgx.Conn) string {
 	t.Helper()
 	var p string
-	if err := pgtest.Connect(t, c).QueryRow(context.Background(), "SELECT pg_current_logfile()").Scan(&p); err != nil {
+	if err := conn.QueryRow(context.Background(), "SELECT pg_current_logfile()").Scan(&p); err != nil {
 		t.Fatal(err)
 	}
 	if !filepath.IsAbs(p) {
@@ -65,14 +65,13 @@ func TestVersionsSpillInputs(t *testing.T) {
 		if g := gapsText(r); !strings.Contains(g, "pg_stat_statements: not installed") {
 			t.Errorf("pg_stat_statements absent not said:\n%s", g)
 		}
-		old := currentLog(t, c)
-		pgtest.Exec(t, c, "SELECT pg_rotate_logfile()")
-		waitNewLog(t, c, old)
+		admin := pgtest.Connect(t, c)
+		waitNewLog(t, c, admin, currentLog(t, c, admin))
 		r = budgetOf(t, c)
 		if sp, _ := role(r.Budget, logRole); sp.SpillBytes != 0 || !strings.Contains(gapsText(r), "a log rotated since") {
 			t.Errorf("after rotation: %+v\n%s", sp, gapsText(r))
 		}
-		if err := os.Chmod(currentLog(t, c), 0); err != nil {
+		if err := os.Chmod(currentLog(t, c, admin), 0); err != nil {
 			t.Fatal(err)
 		}
 		if r = budgetOf(t, c); !strings.Contains(gapsText(r), "permission denied") {
@@ -81,13 +80,25 @@ func TestVersionsSpillInputs(t *testing.T) {
 	})
 }
 
-// waitNewLog waits (at most 2 minutes) until the server logs to another file.
-func waitNewLog(t *testing.T, c *pgcluster.Cluster, old string) {
+// waitNewLog rotates the log until the server logs to another file (a
+// rotation within the second the file was opened keeps its name), at most
+// 2 minutes.
+func waitNewLog(t *testing.T, c *pgcluster.Cluster, conn *pgx.Conn, old string) {
 	t.Helper()
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if currentLog(t, c) != old {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+		if _, err := conn.Exec(context.Background(), "SELECT pg_rotate_logfile()"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+		if currentLog(t, c, conn) != old {
 			return
 		}
 	}
-	t.Fatal("the log did not rotate")
+	ents, _ := os.ReadDir(filepath.Join(c.DataDir, "log"))
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	cur, _ := os.ReadFile(filepath.Join(c.DataDir, "current_logfiles"))
+	t.Fatalf("the log did not rotate from %s: %v, current_logfiles %q", old, names, cur)
 }
