@@ -136,6 +136,14 @@ func TestVersionsBudgetRaisesOnlyTheSpillingRole(t *testing.T) {
 		if !b.Fits || b.TotalBytes > b.LimitBytes || !b.Measured || b.Concurrency < 1 {
 			t.Errorf("budget %s of %s, fits %v, measured %v, concurrency %d", fmt.Sprint(b.TotalBytes), fmt.Sprint(b.LimitBytes), b.Fits, b.Measured, b.Concurrency)
 		}
+		// Version specifics: hash_mem_multiplier 1.0 before 15, io workers on 18.
+		hm, _ := b.Setting("hash_mem_multiplier")
+		if want := map[bool]string{true: "1.0", false: "2.0"}[v.Major < 15]; hm.Value != want || v.Major < 15 && !strings.Contains(hm.Formula, "13-14") {
+			t.Errorf("PostgreSQL %d: hash_mem_multiplier %s (%s)", v.Major, hm.Value, hm.Formula)
+		}
+		if base := b.Lines[0]; (v.Major >= 18) != strings.Contains(base.Formula, "3 io workers") {
+			t.Errorf("PostgreSQL %d: baseline %s", v.Major, base.Formula)
+		}
 		// pg_stat_statements reset: its spills are gone, the log's stay.
 		pgtest.Exec(t, c, "SELECT pg_stat_statements_reset()")
 		spill, _ = role(budgetOf(t, c).Budget, spillRole)
