@@ -208,4 +208,3 @@ func (s *tempSink) pidOf(prefix string) int {
 	_, n := parseStamp(prefix, s.loc)
 	return prefixPID(prefix[n:])
 }
-

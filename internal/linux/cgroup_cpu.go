@@ -93,4 +93,3 @@ func ParseCPUMax(s string) (quota, period float64, ok bool) {
 	}
 	return float64(q), float64(p), true
 }
-
