@@ -89,7 +89,7 @@ func hasKind(cs []Change, kind string) bool {
 	return false
 }
 
-// roleList is a SQL list of the roles named (” when none).
+// roleList is a SQL list of the roles named (the empty name when none).
 func roleList(cs []Change) string {
 	q := []string{"''"}
 	for _, c := range cs {
