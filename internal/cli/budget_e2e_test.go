@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -112,5 +113,56 @@ func TestBudgetPlanApplyRollback(t *testing.T) {
 	}
 	if got := roleWorkMem(t, c, e2eSpillRole); got != "" {
 		t.Errorf("after rollback the spilling role has work_mem %q", got)
+	}
+}
+
+// TestApplyConfDReloadsAndRollbackReloads: `apply --postgres` writes the
+// budget's server settings to the instance's conf.d, reloads it and reads
+// them back from a new session; `rollback` restores the file and reloads,
+// and the old value is back.
+func TestApplyConfDReloadsAndRollbackReloads(t *testing.T) {
+	binaries(t)
+	c := pgtest.Create(t, map[string]string{"include_dir": "conf.d"})
+	confd := filepath.Join(c.DataDir, "conf.d")
+	if err := os.Mkdir(confd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(file, []byte(`[{"target": "postgresql", "name": "work_mem", "value": "7MB"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	port, journal := strconv.Itoa(c.Port), filepath.Join(dir, "journal")
+	show := func() string {
+		var v string
+		if err := pgtest.Connect(t, c).QueryRow(ctx, "SHOW work_mem").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	code, out, errs := runAs(t, nil, env, "apply", "--plan", file, "--pg-port", port, "--postgres", "--yes", "--journal-dir", journal)
+	if code != 0 || !strings.Contains(out, "server shows 7168kB") {
+		t.Fatalf("apply --postgres: exit %d\n%s\n%s", code, out, errs)
+	}
+	if got := show(); got != "7MB" {
+		t.Errorf("after apply, a new session shows work_mem %s", got)
+	}
+	code, out, errs = runAs(t, nil, env, "rollback", "--yes", "--journal-dir", journal)
+	if code != 0 || !strings.Contains(out, "reloaded") {
+		t.Fatalf("rollback: exit %d\n%s\n%s", code, out, errs)
+	}
+	// The reload is asynchronous: new sessions get the old value once the
+	// postmaster has reread its files.
+	got := show()
+	for deadline := time.Now().Add(2 * time.Minute); got != "4MB" && time.Now().Before(deadline); got = show() {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got != "4MB" {
+		t.Errorf("after rollback work_mem %s, want the default 4MB", got)
 	}
 }

@@ -52,6 +52,9 @@ Exit codes: 0 done (or dry run), 1 error, 2 usage, 4 refused (nothing changed).`
 				return showPlan(e, p, "--yes (or: dbmem rollback --id "+p.Undoes+" --yes)", nil)
 			}
 			j, err := apply.Run(p, o)
+			if err == nil {
+				reloadRestored(cmd.Context(), e, p)
+			}
 			return reportRun(e, p, j, err, nil)
 		},
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/apply"
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/pgapply"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
@@ -69,4 +71,36 @@ func rollbackLocked(ctx context.Context, e *env, o apply.Options, id string, yes
 		defer release()
 	}
 	return rollbackPostgres(ctx, e, o.JournalDir, id, yes)
+}
+
+// reloadRestored reloads each running PostgreSQL instance whose conf.d
+// file a rollback restored: the old values take effect as they came
+// (settings that need a restart excepted). It says what it did.
+func reloadRestored(ctx context.Context, e *env, p *apply.Plan) {
+	ins, _, err := postgres.Discover(ctx, e.fs(), postgres.Options{})
+	if err != nil {
+		return
+	}
+	for _, in := range ins {
+		dir, _, err := apply.PostgresTarget(e.fs(), in)
+		if err != nil || !restoredIn(p, dir) {
+			continue
+		}
+		s := pgapply.NewSession(e.pgConnector(), in)
+		if _, err := s.Exec(ctx, []string{"SELECT pg_reload_conf()"}); err != nil {
+			fmt.Fprintf(e.stderr, "dbmem: the conf.d file of %s was restored but the reload failed: %v (reload it: pg_ctl reload, or SELECT pg_reload_conf())\n",
+				inert.Text(advise.PostgresSubject(in)), err)
+			continue
+		}
+		fmt.Fprintf(e.stdout, "reloaded %s: its restored conf.d file takes effect (a setting that needs a restart waits for one)\n", inert.Text(advise.PostgresSubject(in)))
+	}
+}
+
+func restoredIn(p *apply.Plan, dir string) bool {
+	for _, f := range p.Files {
+		if !f.Noop() && filepath.Dir(f.Path) == filepath.Clean(dir) {
+			return true
+		}
+	}
+	return false
 }
