@@ -138,9 +138,14 @@ func TestApplyConfDReloadsAndRollbackReloads(t *testing.T) {
 	}
 	env := []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
 	port, journal := strconv.Itoa(c.Port), filepath.Join(dir, "journal")
-	show := func() string {
+	show := func() string { // a new session each time: it reads the configuration as reloaded
+		conn, err := c.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
 		var v string
-		if err := pgtest.Connect(t, c).QueryRow(ctx, "SHOW work_mem").Scan(&v); err != nil {
+		if err := conn.QueryRow(ctx, "SHOW work_mem").Scan(&v); err != nil {
 			t.Fatal(err)
 		}
 		return v
