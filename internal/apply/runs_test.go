@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/hostchange"
 )
 
 // fakeOptions apply into a copy of this host's kernel files (fakeKernel).
@@ -89,7 +90,7 @@ func TestRollbackRemovesLeftoverTemp(t *testing.T) {
 	o := fakeOptions(t)
 	file := o.hostPath("/etc/sysctl.d/60-dbmem.conf")
 	mustRun(t, []advise.Setting{setting("vm.swappiness", "10")}, o)
-	left := filepath.Join(filepath.Dir(file), ".60-dbmem.conf"+tempMark+"4242")
+	left := filepath.Join(filepath.Dir(file), ".60-dbmem.conf"+hostchange.TempMark+"4242")
 	os.WriteFile(left, []byte("half written"), 0o600)
 	j := mustRollback(t, o, "")
 	mustNotExist(t, left)
