@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/dbmem/dbmem/internal/render"
 )
@@ -88,6 +91,9 @@ func reversePlan(j *Journal, o Options) (*Plan, error) {
 		p.Live = append(p.Live, c)
 	}
 	for i := len(j.Files) - 1; i >= 0; i-- {
+		if err := fileOK(j.Files[i], j, o.JournalDir); err != nil {
+			return nil, err
+		}
 		f, err := reverseFile(j.Files[i], p)
 		if err != nil {
 			return nil, err
@@ -153,4 +159,32 @@ func reverseFile(rec FileRecord, p *Plan) (FileChange, error) {
 	f.Content, f.Mode = string(b), st.Mode().Perm()
 	f.UID, f.GID = owner(st)
 	return f, nil
+}
+
+// fileOK refuses a journaled file apply could not have written: a path
+// that is not absolute and clean, a base name render does not write, a
+// backup elsewhere than apply keeps them (next to the file for an apply,
+// in the journal directory for a rollback), a created directory that is
+// not above the file. A journal is root's, in root's directory; this
+// stops a damaged or forged one from restoring any other file.
+func fileOK(rec FileRecord, j *Journal, dir string) error {
+	bad := ""
+	switch {
+	case !filepath.IsAbs(rec.Path) || filepath.Clean(rec.Path) != rec.Path:
+		bad = "not an absolute, clean path"
+	case !slices.Contains(render.FileNames(), filepath.Base(rec.Path)):
+		bad = "not a file dbmem writes (" + strings.Join(render.FileNames(), ", ") + ")"
+	case rec.Backup != "" && rec.Backup != backupName(rec.Path, j.ID) &&
+		filepath.Clean(rec.Backup) != filepath.Join(filepath.Clean(dir), j.ID+".files", flatName(rec.Path)):
+		bad = "its backup " + rec.Backup + " is not where dbmem keeps one"
+	}
+	for _, d := range rec.CreatedDirs {
+		if bad == "" && !strings.HasPrefix(rec.Path, filepath.Clean(d)+"/") {
+			bad = "created directory " + d + " is not above it"
+		}
+	}
+	if bad != "" {
+		return fmt.Errorf("journal %s names %s: %s; dbmem does not restore it: check the journal and the file by hand", j.Path, rec.Path, bad)
+	}
+	return nil
 }

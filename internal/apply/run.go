@@ -161,11 +161,13 @@ func (r runner) change(f FileChange) error {
 // undoing a run leaves the configuration directories as they were.
 func (r runner) backupPath(target string) string {
 	if r.j.Kind == "rollback" {
-		flat := strings.ReplaceAll(strings.TrimPrefix(target, "/"), "/", "%")
-		return filepath.Join(r.o.JournalDir, r.j.ID+".files", flat)
+		return filepath.Join(r.o.JournalDir, r.j.ID+".files", flatName(target))
 	}
 	return backupName(target, r.j.ID)
 }
+
+// flatName is a path as one file name in a rollback's backup directory.
+func flatName(path string) string { return strings.ReplaceAll(strings.TrimPrefix(path, "/"), "/", "%") }
 
 // removeEmptyDirs removes directories, innermost first, while they are
 // empty.

@@ -183,3 +183,34 @@ func TestLinkedDirectoryIsRefused(t *testing.T) {
 		t.Errorf("written through the link: %v", ents)
 	}
 }
+
+// TestRollbackRestoresOnlyDbmemFiles: a journal (root's, in the journal
+// directory: damaged, or forged) that names a file apply never writes, a
+// backup kept elsewhere, or a created directory not above the file, is
+// refused by rollback and nothing is restored.
+func TestRollbackRestoresOnlyDbmemFiles(t *testing.T) {
+	o := fakeOptions(t)
+	j := mustRun(t, []advise.Setting{setting("vm.swappiness", "10")}, o)
+	crontab := o.hostPath("/etc/crontab")
+	os.WriteFile(crontab, []byte("root's\n"), 0o644)
+	forged := filepath.Join(t.TempDir(), "forged")
+	os.WriteFile(forged, []byte("* * * * * root sh /tmp/x\n"), 0o644)
+	good := j.Files[0]
+	for name, rec := range map[string]FileRecord{
+		"another file":          {Path: crontab, Existed: true, Backup: crontab + ".dbmem-" + j.ID},
+		"a backup elsewhere":    {Path: good.Path, Existed: true, Backup: forged},
+		"a directory not above": {Path: good.Path, CreatedDirs: []string{filepath.Dir(crontab) + "/cron.d"}},
+		"a relative path":       {Path: "etc/sysctl.d/60-dbmem.conf"},
+	} {
+		j.Files = []FileRecord{rec}
+		if err := j.save(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := PrepareRollback(o, j.ID); err == nil || !strings.Contains(err.Error(), "dbmem does not restore it") {
+			t.Errorf("%s: %v, want refused", name, err)
+		}
+	}
+	if readFile(t, crontab) != "root's\n" || !strings.Contains(readFile(t, good.Path), "vm.swappiness = 10") {
+		t.Error("a file was restored from a forged journal")
+	}
+}
