@@ -138,7 +138,7 @@ func badOwner(st fs.FileInfo, above bool) string {
 	case s.Uid != me && !(above && s.Uid == 0):
 		return fmt.Sprintf("is owned by uid %d, not %d", s.Uid, me)
 	case st.Mode().Perm()&0o022 != 0 && !(above && st.Mode()&fs.ModeSticky != 0):
-		return fmt.Sprintf("has mode %04o: writable by its group or by everyone", st.Mode().Perm())
+		return fmt.Sprintf("has mode %04o, writable by its group or by everyone", st.Mode().Perm())
 	}
 	return ""
 }
