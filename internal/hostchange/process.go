@@ -95,9 +95,13 @@ func (p Process) Stop(fs linux.FS, grace time.Duration) error {
 	return nil
 }
 
+// wait waits up to d for p to end: a zombie, or its pid gone or reused
+// (its executable is not asked: an exiting process's link is gone before
+// the process is).
 func (p Process) wait(fs linux.FS, d time.Duration) bool {
 	for end := time.Now().Add(d); ; time.Sleep(50 * time.Millisecond) {
-		if !p.Running(fs) {
+		st, err := linux.ReadStat(fs, p.PID)
+		if err != nil || st.State == "Z" || st.StartTicks != p.StartTicks {
 			return true
 		}
 		if time.Now().After(end) {

@@ -96,6 +96,9 @@ func CheckDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("state directory %s: %w", dir, err)
 	}
+	if s, ok := st.Sys().(*syscall.Stat_t); ok && s.Uid == 0 && os.Geteuid() != 0 {
+		return fmt.Errorf("state directory %s is root's: run this as root", dir)
+	}
 	if why := badOwner(st, false); why != "" {
 		return fmt.Errorf("state directory %s %s: another user could plant or change dbmem's journals and locks there, so dbmem refuses to use it; "+
 			"fix: check what is in it, then remove it (dbmem makes it again, mode 0700) or run chown %d %s && chmod 0700 %s",
