@@ -3,10 +3,12 @@ package apply
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/dbmem/dbmem/internal/render"
 )
@@ -145,14 +147,7 @@ func reverseFile(rec FileRecord, p *Plan) (FileChange, error) {
 		f.Remove, f.Dirs = true, rec.CreatedDirs
 		return f, nil
 	}
-	st, err := os.Stat(rec.Backup)
-	if errors.Is(err, os.ErrNotExist) {
-		return f, fmt.Errorf("the backup %s of %s is gone: cannot restore it", rec.Backup, rec.Path)
-	}
-	if err != nil {
-		return f, err
-	}
-	b, err := os.ReadFile(rec.Backup)
+	b, st, err := readBackup(rec)
 	if err != nil {
 		return f, err
 	}
@@ -187,4 +182,35 @@ func fileOK(rec FileRecord, j *Journal, dir string) error {
 		return fmt.Errorf("journal %s names %s: %s; dbmem does not restore it: check the journal and the file by hand", j.Path, rec.Path, bad)
 	}
 	return nil
+}
+
+// readBackup reads a file's backup: opened without following a link (a
+// conf.d backup sits in a directory the database account owns, which could
+// put a link to /etc/shadow in its place), a regular file, holding the
+// bytes the journal recorded (sha256) when the run replaced the file.
+func readBackup(rec FileRecord) ([]byte, os.FileInfo, error) {
+	f, err := os.OpenFile(rec.Backup, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("the backup %s of %s is gone: cannot restore it", rec.Backup, rec.Path)
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, nil, fmt.Errorf("the backup %s of %s is a symbolic link now: dbmem does not restore through it; check both files by hand", rec.Backup, rec.Path)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("the backup %s of %s is not a regular file (%v): cannot restore it", rec.Backup, rec.Path, err)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rec.OldSHA256 != "" && sum(b) != rec.OldSHA256 {
+		return nil, nil, fmt.Errorf("the backup %s of %s was changed since the run (sha256 %s, the journal says %s): dbmem does not restore it; check both files by hand",
+			rec.Backup, rec.Path, sum(b)[:12], rec.OldSHA256[:min(12, len(rec.OldSHA256))])
+	}
+	return b, st, nil
 }

@@ -214,3 +214,31 @@ func TestRollbackRestoresOnlyDbmemFiles(t *testing.T) {
 		t.Error("a file was restored from a forged journal")
 	}
 }
+
+// TestRollbackRefusesAChangedBackup: a backup next to its file (in a
+// conf.d the database account owns, it could replace it) that became a
+// link to a root-only file, or holds other bytes than the journal
+// recorded, is not restored.
+func TestRollbackRefusesAChangedBackup(t *testing.T) {
+	o := fakeOptions(t)
+	file := o.hostPath("/etc/sysctl.d/60-dbmem.conf")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte("vm.swappiness = 60\n"), 0o644)
+	j := mustRun(t, []advise.Setting{setting("vm.swappiness", "10")}, o)
+	backup := j.Files[0].Backup
+	secret := filepath.Join(t.TempDir(), "shadow")
+	os.WriteFile(secret, []byte("root:secret\n"), 0o600)
+	for name, plant := range map[string]func(){
+		"a link":      func() { os.Symlink(secret, backup) },
+		"other bytes": func() { os.WriteFile(backup, []byte("vm.swappiness = 1\n"), 0o644) },
+	} {
+		os.Remove(backup)
+		plant()
+		if _, err := PrepareRollback(o, ""); err == nil || !strings.Contains(err.Error(), "dbmem does not restore") {
+			t.Errorf("%s as the backup: %v, want refused", name, err)
+		}
+	}
+	if strings.Contains(readFile(t, file), "secret") || !strings.Contains(readFile(t, file), "vm.swappiness = 10") {
+		t.Errorf("the file was restored from a changed backup:\n%s", readFile(t, file))
+	}
+}
