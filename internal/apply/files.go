@@ -131,12 +131,6 @@ func dirOwner(dir string) (int, int) {
 	}
 }
 
-// writeAtomic replaces path with data (hostchange.WriteFile: a temporary
-// file in the same directory, mode and owner, fsync, rename).
-func writeAtomic(path string, data []byte, mode fs.FileMode, uid, gid int) error {
-	return hostchange.WriteFile(path, data, mode, uid, gid)
-}
-
 // backupName is the timestamped copy of path next to it. Its name ends in
 // the run's id, so no *.conf or *.cfg loader (sysctl.d, conf.d, systemd
 // drop-ins, grub.d) ever reads it.
@@ -161,7 +155,7 @@ func backup(path, dest string) (string, error) {
 		return "", err
 	}
 	uid, gid := owner(st)
-	return dest, writeAtomic(dest, data, st.Mode().Perm(), uid, gid)
+	return dest, hostchange.WriteFile(dest, data, st.Mode().Perm(), uid, gid)
 }
 
 // mkdirs creates dir and its missing parents (mode 0755, owned like the

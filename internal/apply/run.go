@@ -150,7 +150,7 @@ func (r runner) change(f FileChange) error {
 		removeEmptyDirs(f.Dirs)
 		return err
 	}
-	if err := writeAtomic(f.Target, []byte(f.Content), f.Mode, f.UID, f.GID); err != nil {
+	if err := hostchange.WriteFile(f.Target, []byte(f.Content), f.Mode, f.UID, f.GID); err != nil {
 		return fmt.Errorf("write %s: %w", f.Target, err)
 	}
 	return verifyFile(f.Target, []byte(f.Content))
