@@ -60,20 +60,31 @@ func StateDir(dir string) error {
 		return fmt.Errorf("state directory %s: %w", dir, err)
 	}
 	if err := mkdirs(abs); err != nil {
-		return fmt.Errorf("state directory %s: %w", abs, err)
+		return fmt.Errorf("state directory %s: %w; fix: give dbmem a directory it can make where only root (or you) may write", abs, err)
 	}
 	return CheckDir(abs)
 }
 
-// mkdirs creates dir and its missing parents, each mode 0700.
+// mkdirs creates dir and its missing parents, each mode 0700, each in a
+// parent reached through root's links only (nothing is made where another
+// user's link points).
 func mkdirs(dir string) error {
 	if _, err := os.Lstat(dir); err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return nil // CheckDir says what is wrong with it
 	}
-	if parent := filepath.Dir(dir); parent != dir {
-		if err := mkdirs(parent); err != nil {
+	parent := filepath.Dir(dir)
+	if parent == dir {
+		return nil
+	}
+	if err := mkdirs(parent); err != nil {
+		return err
+	}
+	if parent != "/" {
+		p, err := linux.OpenAs("/", parent, nil, true)
+		if err != nil {
 			return err
 		}
+		p.Close()
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
