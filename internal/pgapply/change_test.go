@@ -50,7 +50,7 @@ func TestJournalDirRefusesOthers(t *testing.T) {
 	if err := os.Chmod(filepath.Join(root, "postgres"), 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newJournal(root, "apply", "", "x", time.Now(), nil); err == nil || !strings.Contains(err.Error(), "writable by others") {
+	if _, err := newJournal(root, "apply", "", "x", time.Now(), nil); err == nil || !strings.Contains(err.Error(), "writable by its group or by everyone") {
 		t.Fatalf("a 0777 journal directory: %v", err)
 	}
 }

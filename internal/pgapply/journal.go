@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/hostchange"
 )
 
 // JournalSchema versions the journal's JSON.
@@ -40,25 +41,14 @@ type Journal struct {
 	Path     string     `json:"-"`
 }
 
-// dir is where the journals live: JournalDir/postgres, made 0700 and
-// refused when another user could write it or it is a link.
+// dir is where the journals live: JournalDir/postgres, a state
+// directory only the user running dbmem may write (hostchange.StateDir:
+// made 0700, refused when another user could change it or a link of
+// theirs leads there).
 func dir(journalDir string) (string, error) {
 	d := filepath.Join(journalDir, "postgres")
-	if err := os.MkdirAll(d, 0o700); err != nil {
-		return "", fmt.Errorf("journal directory: %w", err)
-	}
-	st, err := os.Lstat(d)
-	if err != nil {
-		return "", fmt.Errorf("journal directory: %w", err)
-	}
-	sys, _ := st.Sys().(*syscall.Stat_t)
-	switch {
-	case !st.IsDir():
-		return "", fmt.Errorf("journal directory %s is not a directory", d)
-	case st.Mode().Perm()&0o022 != 0:
-		return "", fmt.Errorf("journal directory %s is writable by others (%v): chmod 700 it", d, st.Mode().Perm())
-	case sys != nil && int(sys.Uid) != os.Geteuid():
-		return "", fmt.Errorf("journal directory %s belongs to uid %d, not to dbmem's", d, sys.Uid)
+	if err := hostchange.StateDir(d); err != nil {
+		return "", fmt.Errorf("journal: %w", err)
 	}
 	return d, nil
 }
@@ -71,7 +61,7 @@ func newJournal(journalDir, kind, undoes, instance string, now time.Time, change
 	id := now.UTC().Format("20060102T150405.000Z")
 	for i := 1; ; i++ {
 		p := filepath.Join(d, id+".json")
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := hostchange.OpenState(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
 			f.Close()
 			j := &Journal{Schema: JournalSchema, ID: id, Kind: kind, Undoes: undoes, Instance: instance, Started: now.UTC(),
@@ -85,39 +75,28 @@ func newJournal(journalDir, kind, undoes, instance string, now time.Time, change
 	}
 }
 
-// save writes the journal atomically (a temporary file renamed over it).
+// save writes the journal atomically (hostchange.WriteFile).
 func (j *Journal) save() error {
 	b, err := json.MarshalIndent(j, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(j.Path), "."+j.ID+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err = tmp.Write(b); err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), j.Path)
-	}
-	if err != nil {
+	if err := hostchange.WriteFile(j.Path, append(b, '\n'), 0o600, -1, -1); err != nil {
 		return fmt.Errorf("journal %s: %w", j.Path, err)
 	}
 	return nil
 }
 
-// Journals lists the runs journaled in journalDir, oldest first.
+// Journals lists the runs journaled in journalDir, oldest first. A
+// directory another user could write is refused (hostchange.CheckDir).
 func Journals(journalDir string) ([]*Journal, error) {
 	d := filepath.Join(journalDir, "postgres")
-	ents, err := os.ReadDir(d)
-	if errors.Is(err, fs.ErrNotExist) {
+	if err := hostchange.CheckDir(d); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	} else if err != nil {
+		return nil, err
 	}
+	ents, err := os.ReadDir(d)
 	if err != nil {
 		return nil, err
 	}
@@ -136,16 +115,13 @@ func Journals(journalDir string) ([]*Journal, error) {
 	return out, nil
 }
 
-// maxJournal bounds a journal file's size.
-const maxJournal = 4 << 20
-
 func readJournal(p string) (*Journal, error) {
-	b, err := os.ReadFile(p)
+	b, ok, err := hostchange.ReadState(p)
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > maxJournal {
-		return nil, fmt.Errorf("journal %s: larger than %d bytes", p, maxJournal)
+	if !ok {
+		return nil, fmt.Errorf("journal %s: gone", p)
 	}
 	var j Journal
 	if err := json.Unmarshal(b, &j); err != nil {
