@@ -64,15 +64,22 @@ func PGTune(ramBytes uint64, cpus, maxConns, major int, profile string) Peer {
 			add("jit", "off", "off for web, oltp and mixed (PostgreSQL 12+)")
 		}
 	}
-	if cpus >= 4 {
-		g := (cpus + 1) / 2
-		if profile != "dw" {
-			g = min(g, 4)
-		}
-		add("max_parallel_workers", strconv.Itoa(cpus), "CPUs")
-		add("max_parallel_workers_per_gather", strconv.Itoa(g), "ceil(CPUs / 2), at most 4 (dw: no cap)")
-	}
+	p.Settings = append(p.Settings, pgtuneParallel(cpus, profile)...)
 	return p
+}
+
+// pgtuneParallel: from 4 CPUs, one parallel worker per CPU and
+// ceil(CPUs / 2) per Gather, at most 4 but for dw.
+func pgtuneParallel(cpus int, profile string) []PeerSetting {
+	if cpus < 4 {
+		return nil
+	}
+	g := (cpus + 1) / 2
+	if profile != "dw" {
+		g = min(g, 4)
+	}
+	return []PeerSetting{{"max_parallel_workers", strconv.Itoa(cpus), "CPUs"},
+		{"max_parallel_workers_per_gather", strconv.Itoa(g), "ceil(CPUs / 2), at most 4 (dw: no cap)"}}
 }
 
 func kB(v uint64) string { return strconv.FormatUint(v, 10) + "kB" }
