@@ -16,6 +16,10 @@ import (
 func measureSpills(m *budget.Measured, fs linux.FS, pg *postgres.Instance) {
 	w := pg.Work
 	if w == nil {
+		if pg.Connected {
+			m.Gaps = append(m.Gaps, budget.Gap{What: "spills, roles' own settings",
+				Why: "the connection did not read them (a capture made without them, or --no-budget)", Fix: "run dbmem plan on the host"})
+		}
 		return
 	}
 	for _, g := range w.Gaps {
