@@ -43,7 +43,7 @@ type KillerEvent struct {
 }
 
 var (
-	oomdKillRe = regexp.MustCompile(`^(Killed|Marked) (\S+) (?:for killing )?due to (.*)$`)
+	oomdKillRe  = regexp.MustCompile(`^(Killed|Marked) (\S+) (?:for killing )?due to (.*)$`)
 	oomdPressRe = regexp.MustCompile(`^memory pressure for (\S+) being ([\d.]+%) > ([\d.]+%) for > (\S+)`)
 	oomdSwapRe  = regexp.MustCompile(`swap used \((\d+)\) / total \((\d+)\) being more than ([\d.]+ ?%)`)
 	oomdWatchRe = regexp.MustCompile(`^Memory pressure for (\S+) is ([\d.]+%) > ([\d.]+%) for > (\S+)`)

@@ -74,7 +74,7 @@ func orWord(s, w string) string {
 }
 
 var (
-	panicOOMRe = regexp.MustCompile(`Kernel panic - not syncing: (?i:out of memory)[:.]? ?(system-wide|compulsory)? ?panic_on_oom is (?:enabled|selected)`)
+	panicOOMRe  = regexp.MustCompile(`Kernel panic - not syncing: (?i:out of memory)[:.]? ?(system-wide|compulsory)? ?panic_on_oom is (?:enabled|selected)`)
 	panicNoneRe = regexp.MustCompile(`Kernel panic - not syncing: (?:Out of memory and no killable processes|System is deadlocked on memory)`)
 )
 
