@@ -26,7 +26,7 @@ type Detection struct {
 const detectLines = 400
 
 var (
-	pgDetectRe = regexp.MustCompile(`\b(?:LOG|ERROR|FATAL|PANIC|WARNING|DETAIL|STATEMENT|HINT|CONTEXT): {1,2}\S|^\s*\{"timestamp":|` +
+	pgDetectRe = regexp.MustCompile(`(?:^|[^A-Za-z])(?:LOG|ERROR|FATAL|PANIC|WARNING|DETAIL|STATEMENT|HINT|CONTEXT): {1,2}\S|^\s*\{"timestamp":|` +
 		`could not setup io_uring queue|^[A-Za-z ]*MemoryContext: \d+ total in \d+ blocks?;`)
 	mysqlDetectRe = regexp.MustCompile(`\[(?:Note|Warning|ERROR|System|Error)\]|mysqld_safe |\bInnoDB: |\[MY-\d{6}\]|mysqld got signal|\bmariadbd?\b.*(?:starting as process|ready for connections)`)
 	oraDetectRe   = regexp.MustCompile(`\bORA-\d{5}\b|^Errors in file \S+\.trc|Instance terminated by|terminating (?:the )?instance due to error`)

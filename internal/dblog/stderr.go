@@ -2,8 +2,8 @@ package dblog
 
 import (
 	"fmt"
-	"regexp"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 

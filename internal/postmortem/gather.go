@@ -64,9 +64,11 @@ func ReadGiven(ctx context.Context, kernel, db []string, max int64) []Log {
 	}
 	asGiven := func(p string) string { return p }
 	logs := fileLogs(ctx, openLog, KindKernel, "", kernel, asGiven, max, int64(len(kernel))*max)
+	for i := range logs {
+		logs[i] = fromJournal(logs[i])
+	}
 	for _, l := range fileLogs(ctx, openLog, "", "", db, asGiven, max, int64(len(db))*max) {
-		l.Kind = guessDBKind(l.Text)
-		logs = append(logs, l)
+		logs = append(logs, detectKind(fromJournal(l)))
 	}
 	for i := range logs {
 		logs[i].Given = true
