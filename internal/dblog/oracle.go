@@ -35,7 +35,7 @@ var (
 	ora27300Re = regexp.MustCompile(`ORA-27300: OS system dependent operation:\s*(\w+) failed with status: (\d+)`)
 	ora27301Re = regexp.MustCompile(`ORA-27301: OS failure message: (.+)$`)
 	ora00600Re = regexp.MustCompile(`ORA-00600: internal error code, arguments: (\[[^\]]*\])`)
-	terminRe   = regexp.MustCompile(`^(\w+)(?: \(ospid: (\d+)\))?: terminating (?:the )?instance due to (?:ORA-)?error (\d+)`)
+	terminRe   = regexp.MustCompile(`^(\w+)(?: \(ospid: (\d+)\))?: terminating (?:the )?instance due to (?:ORA[- ])?error (\d+)`)
 	termByRe   = regexp.MustCompile(`Instance terminated by (\w+), pid = (\d+)`)
 )
 

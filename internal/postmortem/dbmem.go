@@ -30,9 +30,10 @@ type MemoryError struct {
 
 // Termination is an Oracle instance ended by one of its processes.
 type Termination struct {
-	Source  string     `json:"source"`
-	Time    *time.Time `json:"time"`
-	TimeRaw string     `json:"time_raw"`
+	Source    string     `json:"source"`
+	Time      *time.Time `json:"time"`
+	TimeRaw   string     `json:"time_raw"`
+	ZoneKnown bool       `json:"zone_known"`
 	By      string     `json:"by"`
 	PID     *int       `json:"pid"`
 	Error   string     `json:"error,omitempty"`
@@ -62,7 +63,7 @@ func memoryErrors(es []dblog.MemoryError, l Log, loc *time.Location) []MemoryErr
 func terminations(ts []dblog.Termination, l Log, loc *time.Location) []Termination {
 	out := make([]Termination, 0, len(ts))
 	for _, t := range ts {
-		out = append(out, Termination{Source: l.Source, Time: timeIn(t.Time, loc), TimeRaw: t.TimeRaw, By: t.By, PID: t.PID,
+		out = append(out, Termination{Source: l.Source, Time: timeIn(t.Time, loc), TimeRaw: t.TimeRaw, ZoneKnown: t.ZoneKnown, By: t.By, PID: t.PID,
 			Error: t.Error, Lines: t.Lines})
 	}
 	return out
