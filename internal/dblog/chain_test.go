@@ -79,7 +79,7 @@ func TestRedactedSizeAndZoneAsWritten(t *testing.T) {
 func TestDetectEngines(t *testing.T) {
 	for text, want := range map[string]string{
 		"Sat Jun 11 17:33:26 2005\nORA-04030: out of process memory when trying to allocate 33352 bytes (pga heap,ksm stack)\n": EngineOracle,
-		"2024-06-01T18:15:16.856321Z 18 [ERROR] [MY-013183] [InnoDB] Assertion failure\n":                                        EngineMySQL,
+		"2024-06-01T18:15:16.856321Z 18 [ERROR] [MY-013183] [InnoDB] Assertion failure\n":                                       EngineMySQL,
 		"2024-01-01 00:00:00 UTC [1] LOG:  database system is ready to accept connections\n":                                    EnginePostgres,
 		"hello\nworld\n": "",
 	} {

@@ -34,10 +34,10 @@ type Termination struct {
 	Time      *time.Time `json:"time"`
 	TimeRaw   string     `json:"time_raw"`
 	ZoneKnown bool       `json:"zone_known"`
-	By      string     `json:"by"`
-	PID     *int       `json:"pid"`
-	Error   string     `json:"error,omitempty"`
-	Lines   []string   `json:"lines"`
+	By        string     `json:"by"`
+	PID       *int       `json:"pid"`
+	Error     string     `json:"error,omitempty"`
+	Lines     []string   `json:"lines"`
 }
 
 // ServerReady is a MySQL/MariaDB "ready for connections" line: when a
