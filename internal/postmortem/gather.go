@@ -44,6 +44,9 @@ func Gather(ctx context.Context, o GatherOptions) []Log {
 		o.Run = ExecRunner
 	}
 	logs := gatherKernel(ctx, o)
+	if len(o.KernelLogs) == 0 {
+		logs = append(logs, gatherServices(ctx, o)...)
+	}
 	logs = append(logs, gatherDB(ctx, o)...)
 	for i := range logs {
 		if logs[i].Zone == "" {
