@@ -19,16 +19,19 @@ import (
 
 // sysctlRules are the sysctls plan renders, with what each value must be.
 var sysctlRules = map[string]valueRule{
-	"vm.nr_hugepages":            anyUint, // the pool checks (checkSteps) bound it
-	"vm.nr_overcommit_hugepages": anyUint, // surplusRefusals bounds it
-	"vm.overcommit_memory":       oneOf("0", "1", "2"),
-	"vm.overcommit_ratio":        uintRange(0, 100),
-	"vm.overcommit_kbytes":       anyUint,
-	"vm.swappiness":              uintRange(0, 200),
-	"vm.zone_reclaim_mode":       uintRange(0, 7),
-	"vm.hugetlb_shm_group":       uintRange(0, 1<<32-2), // hostGroupRefusal checks the group
-	"kernel.shmmax":              anyUint,               // raiseOnly
-	"kernel.shmall":              anyUint,               // raiseOnly
+	"vm.nr_hugepages":             anyUint, // the pool checks (checkSteps) bound it
+	"vm.nr_overcommit_hugepages":  anyUint, // surplusRefusals bounds it
+	"vm.overcommit_memory":        oneOf("0", "1", "2"),
+	"vm.overcommit_ratio":         uintRange(0, 100),
+	"vm.overcommit_kbytes":        anyUint,
+	"vm.swappiness":               uintRange(0, 200),
+	"vm.zone_reclaim_mode":        uintRange(0, 7),
+	"vm.hugetlb_shm_group":        uintRange(0, 1<<32-2), // hostGroupRefusal checks the group
+	"vm.panic_on_oom":             oneOf("0"),            // plan only turns it off
+	"vm.oom_kill_allocating_task": oneOf("0"),
+	"kernel.io_uring_disabled":    oneOf("0"),
+	"kernel.shmmax":               anyUint, // raiseOnly
+	"kernel.shmall":               anyUint, // raiseOnly
 }
 
 // sysfsRules are the /sys files plan renders, by path relative to /sys.
@@ -52,7 +55,14 @@ var bootRules = map[string]valueRule{
 var systemdRules = map[string]valueRule{
 	"LimitMEMLOCK":   matches(`^(?:infinity|\d+[KMGT]?)$`),
 	"OOMScoreAdjust": intRange(-1000, 1000),
-	"Environment":    matches(`^(?:PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj|PG_OOM_ADJUST_VALUE=-?\d{1,4})$`),
+	// The OOM guard (dbmem check's systemd.* findings) and the service's
+	// budget.
+	"OOMPolicy":            oneOf("continue", "stop", "kill"),
+	"ManagedOOMPreference": oneOf("none", "avoid", "omit"),
+	"Restart":              oneOf("no", "on-abnormal", "on-failure", "on-abort"),
+	"MemoryHigh":           matches(`^(?:infinity|\d+[KMGT]?)$`),
+	"MemoryMax":            matches(`^(?:infinity|\d+[KMGT]?)$`),
+	"Environment":          matches(`^(?:PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj|PG_OOM_ADJUST_VALUE=-?\d{1,4})$`),
 }
 
 // engineDenied are database settings apply never writes, whatever a plan

@@ -64,7 +64,9 @@ or with --format kubernetes.`,
 				return err
 			}
 			if req.WhatIf.RAMBytes == 0 {
-				if req.Snapshot, err = snapshot.Take(cmd.Context(), e.snapshotOptions()); err != nil {
+				so := e.snapshotOptions()
+				so.Guard = true // the OOM guard's settings are planned too
+				if req.Snapshot, err = snapshot.Take(cmd.Context(), so); err != nil {
 					return err
 				}
 			}

@@ -112,7 +112,9 @@ func Run(ctx context.Context, r Request) (advise.PlanResult, error) {
 	if err != nil {
 		return advise.PlanResult{}, err
 	}
-	return advise.Plan(in), nil
+	res := advise.Plan(in)
+	res.Settings = append(res.Settings, guardSettings(r.Snapshot, res.Settings)...)
+	return res, nil
 }
 
 // pageSize is the huge page size planned for.

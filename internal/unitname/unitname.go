@@ -1,0 +1,40 @@
+// Package unitname names the systemd unit that runs a database from where
+// its files are, as the distributions' packages name them.
+package unitname
+
+import (
+	"fmt"
+	"regexp"
+)
+
+var (
+	debianDataDir  = regexp.MustCompile(`^/var/lib/postgresql/([0-9.]+)/([^/]+)$`)
+	debianConfFile = regexp.MustCompile(`^/etc/postgresql/([0-9.]+)/([^/]+)/postgresql\.conf$`)
+	redhatDataDir  = regexp.MustCompile(`^/var/lib/pgsql/([0-9.]+)/data$`)
+)
+
+// Postgres is the packaged unit of a PostgreSQL cluster: Debian's
+// postgresql@<version>-<cluster>.service (from the configuration file or
+// the data directory), PGDG's postgresql-<version>.service, else
+// postgresql.service.
+func Postgres(configFile, dataDir string) string {
+	if m := debianConfFile.FindStringSubmatch(configFile); m != nil {
+		return fmt.Sprintf("postgresql@%s-%s.service", m[1], m[2])
+	}
+	if m := debianDataDir.FindStringSubmatch(dataDir); m != nil {
+		return fmt.Sprintf("postgresql@%s-%s.service", m[1], m[2])
+	}
+	if m := redhatDataDir.FindStringSubmatch(dataDir); m != nil {
+		return fmt.Sprintf("postgresql-%s.service", m[1])
+	}
+	return "postgresql.service"
+}
+
+// MySQL are the units a MySQL or MariaDB server may run as, most likely
+// first for the flavor ("mariadb" or "mysql").
+func MySQL(flavor string) []string {
+	if flavor == "mariadb" {
+		return []string{"mariadb.service", "mysql.service", "mysqld.service"}
+	}
+	return []string{"mysqld.service", "mysql.service", "mariadb.service"}
+}
