@@ -120,7 +120,9 @@ func (f applyFlags) settings(ctx context.Context, e *env) ([]advise.Setting, []*
 		ins, _, err := postgres.Discover(ctx, e.fs(), postgres.Options{})
 		return s, ins, err
 	}
-	snap, err := snapshot.Take(ctx, e.snapshotOptions())
+	so := e.snapshotOptions()
+	so.Guard = true // the plan applied holds the OOM guard's settings
+	snap, err := snapshot.Take(ctx, so)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -81,7 +81,7 @@ or with --format kubernetes.`,
 			if err != nil {
 				return err
 			}
-			return writePlan(e, in, advise.Plan(in), req, pf)
+			return writePlan(e, in, plan.Result(in, req.Snapshot), req, pf)
 		},
 	}
 	pf.define(cmd)

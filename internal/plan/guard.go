@@ -22,3 +22,11 @@ func guardSettings(s *snapshot.Snapshot, have []advise.Setting) []advise.Setting
 	}
 	return out
 }
+
+// Result is the plan of in, with the OOM guard's settings of the host s
+// reads (nil for a what-if).
+func Result(in advise.PlanInput, s *snapshot.Snapshot) advise.PlanResult {
+	res := advise.Plan(in)
+	res.Settings = append(res.Settings, guardSettings(s, res.Settings)...)
+	return res
+}

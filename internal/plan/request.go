@@ -112,9 +112,7 @@ func Run(ctx context.Context, r Request) (advise.PlanResult, error) {
 	if err != nil {
 		return advise.PlanResult{}, err
 	}
-	res := advise.Plan(in)
-	res.Settings = append(res.Settings, guardSettings(r.Snapshot, res.Settings)...)
-	return res, nil
+	return Result(in, r.Snapshot), nil
 }
 
 // pageSize is the huge page size planned for.

@@ -15,16 +15,20 @@ import (
 func (s *Snapshot) readGuard(ctx context.Context, o Options) {
 	var ts []oomguard.Target
 	for _, in := range s.Postgres {
-		t := oomguard.Target{Subject: GuardKey("postgresql", in.DataDir), Unit: unitname.Postgres(in.Settings.String("config_file"), in.DataDir),
-			Comms: []string{"postgres", "postmaster"}, PID: in.PostmasterPID}
+		t := oomguard.Target{Subject: GuardKey("postgresql", in.DataDir), Comms: []string{"postgres", "postmaster"}, PID: in.PostmasterPID}
+		if u, packaged := unitname.PostgresPackaged(in.Settings.String("config_file"), in.DataDir); packaged {
+			t.Unit = u // else no unit is known to run it (pg_ctl, a test cluster): nothing to audit
+		}
 		if in.Cgroup != nil && strings.HasSuffix(in.Cgroup.Path, ".service") {
 			t.Unit = path.Base(in.Cgroup.Path)
 		}
 		ts = append(ts, t)
 	}
 	for _, m := range s.MySQL {
-		t := oomguard.Target{Subject: GuardKey("mysql", m.DataDir), Candidates: unitname.MySQL(string(m.Flavor)),
-			Comms: []string{"mysqld", "mariadbd"}, PID: m.PID}
+		t := oomguard.Target{Subject: GuardKey("mysql", m.DataDir), Comms: []string{"mysqld", "mariadbd"}, PID: m.PID}
+		if strings.TrimSuffix(m.DataDir, "/") == "/var/lib/mysql" {
+			t.Candidates = unitname.MySQL(string(m.Flavor)) // the packages' data directory
+		}
 		if m.Cgroup != nil && m.Cgroup.Unit != "" {
 			t.Unit = m.Cgroup.Unit
 		}

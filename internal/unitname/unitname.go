@@ -18,16 +18,23 @@ var (
 // the data directory), PGDG's postgresql-<version>.service, else
 // postgresql.service.
 func Postgres(configFile, dataDir string) string {
+	u, _ := PostgresPackaged(configFile, dataDir)
+	return u
+}
+
+// PostgresPackaged is Postgres, and whether the name follows from a
+// package's layout (false: "postgresql.service" is only a guess).
+func PostgresPackaged(configFile, dataDir string) (string, bool) {
 	if m := debianConfFile.FindStringSubmatch(configFile); m != nil {
-		return fmt.Sprintf("postgresql@%s-%s.service", m[1], m[2])
+		return fmt.Sprintf("postgresql@%s-%s.service", m[1], m[2]), true
 	}
 	if m := debianDataDir.FindStringSubmatch(dataDir); m != nil {
-		return fmt.Sprintf("postgresql@%s-%s.service", m[1], m[2])
+		return fmt.Sprintf("postgresql@%s-%s.service", m[1], m[2]), true
 	}
 	if m := redhatDataDir.FindStringSubmatch(dataDir); m != nil {
-		return fmt.Sprintf("postgresql-%s.service", m[1])
+		return fmt.Sprintf("postgresql-%s.service", m[1]), true
 	}
-	return "postgresql.service"
+	return "postgresql.service", dataDir == "/var/lib/pgsql/data" // RHEL's and Fedora's own package
 }
 
 // MySQL are the units a MySQL or MariaDB server may run as, most likely
