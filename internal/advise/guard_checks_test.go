@@ -46,7 +46,7 @@ func TestOOMPolicyStopFlaggedAndFixed(t *testing.T) {
 func TestOomdEarlyoomAndPanic(t *testing.T) {
 	one := 1
 	g := oomguard.Guard{Oomd: oomguard.Oomd{Running: true, PID: 700, SwapUsedLimit: v("90%", oomguard.FromDefault)},
-		Earlyoom: oomguard.Earlyoom{Running: true, PID: 800, Avoid: "(^|/)(init|systemd.*|Xorg|sshd)$", MemPercent: "10", SwapPercent: "10"},
+		Earlyoom:   oomguard.Earlyoom{Running: true, PID: 800, Avoid: "(^|/)(init|systemd.*|Xorg|sshd)$", MemPercent: "10", SwapPercent: "10"},
 		PanicOnOOM: &one}
 	s := guardSnap("6.1.0", nil, g)
 	s.OOMGuard.Units[0].SliceValues["ManagedOOMSwap"] = v("kill", "/usr/lib/systemd/system/-.slice.d/10-oomd-root-slice-defaults.conf")

@@ -58,4 +58,3 @@ func gatherServices(ctx context.Context, o GatherOptions) []Log {
 	}
 	return logs
 }
-
