@@ -10,6 +10,9 @@ var (
 	mmapFailRe  = regexp.MustCompile(`mmap\((\d+) bytes\) failed; errno (\d+)`)
 	poolFailRe  = regexp.MustCompile(`(?i)cannot allocate memory for the buffer pool`)
 	neededRe    = regexp.MustCompile(`Out of memory \(Needed (\d+) bytes\)`)
+	// MariaDB 10.11.9+ reserves innodb_buffer_pool_size_max of address
+	// space first: "Cannot map innodb_buffer_pool_size_max=2048m" (no errno).
+	cannotMapRe = regexp.MustCompile(`Cannot map innodb_buffer_pool_size_max=(\d+)([kmgtKMGT]?)`)
 	abortRe     = regexp.MustCompile(`\bAborting\b|Plugin initialization aborted|Shutdown complete|init function returned error`)
 	quoteRe     = regexp.MustCompile(`^(?:> ?)+`)
 	viewStampRe = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:(\d{6} |InnoDB: )`)
@@ -52,6 +55,10 @@ func (m *mysqlMem) line(st stamp, msg, raw string) {
 			m.open(st, msg, raw, "buffer-pool")
 		}
 		m.cur.Code, m.cur.Area = "buffer-pool", "buffer pool"
+	case cannotMapRe.MatchString(msg):
+		f := cannotMapRe.FindStringSubmatch(msg)
+		e := m.open(st, msg, raw, "buffer-pool")
+		e.Area, e.RequestBytes = "buffer pool (innodb_buffer_pool_size_max address space)", sizeWithUnit(f[1], f[2])
 	case neededRe.MatchString(msg):
 		e := m.open(st, msg, raw, "out-of-memory")
 		e.RequestBytes = u64Ptr(neededRe.FindStringSubmatch(msg)[1])
@@ -98,4 +105,18 @@ func intOf(s string) *int {
 		return nil
 	}
 	return &n
+}
+
+// sizeWithUnit reads MariaDB's "2048m": a number and a k/m/g/t suffix.
+func sizeWithUnit(n, unit string) *uint64 {
+	v := u64Ptr(n)
+	if v == nil {
+		return nil
+	}
+	shift := map[string]uint{"": 0, "k": 10, "m": 20, "g": 30, "t": 40}[strings.ToLower(unit)]
+	if *v > 1<<(63-shift) {
+		return nil
+	}
+	b := *v << shift
+	return &b
 }
