@@ -7,9 +7,9 @@ import (
 )
 
 var (
-	mmapFailRe  = regexp.MustCompile(`mmap\((\d+) bytes\) failed; errno (\d+)`)
-	poolFailRe  = regexp.MustCompile(`(?i)cannot allocate memory for the buffer pool`)
-	neededRe    = regexp.MustCompile(`Out of memory \(Needed (\d+) bytes\)`)
+	mmapFailRe = regexp.MustCompile(`mmap\((\d+) bytes\) failed; errno (\d+)`)
+	poolFailRe = regexp.MustCompile(`(?i)cannot allocate memory for the buffer pool`)
+	neededRe   = regexp.MustCompile(`Out of memory \(Needed (\d+) bytes\)`)
 	// MariaDB 10.11.9+ reserves innodb_buffer_pool_size_max of address
 	// space first: "Cannot map innodb_buffer_pool_size_max=2048m" (no errno).
 	cannotMapRe = regexp.MustCompile(`Cannot map innodb_buffer_pool_size_max=(\d+)([kmgtKMGT]?)`)
