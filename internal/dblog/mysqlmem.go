@@ -15,6 +15,9 @@ var (
 	cannotMapRe = regexp.MustCompile(`Cannot map innodb_buffer_pool_size_max=(\d+)([kmgtKMGT]?)`)
 	abortRe     = regexp.MustCompile(`\bAborting\b|Plugin initialization aborted|Shutdown complete|init function returned error`)
 	quoteRe     = regexp.MustCompile(`^(?:> ?)+`)
+	// "0 [ERROR] [MY-012681] [InnoDB] ", "0 [ERROR] ", "[ERROR] ": what
+	// precedes the message after the stamp.
+	levelRe     = regexp.MustCompile(`^(?:\d+ )?(?:\[\w+\] ?)+`)
 	viewStampRe = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:(\d{6} |InnoDB: )`)
 )
 
@@ -76,7 +79,8 @@ func (m *mysqlMem) line(st stamp, msg, raw string) {
 func (m *mysqlMem) started() { m.since, m.cur = len(m.out), nil }
 
 func (m *mysqlMem) open(st stamp, msg, raw, code string) *MemoryError {
-	m.out = append(m.out, MemoryError{Engine: EngineMySQL, Code: code, Message: strings.TrimSpace(msg), Lines: []string{raw}})
+	msg = levelRe.ReplaceAllString(strings.TrimSpace(msg), "")
+	m.out = append(m.out, MemoryError{Engine: EngineMySQL, Code: code, Message: msg, Lines: []string{raw}})
 	m.cur, m.curAt = &m.out[len(m.out)-1], m.n
 	return m.cur
 }

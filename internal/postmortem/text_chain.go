@@ -26,6 +26,10 @@ func rawTime(t *time.Time, raw string) string {
 	switch {
 	case t != nil:
 		return t.Format("2006-01-02 15:04:05.000 MST")
+	case raw != "" && syslogStampRe.MatchString(raw):
+		return inert.Text(raw) + " (year unknown)"
+	case strings.HasPrefix(raw, "["):
+		return inert.Text(raw) + " (no wall time)"
 	case raw != "":
 		return inert.Text(raw) + " (no date in the log)"
 	}
@@ -39,8 +43,11 @@ func writeServices(w io.Writer, ss []Service) {
 	fmt.Fprintf(w, "\nWhat the service manager did (%d)\n", len(ss))
 	for i, s := range ss {
 		fmt.Fprintf(w, "  [%d] %s  %s: %s", i+1, rawTime(s.Time, s.TimeRaw), inert.Text(s.Unit), s.Fate)
-		if s.KilledBy != "" {
-			fmt.Fprintf(w, " after a kill by the %s", s.KilledBy)
+		switch {
+		case s.KilledBy == "kernel OOM killer":
+			fmt.Fprint(w, " after the kernel's OOM killer killed a process of it")
+		case s.KilledBy != "":
+			fmt.Fprintf(w, " after a kill by %s", s.KilledBy)
 		}
 		fmt.Fprintln(w)
 		if s.TiedEvent != nil {
@@ -103,7 +110,11 @@ func writeKillers(w io.Writer, ks []Killer) {
 		if k.Killer == "earlyoom" {
 			v = "signalled"
 		}
-		fmt.Fprintf(w, "  [%d] %s  %s %s %s%s\n", i+1, rawTime(k.Time, k.TimeRaw), k.Killer, v, inert.Text(orUnknown(k.Victim)), db)
+		what := fmt.Sprintf("%s %s %s%s", k.Killer, v, inert.Text(orUnknown(k.Victim)), db)
+		if k.Action == "panic" {
+			what = "the kernel panicked (" + k.Reason + ")"
+		}
+		fmt.Fprintf(w, "  [%d] %s  %s\n", i+1, rawTime(k.Time, k.TimeRaw), what)
 		fmt.Fprintf(w, "      %s\n", inert.Text(k.Why))
 		if k.Outcome != "" {
 			fmt.Fprintf(w, "      then: %s\n", inert.Text(k.Outcome))
