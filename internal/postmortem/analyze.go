@@ -158,7 +158,9 @@ func oomErrors(errs []oomErrRef, since time.Time, loc *time.Location) []OOMError
 			}
 			o.LargestContexts = append(o.LargestContexts, NamedBytes{Name: c.Name, Bytes: c.TotalBytes})
 		}
-		o.ZoneNote = zoneNote(e.ZoneKnown, e.ZoneWritten)
+		if !e.Time.IsZero() {
+			o.ZoneNote = zoneNote(e.ZoneKnown, e.ZoneWritten)
+		}
 		if e.GrandTotal != nil {
 			o.GrandTotal = oomlog.U64(e.GrandTotal.TotalBytes)
 		}

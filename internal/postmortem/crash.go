@@ -145,7 +145,10 @@ func explainCrash(c crashRef, p dblog.Pair, killAt time.Time, loc *time.Location
 	if d, ok := c.RecoveryWait(); ok && !c.RedoStartAt.IsZero() {
 		x.RecoveryWait = durPtr(d)
 	}
-	x.ZoneWritten, x.ZoneNote = c.ZoneWritten, zoneNote(c.ZoneKnown, c.ZoneWritten)
+	x.ZoneWritten = c.ZoneWritten
+	if !c.Time.IsZero() {
+		x.ZoneNote = zoneNote(c.ZoneKnown, c.ZoneWritten)
+	}
 	x.Notes = crashNotes(x)
 	return x
 }
