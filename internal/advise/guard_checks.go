@@ -144,12 +144,17 @@ func checkEarlyoom(g *oomguard.Guard, subject string, comms []string) []Finding 
 	if !e.Running {
 		return nil
 	}
+	var bad []Evidence
 	for _, list := range []string{e.Avoid, e.Ignore} {
 		if list == "" {
 			continue
 		}
 		re, err := regexp.Compile(list)
-		if err == nil && matchesAny(re, comms) {
+		if err != nil {
+			bad = append(bad, ev("pattern not read", list, "Go's regexp (RE2) cannot compile it: "+err.Error()+"; taken as avoiding nothing"))
+			continue
+		}
+		if matchesAny(re, comms) {
 			return nil
 		}
 	}
@@ -165,6 +170,7 @@ func checkEarlyoom(g *oomguard.Guard, subject string, comms []string) []Finding 
 	if e.Prefer != "" {
 		f.Evidence = append(f.Evidence, ev("--prefer", e.Prefer, orWord(e.ArgsFrom, "/proc")))
 	}
+	f.Evidence = append(f.Evidence, bad...)
 	return []Finding{f}
 }
 
