@@ -11,13 +11,21 @@ import (
 // (OOMPolicy=continue, ManagedOOMPreference=avoid, Restart=on-abnormal,
 // LimitMEMLOCK for io_uring, panic_on_oom and oom_kill_allocating_task
 // 0, io_uring_disabled 0), for `dbmem plan` to render; each once.
-func GuardSettings(s *snapshot.Snapshot) []Setting {
+func GuardSettings(s *snapshot.Snapshot) []Setting { return GuardSettingsFor(s, nil) }
+
+// GuardSettingsFor is GuardSettings for the instances named (their
+// subjects, as PostgresSubject and MySQLSubject name them) and the host;
+// nil names every instance.
+func GuardSettingsFor(s *snapshot.Snapshot, subjects map[string]bool) []Setting {
 	if s == nil || s.OOMGuard == nil {
 		return nil
 	}
 	var out []Setting
 	seen := map[string]bool{}
 	for _, f := range guardChecks(host{Host: s.Host}, s) {
+		if subjects != nil && f.Subject != "host" && !subjects[f.Subject] {
+			continue
+		}
 		for _, st := range f.Settings {
 			key := string(st.Target) + " " + st.Unit + " " + st.Name
 			if !seen[key] {

@@ -65,7 +65,7 @@ or with --format kubernetes.`,
 			}
 			if req.WhatIf.RAMBytes == 0 {
 				so := e.snapshotOptions()
-				so.Guard = true // the OOM guard's settings are planned too
+				so.Guard = e.from.b == nil // the OOM guard's settings are planned too (not from a bundle)
 				if req.Snapshot, err = snapshot.Take(cmd.Context(), so); err != nil {
 					return err
 				}

@@ -41,7 +41,7 @@ It only reads. Run as root for the exact fast path.`,
 				return err
 			}
 			so := e.snapshotOptions()
-			so.Guard = true // systemd units, oomd, earlyoom, panic_on_oom
+			so.Guard = e.from.b == nil // systemd units, oomd, earlyoom, panic_on_oom; a bundle does not carry them
 			so.Method = m
 			snap, err := snapshot.Take(cmd.Context(), so)
 			if err != nil {
