@@ -122,12 +122,12 @@ func TestRootLivePostgresOutOfMemoryErrorVersions(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkOOMError(t, "postgresql.log", string(b), pid)
-		log, _ := ParsePostgres(strings.NewReader(string(b)))
+		log, _ := dblog.ParsePostgres(strings.NewReader(string(b)))
 		o := log.OutOfMemory[0]
-		if l := o.Largest(1); len(l) == 0 || l[0].TotalBytes < 64<<20 || o.RequestRedacted || o.Kind != OOMOutOfMemory {
+		if l := o.Largest(1); len(l) == 0 || l[0].TotalBytes < 64<<20 || o.RequestRedacted || o.Kind != dblog.OOMOutOfMemory {
 			t.Errorf("largest %+v, redacted %v, kind %q", l, o.RequestRedacted, o.Kind)
 		}
-		if d := Detect(b); d.Engine != EnginePostgres {
+		if d := dblog.Detect(b); d.Engine != dblog.EnginePostgres {
 			t.Errorf("engine %q", d.Engine)
 		}
 	})
