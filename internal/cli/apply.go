@@ -137,7 +137,9 @@ func (f applyFlags) settings(ctx context.Context, e *env) ([]advise.Setting, []*
 		return s, ins, err
 	}
 	e.conn.Work = true // the plan's budget reads spills and roles' settings
-	snap, err := snapshot.Take(ctx, e.snapshotOptions())
+	so := e.snapshotOptions()
+	so.Guard = true // the plan applied holds the OOM guard's settings
+	snap, err := snapshot.Take(ctx, so)
 	if err != nil {
 		return nil, nil, err
 	}

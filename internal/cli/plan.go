@@ -72,7 +72,9 @@ or with --format kubernetes.`,
 			if req.WhatIf.RAMBytes == 0 {
 				e.conn.Work = !req.Budget.Off // the budget reads spills and roles' settings too
 				req.FS = e.fs()
-				if req.Snapshot, err = snapshot.Take(cmd.Context(), e.snapshotOptions()); err != nil {
+				so := e.snapshotOptions()
+				so.Guard = e.from.b == nil // the OOM guard's settings are planned too (not from a bundle)
+				if req.Snapshot, err = snapshot.Take(cmd.Context(), so); err != nil {
 					return err
 				}
 			}
@@ -87,7 +89,7 @@ or with --format kubernetes.`,
 			if err != nil {
 				return err
 			}
-			return writePlan(e, in, advise.Plan(in), req, pf)
+			return writePlan(e, in, plan.Result(in, req.Snapshot), req, pf)
 		},
 	}
 	pf.define(cmd)

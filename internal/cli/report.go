@@ -43,6 +43,7 @@ It only reads. Run as root for the exact fast path.`,
 			}
 			e.conn.Work = !noBudget // the budget reads spills and roles' settings
 			so := e.snapshotOptions()
+			so.Guard = e.from.b == nil // systemd units, oomd, earlyoom, panic_on_oom; a bundle does not carry them
 			so.Method = m
 			snap, err := snapshot.Take(cmd.Context(), so)
 			if err != nil {

@@ -134,6 +134,12 @@ func (e *entry) attach(d entry) {
 	case "CONTEXT":
 		e.context = d.message
 	}
+	if e.pid == 0 {
+		e.pid = d.pid // the message's own line had no prefix, its detail has
+	}
+	if e.st.t.IsZero() && !d.st.t.IsZero() {
+		e.st = d.st
+	}
 	e.lines = append(e.lines, d.lines...)
 }
 

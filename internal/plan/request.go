@@ -119,7 +119,7 @@ func Run(ctx context.Context, r Request) (advise.PlanResult, error) {
 	if err != nil {
 		return advise.PlanResult{}, err
 	}
-	return advise.Plan(in), nil
+	return Result(in, r.Snapshot), nil
 }
 
 // pageSize is the huge page size planned for.
