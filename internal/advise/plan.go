@@ -3,6 +3,7 @@ package advise
 import (
 	"sort"
 
+	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
 )
@@ -105,6 +106,10 @@ type PlannedInstance struct {
 	// Untrusted says why the instance is not a trusted server account's
 	// ("" when it is): Plan leaves it out of every host-wide setting.
 	Untrusted string `json:"untrusted,omitempty"`
+	// Budget is what internal/budget needs for a PostgreSQL instance (its
+	// settings, what was measured); Plan completes the host's limits. Nil:
+	// no budget.
+	Budget *budget.PGInput `json:"budget,omitempty"`
 }
 
 // hugeAPI is how the instance maps huge pages: as measured or from its
@@ -166,7 +171,9 @@ type PlanResult struct {
 	WorstCases   []InstanceWorstCase `json:"worst_cases"`
 	Settings     []Setting           `json:"settings"`
 	Alternatives []Setting           `json:"alternatives,omitempty"`
-	Notes        []string            `json:"notes,omitempty"`
+	// Budget is the PostgreSQL instance's memory budget (one instance).
+	Budget *budget.Result `json:"budget,omitempty"`
+	Notes  []string       `json:"notes,omitempty"`
 	// LeftOut are the instances of untrusted accounts: reported, never
 	// planned for (see leaveOutUntrusted).
 	LeftOut []LeftOut `json:"left_out,omitempty"`
@@ -206,6 +213,7 @@ func Plan(in PlanInput) PlanResult {
 	}
 	r.Settings = append(r.Settings, overcommitSettings(in, r.HugePages, &r)...)
 	r.Settings = append(r.Settings, kernelSettings(in, &r)...)
+	in.Instances = planBudgets(in, r.HugePages, &r)
 	for _, pi := range in.Instances {
 		hp := r.HugePages
 		if pi.NoHuge != "" {
@@ -239,7 +247,7 @@ func withPlanDefaults(in PlanInput) PlanOptions {
 	return o
 }
 
-var targetOrder = map[Target]int{TargetSysctl: 0, TargetSysfs: 1, TargetPostgres: 2, TargetMySQL: 3,
+var targetOrder = map[Target]int{TargetSysctl: 0, TargetSysfs: 1, TargetPostgres: 2, TargetPostgresRole: 2, TargetMySQL: 3,
 	TargetSystemd: 4, TargetKernelArgs: 5, TargetKubernetes: 6}
 
 // sortSettings groups settings by target, keeping the order within each.
