@@ -121,10 +121,15 @@ func (d *dumps) start(e entry, l ContextLine) {
 }
 
 // withDepth turns the printed level into a depth below TopMemoryContext,
-// whose level is top.
+// whose level is top. A "N more child contexts" line is printed with its
+// parent's level (the stderr form indents it one step further): its depth
+// is its children's, as in the stderr form.
 func withDepth(l ContextLine, top int) MemoryContext {
 	c := l.MemoryContext
 	c.Depth = max(l.Level-top, 0)
+	if c.MoreChildren > 0 {
+		c.Depth++
+	}
 	return c
 }
 

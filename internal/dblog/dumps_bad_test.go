@@ -1,6 +1,7 @@
 package dblog
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -171,5 +172,28 @@ func TestParseContextLineForms(t *testing.T) {
 	if s, ok := StripContextIdent("level: 2; CachedPlan: 1 total in 1 blocks; 0 free (0 chunks); 1 used: select secret"); !ok ||
 		s != "level: 2; CachedPlan: 1 total in 1 blocks; 0 free (0 chunks); 1 used" {
 		t.Errorf("stripped %q %v", s, ok)
+	}
+}
+
+// "N more child contexts" is logged with its parent's level (PostgreSQL
+// 14-18): it is given its children's depth, as the stderr form indents it.
+func TestContextDumpMoreChildrenDepth(t *testing.T) {
+	text := `2026-11-27 14:11:28.039 UTC [9] LOG:  level: 1; TopMemoryContext: 100 total in 1 blocks; 0 free (0 chunks); 100 used
+2026-11-27 14:11:28.039 UTC [9] LOG:  level: 2; CacheMemoryContext: 1000 total in 1 blocks; 0 free (0 chunks); 1000 used
+2026-11-27 14:11:28.039 UTC [9] LOG:  level: 3; index info: 10 total in 1 blocks; 0 free (0 chunks); 10 used: i1
+2026-11-27 14:11:28.039 UTC [9] LOG:  level: 2; 5 more child contexts containing 50 total in 5 blocks; 0 free (0 chunks); 50 used
+2026-11-27 14:11:28.039 UTC [9] LOG:  level: 2; Timezones: 20 total in 1 blocks; 0 free (0 chunks); 20 used
+2026-11-27 14:11:28.039 UTC [9] LOG:  Grand total: 1180 bytes in 9 blocks; 0 free (0 chunks); 1180 used
+`
+	log, err := ParsePostgres(strings.NewReader(text))
+	if err != nil || len(log.ContextDumps) != 1 || !log.ContextDumps[0].Complete {
+		t.Fatalf("%+v %v", log.ContextDumps, err)
+	}
+	var depths []int
+	for _, c := range log.ContextDumps[0].Contexts {
+		depths = append(depths, c.Depth)
+	}
+	if fmt.Sprint(depths) != "[0 1 2 2 1]" {
+		t.Errorf("depths %v, want [0 1 2 2 1]", depths)
 	}
 }

@@ -23,6 +23,9 @@ type Connector struct {
 	// directory's owner through dbmem's own binary, as `sudo -u postgres
 	// psql` would (peer authentication). nil: no helper.
 	Helper *asowner.Runner
+	// contexts, when set, is run on the connection once it is checked
+	// (LogContexts).
+	contexts *ContextsRequest
 }
 
 func (c Connector) fs() linux.FS {

@@ -42,6 +42,8 @@ type dialSpec struct {
 	// password may be sent.
 	sslMode string
 	timeout time.Duration
+	// contexts is run once the server is checked (Connector.LogContexts).
+	contexts *ContextsRequest
 }
 
 // pgxConfig builds the connection's configuration from d alone: the

@@ -42,6 +42,8 @@ type Live struct {
 	As string `json:"as"`
 	// SessionPID is pg_backend_pid() of this connection.
 	SessionPID int `json:"session_pid,omitempty"`
+	// Contexts is the answer to Connector.LogContexts.
+	Contexts *ContextsAnswer `json:"contexts,omitempty"`
 }
 
 // Activity is one pg_stat_activity row.

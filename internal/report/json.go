@@ -7,6 +7,7 @@ import (
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/xray"
 )
 
 // JSONSchema versions the --json document of `dbmem report`. v2: the
@@ -24,6 +25,9 @@ type Document struct {
 	// Findings and Skipped are advise.Judge's with default options.
 	Findings []advise.Finding `json:"findings"`
 	Skipped  []advise.Skipped `json:"skipped"`
+	// XRay is each instance's X-ray (report --contexts), in its own
+	// schema (xray.SchemaVersion); absent without the flag.
+	XRay []xray.Result `json:"xray,omitempty"`
 }
 
 // InstanceSummary ties a summary to its instance.
@@ -46,8 +50,11 @@ func NewDocument(s *snapshot.Snapshot) Document {
 }
 
 // JSON writes the document, indented.
-func JSON(w io.Writer, s *snapshot.Snapshot) error {
+func JSON(w io.Writer, s *snapshot.Snapshot) error { return WriteJSON(w, NewDocument(s)) }
+
+// WriteJSON writes a document, indented.
+func WriteJSON(w io.Writer, d Document) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(NewDocument(s))
+	return enc.Encode(d)
 }
