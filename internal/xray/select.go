@@ -14,7 +14,8 @@ type Target struct {
 }
 
 // Select picks what to X-ray: the n client backends with the highest
-// private cost over every instance (dbmem's own connection left out), and
+// private cost over every instance dbmem is connected to (dbmem's own
+// connection left out), and
 // each of pids, which must be a process of an instance found (an error
 // names the PID otherwise). At most MaxBackends in all; capped says how
 // many were left out.
@@ -79,13 +80,17 @@ type candidate struct {
 	bytes uint64
 }
 
-// topClients are the n client backends with the highest private cost.
+// topClients are the n client backends with the highest private cost,
+// among the instances dbmem is connected to (the others cannot be asked).
 func topClients(ins []*postgres.Instance, n int) []candidate {
 	if n <= 0 {
 		return nil
 	}
 	var all []candidate
 	for _, in := range ins {
+		if !in.Connected {
+			continue
+		}
 		for _, p := range in.ByRole(postgres.RoleClient) {
 			if p.PID == in.SessionPID {
 				continue
