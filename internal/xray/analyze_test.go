@@ -108,3 +108,21 @@ func FuzzAnalyze(f *testing.F) {
 		}
 	})
 }
+
+func TestSummarize(t *testing.T) {
+	d := recordedDump(t, "postgresql-16-log-memory-contexts.log")
+	plain := Analyze(d, Measure{PssAnonBytes: 2 << 20, Exact: true, JITKnown: true}, 3)
+	jit := Analyze(d, Measure{PssAnonBytes: 12 << 20, Exact: true, JITKnown: true, JITLoaded: true, JITBytes: 8 << 20}, 3)
+	r := Result{Backends: []Backend{
+		{PID: 1, Measure: &Measure{JITKnown: true}, Breakdown: &plain},
+		{PID: 2, Measure: &Measure{JITKnown: true, JITLoaded: true}, Breakdown: &jit},
+		{PID: 3, Problem: "no dump"},
+	}}
+	f := Summarize(r)
+	if f.Backends != 2 || f.JITBackends != 1 || f.JITBytes != 8<<20 || f.BaselineBytes != plain.Part(GroupOther)+plain.Part(GroupOutside) {
+		t.Errorf("figures %+v", f)
+	}
+	if f := Summarize(Result{}); f.Backends != 0 || f.BaselineBytes != 0 {
+		t.Errorf("no backend: %+v", f)
+	}
+}

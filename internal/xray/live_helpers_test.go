@@ -26,7 +26,7 @@ func connector(c *pgcluster.Cluster, user string) postgres.Connector {
 
 // instance discovers the test cluster as dbmem report does (exact private
 // cost) and returns its instance, connected.
-func instance(t *testing.T, c *pgcluster.Cluster, conn postgres.Connector) *postgres.Instance {
+func instance(t testing.TB, c *pgcluster.Cluster, conn postgres.Connector) *postgres.Instance {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -48,7 +48,7 @@ func instance(t *testing.T, c *pgcluster.Cluster, conn postgres.Connector) *post
 
 // backend opens a connection that stays open until the test ends and
 // returns it with its backend's PID.
-func backend(t *testing.T, c *pgcluster.Cluster, sqls ...string) (*pgx.Conn, int) {
+func backend(t testing.TB, c *pgcluster.Cluster, sqls ...string) (*pgx.Conn, int) {
 	t.Helper()
 	conn := pgtest.Connect(t, c)
 	ctx := context.Background()
@@ -118,12 +118,17 @@ func cachedVersion(t *testing.T, major int) string {
 	return bin
 }
 
-func pgtestStart(t *testing.T, settings map[string]string) *pgcluster.Cluster {
+func pgtestStart(t testing.TB, settings map[string]string) *pgcluster.Cluster {
 	t.Helper()
 	return pgtest.Start(t, settings)
 }
 
 func execOrFail(t *testing.T, c *pgcluster.Cluster, sqls ...string) {
+	t.Helper()
+	pgtest.Exec(t, c, sqls...)
+}
+
+func pgtestExec(t testing.TB, c *pgcluster.Cluster, sqls ...string) {
 	t.Helper()
 	pgtest.Exec(t, c, sqls...)
 }
