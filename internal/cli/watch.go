@@ -31,9 +31,15 @@ Every tick reads only constant-time files (status, stat, oom_score); smaps_rollu
 (exact Pss, a page-table walk per process) is read every --smaps-interval. Each
 tick shows what it cost in CPU time.
 
+BACKENDS lists every PostgreSQL backend as pg_activity does (pid, role, user,
+database, state, age, query start, private cost, and the query, cut to the width),
+most expensive first; the queries are read over the verified connection at each
+tick and are never recorded nor printed in --json.
+
 On a terminal the screen is redrawn in place, fitted to its width, and keys act:
 q (or Ctrl-C) quits, p pauses, s sorts the PostgreSQL instances by the next column, + and -
-change the interval, h shows help. Otherwise, or with --json, one block (one JSON
+change the interval, j/k (or the arrows) select a backend, x X-rays it (its memory
+contexts by group, as report --contexts-pid), b hides BACKENDS, h shows help. Otherwise, or with --json, one block (one JSON
 object) is printed per tick and no key is read. --record FILE keeps every tick in
 an SQLite file for 'dbmem history'.`,
 		Args: noArgs,
@@ -53,6 +59,7 @@ an SQLite file for 'dbmem history'.`,
 					o.Keys = e.stdin
 				}
 			}
+			e.watchBackends(s, &o)
 			if record != "" {
 				st, err := history.Open(record, retention)
 				if err != nil {

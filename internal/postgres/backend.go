@@ -70,6 +70,11 @@ func liveOver(ctx context.Context, d dialSpec, check func(Live) error) (Live, er
 	if err := check(l); err != nil {
 		return Live{}, err
 	}
+	if d.backends != nil {
+		if l.Backends, err = readBackends(ctx, conn); err != nil {
+			return Live{}, err
+		}
+	}
 	if d.contexts != nil {
 		if l.Contexts, err = runContexts(ctx, conn, d.contexts); err != nil {
 			return Live{}, err

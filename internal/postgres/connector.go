@@ -26,6 +26,9 @@ type Connector struct {
 	// contexts, when set, is run on the connection once it is checked
 	// (LogContexts).
 	contexts *ContextsRequest
+	// backends, when set, reads every backend's activity and query too
+	// (Backends).
+	backends *backendsRequest
 }
 
 func (c Connector) fs() linux.FS {

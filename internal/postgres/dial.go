@@ -44,6 +44,8 @@ type dialSpec struct {
 	timeout time.Duration
 	// contexts is run once the server is checked (Connector.LogContexts).
 	contexts *ContextsRequest
+	// backends reads BackendActivity (Connector.Backends).
+	backends *backendsRequest
 }
 
 // pgxConfig builds the connection's configuration from d alone: the

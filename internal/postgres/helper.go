@@ -36,6 +36,8 @@ type helperRequest struct {
 	TimeoutMS int64  `json:"timeout_ms"`
 	// Contexts asks backends of PID to log their memory contexts.
 	Contexts *ContextsRequest `json:"contexts,omitempty"`
+	// Backends asks for every backend's activity and query.
+	Backends *backendsRequest `json:"backends,omitempty"`
 }
 
 // ServeHelper is the helper's side (the hidden subcommand): one request
@@ -54,6 +56,7 @@ func serveHelper(ctx context.Context, req helperRequest) (any, error) {
 	proof := &servertrust.Proof{PID: req.PID, Account: servertrust.Account{UID: req.UID}, Socket: req.Socket}
 	d := dialSpec{target: target{host: req.SocketDir, port: req.Port, proof: proof}, user: req.User,
 		database: req.Database, requireAuth: "none", timeout: time.Duration(req.TimeoutMS) * time.Millisecond}
+	d.backends = req.Backends
 	if req.Contexts != nil {
 		c := *req.Contexts
 		c.Postmaster = req.PID // only backends of the postmaster the helper proved
@@ -66,7 +69,7 @@ func serveHelper(ctx context.Context, req helperRequest) (any, error) {
 func (c Connector) viaHelper(ctx context.Context, in *Instance, d dialSpec, gid uint32) (Live, error) {
 	p := d.proof
 	req := helperRequest{Socket: p.Socket, SocketDir: d.host, Port: d.port, PID: p.PID, DataDir: in.DataDir, UID: p.Account.UID,
-		User: d.user, Database: d.database, TimeoutMS: d.timeout.Milliseconds(), Contexts: d.contexts}
+		User: d.user, Database: d.database, TimeoutMS: d.timeout.Milliseconds(), Contexts: d.contexts, Backends: d.backends}
 	var l Live
 	a := asowner.Account{UID: p.Account.UID, GID: gid, Name: p.Account.String()}
 	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout+10*time.Second)

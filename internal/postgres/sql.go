@@ -44,6 +44,9 @@ type Live struct {
 	SessionPID int `json:"session_pid,omitempty"`
 	// Contexts is the answer to Connector.LogContexts.
 	Contexts *ContextsAnswer `json:"contexts,omitempty"`
+	// Backends is the answer to Connector.Backends: query texts, never
+	// recorded (capture's recorder asks only for Live).
+	Backends *[]BackendActivity `json:"backends,omitempty"`
 }
 
 // Activity is one pg_stat_activity row.

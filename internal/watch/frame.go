@@ -26,6 +26,9 @@ type Frame struct {
 	MySQL      []MySQLServer `json:"mysql"`
 	TopPrivate []Proc        `json:"top_private"`
 	TopOOM     []Proc        `json:"top_oom"`
+	// Backends is the per-backend view (every PostgreSQL process but the
+	// postmasters), most expensive first, at most MaxFrameBackends.
+	Backends []Backend `json:"backends,omitempty"`
 	Findings   []FindingSeen `json:"findings"`
 	Cost       Cost          `json:"cost"`
 	LastSmaps  *SmapsPass    `json:"last_smaps,omitempty"`

@@ -53,6 +53,7 @@ func (w *Watcher) Frame(s *Sample) Frame {
 		func(a, b Proc) bool { return *a.PrivateBytes > *b.PrivateBytes })
 	f.TopOOM = topBy(known(procs, func(p Proc) bool { return p.OOMScore != nil }), top,
 		func(a, b Proc) bool { return *a.OOMScore > *b.OOMScore })
+	f.Backends = backends(s)
 	f.Findings = w.findings(s)
 	w.prev = s
 	return f

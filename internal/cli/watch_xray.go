@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"context"
+	"strings"
+
+	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/xray"
+)
+
+// watchBackends sets up watch's per-backend view: each tick reads the
+// backends' activity and queries over the verified connection (a live
+// host, connections allowed), and the x key X-rays the selected backend.
+func (e *env) watchBackends(s *watch.Sampler, o *watch.Options) {
+	o.Backends = o.Top
+	if e.from.b != nil || e.conn.Disabled || !e.fs().IsLive() {
+		return
+	}
+	conn := postgres.Connector{Options: e.conn, FS: e.fs(), Helper: postgres.NewHelper()}
+	s.Backends = conn
+	width, fs := o.Render.Width, e.fs()
+	o.XRay = func(ctx context.Context, smp *watch.Sample, pid int) []string {
+		return xrayLines(ctx, xray.Options{FS: fs, Caller: conn}, smp, pid, width)
+	}
+}
+
+// xrayLines X-rays one backend of the sample's instances and returns the
+// text to show under the per-backend view.
+func xrayLines(ctx context.Context, xo xray.Options, smp *watch.Sample, pid int, width int) []string {
+	ts, _, err := xray.Select(smp.Snapshot.Postgres, 0, []int{pid})
+	if err != nil || len(ts) != 1 {
+		return []string{"X-RAY  " + strings.TrimPrefix(errText(err), "--contexts-pid ")}
+	}
+	r := xray.Run(ctx, ts[0].Instance, ts[0].PIDs, xo)
+	var b strings.Builder
+	if err := xray.WriteText(&b, []xray.Result{r}, width); err != nil {
+		return []string{"X-RAY  " + err.Error()}
+	}
+	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "the backend is gone"
+	}
+	return err.Error()
+}
