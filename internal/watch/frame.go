@@ -28,11 +28,11 @@ type Frame struct {
 	TopOOM     []Proc        `json:"top_oom"`
 	// Backends is the per-backend view (every PostgreSQL process but the
 	// postmasters), most expensive first, at most MaxFrameBackends.
-	Backends []Backend `json:"backends,omitempty"`
-	Findings   []FindingSeen `json:"findings"`
-	Cost       Cost          `json:"cost"`
-	LastSmaps  *SmapsPass    `json:"last_smaps,omitempty"`
-	Gaps       []linux.Gap   `json:"gaps,omitempty"`
+	Backends  []Backend     `json:"backends,omitempty"`
+	Findings  []FindingSeen `json:"findings"`
+	Cost      Cost          `json:"cost"`
+	LastSmaps *SmapsPass    `json:"last_smaps,omitempty"`
+	Gaps      []linux.Gap   `json:"gaps,omitempty"`
 }
 
 // HostFrame is the host-wide numbers that move. A field is nil (omitted)
