@@ -19,25 +19,19 @@ func (e *env) watchBackends(s *watch.Sampler, o *watch.Options) {
 	}
 	conn := postgres.Connector{Options: e.conn, FS: e.fs(), Helper: postgres.NewHelper()}
 	s.Backends = conn
-	width, fs := o.Render.Width, e.fs()
-	o.XRay = func(ctx context.Context, smp *watch.Sample, pid int) []string {
-		return xrayLines(ctx, xray.Options{FS: fs, Caller: conn}, smp, pid, width)
+	fs := e.fs()
+	o.XRay = func(ctx context.Context, smp *watch.Sample, pid int) xray.Result {
+		return xrayOf(ctx, xray.Options{FS: fs, Caller: conn}, smp, pid)
 	}
 }
 
-// xrayLines X-rays one backend of the sample's instances and returns the
-// text to show under the per-backend view.
-func xrayLines(ctx context.Context, xo xray.Options, smp *watch.Sample, pid int, width int) []string {
+// xrayOf X-rays one backend of the sample's instances.
+func xrayOf(ctx context.Context, xo xray.Options, smp *watch.Sample, pid int) xray.Result {
 	ts, _, err := xray.Select(smp.Snapshot.Postgres, 0, []int{pid})
 	if err != nil || len(ts) != 1 {
-		return []string{"X-RAY  " + strings.TrimPrefix(errText(err), "--contexts-pid ")}
+		return xray.Result{Schema: xray.SchemaVersion, Problem: strings.TrimPrefix(errText(err), "--contexts-pid "), Backends: []xray.Backend{}}
 	}
-	r := xray.Run(ctx, ts[0].Instance, ts[0].PIDs, xo)
-	var b strings.Builder
-	if err := xray.WriteText(&b, []xray.Result{r}, width); err != nil {
-		return []string{"X-RAY  " + err.Error()}
-	}
-	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	return xray.Run(ctx, ts[0].Instance, ts[0].PIDs, xo)
 }
 
 func errText(err error) string {

@@ -28,7 +28,13 @@ type Frame struct {
 	TopOOM     []Proc        `json:"top_oom"`
 	// Backends is the per-backend view (every PostgreSQL process but the
 	// postmasters), most expensive first, at most MaxFrameBackends.
-	Backends  []Backend     `json:"backends,omitempty"`
+	Backends []Backend `json:"backends,omitempty"`
+	// Growing are the backends and roles whose private cost grows steadily,
+	// with a forecast of when each limit would be reached.
+	Growing []Growing `json:"growing,omitempty"`
+	// XRays are the X-rays taken since the previous frame (the x key,
+	// --xray-growing), by group.
+	XRays     []XRayParts   `json:"xrays,omitempty"`
 	Findings  []FindingSeen `json:"findings"`
 	Cost      Cost          `json:"cost"`
 	LastSmaps *SmapsPass    `json:"last_smaps,omitempty"`

@@ -69,6 +69,7 @@ func Render(w io.Writer, f Frame, o RenderOptions) error {
 		ls = append(ls, instanceLines(f, o.Width, o.Sort)...)
 		ls = append(ls, mysqlLines(f, o.Width)...)
 		ls = append(ls, backendLines(f, o.Width, bv)...)
+		ls = append(ls, growthLines(f)...)
 		ls = append(ls, topLines(f, o.Width)...)
 		ls = append(ls, findingLines(f, o.Checking)...)
 	}

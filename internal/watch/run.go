@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/growth"
 	"github.com/dbmem/dbmem/internal/inert"
+	"github.com/dbmem/dbmem/internal/xray"
 )
 
 // Options drive Run.
@@ -41,9 +43,14 @@ type Options struct {
 	// Backends is how many lines of the per-backend view to show (0:
 	// none; on a terminal, what the height leaves, at least 5).
 	Backends int
-	// XRay, when set, X-rays a backend for the x key: it gets the last
-	// sample and the backend's PID and returns the lines to show.
-	XRay func(ctx context.Context, s *Sample, pid int) []string
+	// XRay, when set, X-rays a backend (the x key, XRayGrowing): it gets
+	// the last sample and the backend's PID.
+	XRay func(ctx context.Context, s *Sample, pid int) xray.Result
+	// XRayGrowing, when set with XRay, X-rays each steadily growing
+	// backend at most this often: two X-rays tell a leak from cache growth.
+	XRayGrowing time.Duration
+	// Growth says what counts as sustained growth (growth.Options).
+	Growth growth.Options
 }
 
 // rediscoverEvery is how often instances and settings are read again when
@@ -59,7 +66,7 @@ func Run(ctx context.Context, s *Sampler, o Options) error {
 	if o.Interval <= 0 {
 		o.Interval = 2 * time.Second
 	}
-	w := &Watcher{Top: o.Top}
+	w := &Watcher{Top: o.Top, Growth: o.Growth}
 	if o.Screen && !o.JSON {
 		io.WriteString(o.Out, "\x1b[?1049h\x1b[?25l")
 		defer io.WriteString(o.Out, "\x1b[?25h\x1b[?1049l")
@@ -73,10 +80,14 @@ func Run(ctx context.Context, s *Sampler, o Options) error {
 	ticker := time.NewTicker(o.Interval)
 	defer ticker.Stop()
 	sched := schedule{smapsEvery: o.SmapsEvery}
-	xr := &xrayRunner{}
+	xr := &xrayRunner{width: o.Render.Width}
+	auto := autoXRay{every: o.XRayGrowing}
 	for tick := 1; ; tick++ {
 		f, smp, err := o.tick(ctx, s, w, &sched, tick)
 		xr.last = smp
+		if err == nil && o.XRay != nil {
+			auto.run(ctx, o.XRay, w, smp, f)
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -89,7 +100,7 @@ func Run(ctx context.Context, s *Sampler, o Options) error {
 		if o.Count > 0 && tick >= o.Count {
 			return nil
 		}
-		if quit, err := o.wait(ctx, ticker, keys, v, f, xr); quit || err != nil {
+		if quit, err := o.wait(ctx, ticker, keys, v, f, xr, w); quit || err != nil {
 			return err
 		}
 	}
@@ -111,7 +122,7 @@ func (o Options) tick(ctx context.Context, s *Sampler, w *Watcher, sched *schedu
 
 // wait returns when the next tick is due (not while paused), or with quit
 // set when the user quits or ctx ends. A key redraws the last frame.
-func (o Options) wait(ctx context.Context, ticker *time.Ticker, keys <-chan byte, v *view, last Frame, xr *xrayRunner) (bool, error) {
+func (o Options) wait(ctx context.Context, ticker *time.Ticker, keys <-chan byte, v *view, last Frame, xr *xrayRunner, w *Watcher) (bool, error) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -122,6 +133,7 @@ func (o Options) wait(ctx context.Context, ticker *time.Ticker, keys <-chan byte
 			}
 		case done := <-xr.done:
 			xr.finish(v, done)
+			w.NoteXRay(done.result)
 			if err := o.show(last, *v); err != nil {
 				return true, err
 			}

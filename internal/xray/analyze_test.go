@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbmem/dbmem/internal/dblog"
 )
@@ -124,5 +125,21 @@ func TestSummarize(t *testing.T) {
 	}
 	if f := Summarize(Result{}); f.Backends != 0 || f.BaselineBytes != 0 {
 		t.Errorf("no backend: %+v", f)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	d := recordedDump(t, "postgresql-16-log-memory-contexts.log")
+	mk := func(anon uint64, at time.Time) Backend {
+		br := Analyze(d, Measure{PssAnonBytes: anon, Exact: true, JITKnown: true}, 3)
+		return Backend{PID: 7, DumpAt: at, Breakdown: &br}
+	}
+	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	c, ok := Compare(mk(4<<20, t0), mk(40<<20, t0.Add(10*time.Minute)))
+	if !ok || c.Verdict != "leak outside memory contexts" || c.Deltas[0].Group != GroupOutside {
+		t.Errorf("outside grew: %+v", c)
+	}
+	if _, ok := Compare(mk(4<<20, t0), mk(40<<20, t0)); ok {
+		t.Error("compared two X-rays of the same time")
 	}
 }
