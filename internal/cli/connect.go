@@ -69,10 +69,21 @@ func (e *env) live() postgres.LiveSource {
 	if e.from.b != nil {
 		return e.from.b.Live() // what the servers said at capture time
 	}
-	if !e.fs().IsLive() || e.conn.Disabled {
+	c, ok := e.pgConnector()
+	if !ok {
 		return nil
 	}
-	return postgres.Connector{Options: e.conn, FS: e.fs(), Helper: postgres.NewHelper()}
+	return c
+}
+
+// pgConnector is the verified connection to PostgreSQL servers on this
+// host (the X-ray, watch's per-backend view); ok is false when reading a
+// capture or a copied tree, or with --no-connect.
+func (e *env) pgConnector() (postgres.Connector, bool) {
+	if e.from.b != nil || !e.fs().IsLive() || e.conn.Disabled {
+		return postgres.Connector{}, false
+	}
+	return postgres.Connector{Options: e.conn, FS: e.fs(), Helper: postgres.NewHelper()}, true
 }
 
 // mysqlLive is live for MySQL/MariaDB servers.

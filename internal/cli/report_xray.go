@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/xray"
 )
@@ -46,7 +45,10 @@ func (e *env) xrays(ctx context.Context, snap *snapshot.Snapshot, f xrayFlags) (
 	if capped > 0 {
 		fmt.Fprintf(e.stderr, "dbmem: %d backends left out of the X-ray: at most %d per run\n", capped, xray.MaxBackends)
 	}
-	caller := postgres.Connector{Options: e.conn, FS: e.fs(), Helper: postgres.NewHelper()}
+	caller, ok := e.pgConnector()
+	if !ok {
+		return nil, usageError{fmt.Errorf("--contexts and --contexts-pid need a connection to the running server")}
+	}
 	out := []xray.Result{}
 	for _, t := range ts {
 		out = append(out, xray.Run(ctx, t.Instance, t.PIDs, xray.Options{FS: e.fs(), Caller: caller}))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/watch"
 	"github.com/dbmem/dbmem/internal/xray"
 )
@@ -14,10 +13,10 @@ import (
 // host, connections allowed), and the x key X-rays the selected backend.
 func (e *env) watchBackends(s *watch.Sampler, o *watch.Options) {
 	o.Backends = o.Top
-	if e.from.b != nil || e.conn.Disabled || !e.fs().IsLive() {
+	conn, ok := e.pgConnector()
+	if !ok {
 		return
 	}
-	conn := postgres.Connector{Options: e.conn, FS: e.fs(), Helper: postgres.NewHelper()}
 	s.Backends = conn
 	fs := e.fs()
 	o.XRay = func(ctx context.Context, smp *watch.Sample, pid int) xray.Result {

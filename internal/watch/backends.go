@@ -32,6 +32,10 @@ type Backend struct {
 	QueryStart   time.Time `json:"query_start,omitzero"`
 	PrivateBytes *uint64   `json:"private_bytes,omitempty"`
 	Exact        bool      `json:"exact"`
+	// EstimateBytes is RssAnon + VmPTE + VmSwap at every tick (a series
+	// that does not jump when Pss is read); StartTicks tells a reused PID.
+	EstimateBytes *uint64 `json:"estimate_bytes,omitempty"`
+	StartTicks    uint64  `json:"start_ticks"`
 	// Query is shown on the screen only: never in JSON frames or records.
 	Query string `json:"-"`
 }
@@ -109,5 +113,10 @@ func backendLine(in *postgres.Instance, p postgres.Proc, a postgres.BackendActiv
 	if cost, exact, ok := p.PrivateCost(); ok {
 		b.PrivateBytes, b.Exact = &cost, exact
 	}
+	if v, ok := estimate(p.Process); ok {
+		e := uint64(v)
+		b.EstimateBytes = &e
+	}
+	b.StartTicks = p.StartTicks
 	return b
 }

@@ -105,6 +105,10 @@ type Instance struct {
 	// when it was not seen (the postmaster's smaps needs root).
 	SharedBytes     *uint64 `json:"shared_bytes,omitempty"`
 	SharedPageBytes *uint64 `json:"shared_page_bytes,omitempty"`
+	// CgroupLimitBytes and CgroupUsageBytes are the instance's memory
+	// cgroup's, as of the last discovery; nil without a limit.
+	CgroupLimitBytes *uint64 `json:"cgroup_limit_bytes,omitempty"`
+	CgroupUsageBytes *uint64 `json:"cgroup_usage_bytes,omitempty"`
 }
 
 // Proc is one line of a top list.

@@ -148,6 +148,9 @@ func (w *Watcher) instances(snap *snapshot.Snapshot) []Instance {
 		if in.Shared != nil {
 			fi.SharedBytes, fi.SharedPageBytes = new(in.Shared.SizeBytes), new(in.Shared.PageSizeBytes)
 		}
+		if cg := in.Cgroup; cg != nil && cg.LimitBytes != nil {
+			fi.CgroupLimitBytes, fi.CgroupUsageBytes = cg.LimitBytes, cg.UsageBytes
+		}
 		if fi.PrivateExact {
 			w.exact[in.PostmasterPID] = pssCost{*sum.PrivateBytes, snap.TakenAt}
 		}

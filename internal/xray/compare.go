@@ -53,6 +53,9 @@ func Compare(before, after Backend) (Change, bool) {
 	return c, true
 }
 
+// Verdict names the kind of growth of a group (Compare).
+func Verdict(g Group) string { return verdicts[g] }
+
 var verdicts = map[Group]string{
 	GroupCatalog: "cache growth", GroupPlan: "cache growth", GroupQuery: "running query", GroupJIT: "JIT",
 	GroupOther: "growth in PostgreSQL's own contexts", GroupOutside: "leak outside memory contexts", GroupPageTables: "page tables",
