@@ -3,8 +3,6 @@ package xray
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,16 +105,6 @@ func checkAddsUp(t *testing.T, b Backend) {
 		br.Reconcile.UsedRatio, br.Reconcile.TotalRatio, br.Largest[0].Name)
 }
 
-// cachedVersion returns the binary directory of a major version in
-// scripts/fetch-postgres' cache, skipping the test when it is not there.
-func cachedVersion(t *testing.T, major int) string {
-	t.Helper()
-	bin := pgtest.CacheDir() + "/" + strconv.Itoa(major) + "/bin"
-	if _, err := os.Stat(bin + "/postgres"); err != nil {
-		t.Skipf("PostgreSQL %d is not in %s: run scripts/fetch-postgres", major, pgtest.CacheDir())
-	}
-	return bin
-}
 
 func pgtestStart(t testing.TB, settings map[string]string) *pgcluster.Cluster {
 	t.Helper()

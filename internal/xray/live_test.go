@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/pgcluster"
+	"github.com/dbmem/dbmem/internal/pgtest"
 )
 
 // noJIT keeps JIT out of the tests that are not about it.
@@ -117,16 +118,11 @@ func TestLiveJIT(t *testing.T) {
 // writes with the logging collector (jsonlog from 15), and without it
 // (the postmaster's stderr, as pg_ctl -l sends it).
 func TestLiveVersions(t *testing.T) {
-	for _, major := range []int{14, 15, 16, 17, 18} {
-		t.Run(fmt.Sprintf("pg%d", major), func(t *testing.T) {
-			if major != installedMajor(t) {
-				t.Setenv(pgcluster.BinEnv, cachedVersion(t, major))
-			}
-			for _, dest := range destinationsOf(major) {
-				t.Run(dest, func(t *testing.T) { versionCase(t, major, dest) })
-			}
-		})
-	}
+	pgtest.ForEachVersion(t, 14, func(t *testing.T, v pgtest.Version) {
+		for _, dest := range destinationsOf(v.Major) {
+			t.Run(dest, func(t *testing.T) { versionCase(t, v.Major, dest) })
+		}
+	})
 }
 
 func destinationsOf(major int) []string {
@@ -168,23 +164,18 @@ func versionCase(t *testing.T, major int, dest string) {
 	}
 }
 
-func installedMajor(t *testing.T) int {
-	t.Helper()
-	bin, err := pgcluster.FindBin("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := pgcluster.MajorVersion(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // PostgreSQL 13 has no pg_log_backend_memory_contexts: the catalog says
 // so and the X-ray says it needs 14, asking no backend.
 func TestLivePG13NeedsFourteen(t *testing.T) {
-	t.Setenv(pgcluster.BinEnv, cachedVersion(t, 13))
+	pgtest.ForEachVersion(t, 13, func(t *testing.T, v pgtest.Version) {
+		if v.Major < 14 {
+			pg13Case(t)
+		}
+	})
+}
+
+func pg13Case(t *testing.T) {
 	c := pgtestStart(t, map[string]string{"shared_buffers": "32MB"})
 	_, pid := backend(t, c, "SELECT 1")
 	conn := connector(c, "")
