@@ -29,9 +29,9 @@ func GrowthFindings(gs []Growing, path string) []advise.Finding {
 		case r.In < 24*time.Hour:
 			sev = advise.Warning
 		}
-		who := "role " + g.Role
+		who, what := "role "+g.Role, "the memory of this role's processes together"
 		if g.Kind == "backend" {
-			who = fmt.Sprintf("backend %s (%s %s@%s)", g.PID, g.Role, g.User, g.Database)
+			who, what = fmt.Sprintf("backend %s (%s %s@%s)", g.PID, g.Role, g.User, g.Database), "the backend's memory"
 		}
 		out = append(out, advise.Finding{ID: GrowthFindingID, Severity: sev, Subject: "postgresql " + g.Instance + ": " + who,
 			Title: fmt.Sprintf("private memory grows %s: %s reached in %s at that rate", growth.Rate(g.Trend.Rate), r.Limit.Name, growth.In(r.In)),
@@ -41,7 +41,7 @@ func GrowthFindings(gs []Growing, path string) []advise.Finding {
 				{Name: "private now", Value: Format(g.Trend.Last, UnitBytes), Source: path},
 				{Name: r.Limit.Name + " left", Value: Format(max(r.Limit.HeadroomBytes, 0), UnitBytes), Source: path},
 			},
-			Why: "the backend's memory grew steadily over the window (a line explains the points): at that rate it reaches the limit, then the kernel OOM-kills or allocations fail",
+			Why: what + " grew steadily over the window (a line explains the points): at that rate it reaches the limit, then the kernel OOM-kills or allocations fail",
 			Fix: growthFix(g)})
 	}
 	return out
@@ -51,5 +51,9 @@ func growthFix(g Growing) string {
 	if g.Cause != "" {
 		return g.Cause + "; see docs/findings.md#memory-growth"
 	}
-	return "X-ray the backend twice a few minutes apart (dbmem report --contexts-pid, or watch --xray-growing) to tell cache growth (recycle the connection) from a leak (an extension, malloc keeping freed memory) and from a running query (work_mem)"
+	who := "the backend"
+	if g.Kind == "role" {
+		who = "its largest backends (dbmem watch: GROWTH, BACKENDS)"
+	}
+	return "X-ray " + who + " twice a few minutes apart (dbmem report --contexts-pid, or watch --xray-growing) to tell cache growth (recycle the connection) from a leak (an extension, malloc keeping freed memory) and from a running query (work_mem)"
 }

@@ -118,8 +118,8 @@ func (h *History) cause(inst, pid string) string {
 	if top <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s: %s grew by %s of %s between the X-rays of %s and %s", xray.Verdict(best), best.Title(),
-		Format(top, UnitBytes), Format(grew, UnitBytes), from.Format("15:04:05"), to.Format("15:04:05"))
+	return fmt.Sprintf("%s: between the X-rays of %s and %s, %s grew by %s of %s", xray.Verdict(best), from.Format("15:04:05"),
+		to.Format("15:04:05"), best.Title(), Format(top, UnitBytes), Format(grew, UnitBytes))
 }
 
 // GrowingText is one growing role or backend for people.

@@ -55,7 +55,7 @@ func TestGrowthRecordedAndForecast(t *testing.T) {
 	if !ok || r.Limit.Name != "the cgroup limit" || r.In != 512*time.Minute || g.Forecast.Window != 30*time.Minute {
 		t.Errorf("forecast %+v", g.Forecast)
 	}
-	if !strings.HasPrefix(g.Cause, "cache growth: catalog caches grew by 60M of 60M") {
+	if g.Cause != "cache growth: between the X-rays of 12:10:00 and 12:40:00, catalog caches grew by 60M of 60M" {
 		t.Errorf("cause %q", g.Cause)
 	}
 	var txt, page bytes.Buffer

@@ -71,7 +71,7 @@ func TestLiveGrowthForecast(t *testing.T) {
 		t.Fatalf("X-rays %+v %+v", first, second)
 	}
 	ch, ok := xray.Compare(first.Backends[0], second.Backends[0])
-	if !ok || ch.Verdict != "running query" {
+	if !ok || ch.Verdict != "query memory (work_mem)" {
 		t.Errorf("two X-rays of the growing backend: %+v (%s / %s)", ch, first.Backends[0].Problem, second.Backends[0].Problem)
 	}
 }

@@ -28,7 +28,12 @@ func backendLines(f Frame, width int, v backendView) []line {
 	if len(rows) > v.rows {
 		rows = windowAround(rows, v.rows, v.selected)
 	}
-	t := texttable.New(">PID", ">PORT", "ROLE", "USER", "DATABASE", "STATE", ">AGE", "QSTART", ">PRIVATE").Fit(max(width-24, 0)).
+	// The query takes what the other columns leave, at least 24 columns.
+	tableWidth := 0
+	if width > 0 {
+		tableWidth = max(width-24, 1)
+	}
+	t := texttable.New(">PID", ">PORT", "ROLE", "USER", "DATABASE", "STATE", ">AGE", "QSTART", ">PRIVATE").Fit(tableWidth).
 		Drop("PORT", "ROLE", "DATABASE", "QSTART")
 	for _, b := range rows {
 		t.Add(strconv.Itoa(b.PID), optInt(b.Port), shortRole(b.Role), b.User, b.Database, shortState(b.State), since(f.At, b.BackendStart),
@@ -41,8 +46,8 @@ func backendLines(f Frame, width int, v backendView) []line {
 	}
 	out := []line{{head, sgrBold}}
 	for i, l := range lines {
-		if i >= 1+len(rows) { // Fit's note on the columns left out
-			out = append(out, line{"  " + l, ""})
+		if i >= 1+len(rows) { // Fit's note on the columns left out: the terminal's width, not the table's
+			out = append(out, line{"  " + strings.Replace(l, fmt.Sprintf("at %d columns", tableWidth), fmt.Sprintf("at %d columns", width), 1), ""})
 			continue
 		}
 		q := "QUERY"

@@ -11,7 +11,7 @@ type Change struct {
 	From, To time.Time
 	// Deltas are each part's change in bytes, largest growth first.
 	Deltas []Delta
-	// Verdict names the kind of growth: "cache growth", "running query",
+	// Verdict names the kind of growth: "cache growth", "query memory (work_mem)",
 	// "leak outside memory contexts", "growth in PostgreSQL's own
 	// contexts", "JIT" or "page tables"; "" when nothing grew.
 	Verdict string
@@ -48,8 +48,8 @@ func Compare(before, after Backend) (Change, bool) {
 		return c, true
 	}
 	c.Verdict = verdicts[top.Group]
-	c.Why = fmt.Sprintf("%s grew by %s of %s grown between %s and %s", top.Group.Title(), bytesOf(top.Bytes), bytesOf(grew),
-		c.From.Format("15:04:05"), c.To.Format("15:04:05"))
+	c.Why = fmt.Sprintf("between the X-rays of %s and %s, %s grew by %s of %s", c.From.Format("15:04:05"), c.To.Format("15:04:05"),
+		top.Group.Title(), bytesOf(top.Bytes), bytesOf(grew))
 	return c, true
 }
 
@@ -57,7 +57,7 @@ func Compare(before, after Backend) (Change, bool) {
 func Verdict(g Group) string { return verdicts[g] }
 
 var verdicts = map[Group]string{
-	GroupCatalog: "cache growth", GroupPlan: "cache growth", GroupQuery: "running query", GroupJIT: "JIT",
+	GroupCatalog: "cache growth", GroupPlan: "cache growth", GroupQuery: "query memory (work_mem)", GroupJIT: "JIT",
 	GroupOther: "growth in PostgreSQL's own contexts", GroupOutside: "leak outside memory contexts", GroupPageTables: "page tables",
 }
 

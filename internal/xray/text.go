@@ -102,6 +102,7 @@ func orUnknown(s string) string {
 func writeParts(b *strings.Builder, bk Backend, width int) {
 	br := bk.Breakdown
 	tb := texttable.New("GROUP", ">BYTES", ">SHARE", ">CONTEXTS", ">THEIR TOTAL", "LARGEST").Fit(width)
+	estimated := false
 	for _, p := range br.Parts {
 		n, tot, largest := "", "", inert.Text(p.Largest)
 		if p.Contexts > 0 {
@@ -118,13 +119,20 @@ func writeParts(b *strings.Builder, bk Backend, width int) {
 		case GroupPageTables:
 			largest = "VmPTE"
 		}
-		tb.Add(p.Group.Title(), units.Short(p.Bytes), units.Percent(p.Bytes, br.PrivateBytes), n, tot, largest)
+		bytes := units.Short(p.Bytes)
+		if p.EstimatedBytes > 0 {
+			bytes, estimated = "~"+bytes, true
+		}
+		tb.Add(p.Group.Title(), bytes, units.Percent(p.Bytes, br.PrivateBytes), n, tot, largest)
 	}
 	if u := br.Reconcile.UntouchedBytes; u > 0 {
 		tb.Add("never touched", "-"+units.Short(u), "", "", "", "contexts' used bytes the kernel gave no page")
 	}
 	tb.Add("= private cost", units.Short(br.PrivateBytes), "100%", "", units.Short(br.Reconcile.ContextsTotalBytes), "")
 	b.WriteString(tb.Render("    "))
+	if estimated {
+		b.WriteString("    ~: with children the dump sums in \"N more child contexts\" lines (it lists 100 per context), split like the listed ones\n")
+	}
 }
 
 func jitNote(m *Measure) string {
