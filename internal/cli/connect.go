@@ -69,21 +69,27 @@ func (e *env) live() postgres.LiveSource {
 	if e.from.b != nil {
 		return e.from.b.Live() // what the servers said at capture time
 	}
-	c, ok := e.pgConnector()
+	c, ok := e.liveConnector()
 	if !ok {
 		return nil
 	}
 	return c
 }
 
-// pgConnector is the verified connection to PostgreSQL servers on this
+// liveConnector is the verified connection to PostgreSQL servers on this
 // host (the X-ray, watch's per-backend view); ok is false when reading a
 // capture or a copied tree, or with --no-connect.
-func (e *env) pgConnector() (postgres.Connector, bool) {
+func (e *env) liveConnector() (postgres.Connector, bool) {
 	if e.from.b != nil || !e.fs().IsLive() || e.conn.Disabled {
 		return postgres.Connector{}, false
 	}
-	return postgres.Connector{Options: e.conn, FS: e.fs(), Helper: postgres.NewHelper()}, true
+	return e.pgConnector(), true
+}
+
+// pgConnector connects to a PostgreSQL instance as the connection flags
+// say (apply's and rollback's statements too).
+func (e *env) pgConnector() postgres.Connector {
+	return postgres.Connector{Options: e.conn, FS: e.fs(), Helper: postgres.NewHelper()}
 }
 
 // mysqlLive is live for MySQL/MariaDB servers.

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/report"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/xray"
@@ -14,7 +15,7 @@ import (
 
 func newReportCmd(e *env) *cobra.Command {
 	var o report.Options
-	var fast bool
+	var fast, noBudget bool
 	var method string
 	var xf xrayFlags
 	cmd := &cobra.Command{
@@ -52,7 +53,9 @@ It only reads. Run as root for the exact fast path.`,
 			if err := xf.check(e); err != nil {
 				return err
 			}
+			e.conn.Work = !noBudget // the budget reads spills and roles' settings
 			so := e.snapshotOptions()
+			so.Guard = e.from.b == nil // systemd units, oomd, earlyoom, panic_on_oom; a bundle does not carry them
 			so.Method = m
 			snap, err := snapshot.Take(cmd.Context(), so)
 			if err != nil {
@@ -64,8 +67,9 @@ It only reads. Run as root for the exact fast path.`,
 					return err
 				}
 			}
+			o.Budgets = plan.ReportBudgets(e.fs(), snap, plan.BudgetOptions{Off: noBudget, Profile: "web"})
 			if e.json {
-				doc := report.NewDocument(snap)
+				doc := report.DocumentWith(snap, o.Budgets)
 				doc.XRay = xr
 				return report.WriteJSON(e.stdout, doc)
 			}
@@ -85,6 +89,7 @@ It only reads. Run as root for the exact fast path.`,
 	cmd.Flags().IntVar(&xf.n, "contexts", 0, "X-ray the N client backends with the highest private cost: their memory contexts by group (PostgreSQL 14+; at most 10)")
 	cmd.Flags().IntSliceVar(&xf.pids, "contexts-pid", nil, "X-ray this backend (repeatable)")
 	cmd.Flags().BoolVar(&fast, "fast", false, "same as --method status: cheap, but private cost becomes an over-estimate")
+	cmd.Flags().BoolVar(&noBudget, "no-budget", false, "leave out each instance's memory budget (work_mem and its companions; dbmem plan shows it whole)")
 	return cmd
 }
 

@@ -45,7 +45,7 @@ func (e *env) xrays(ctx context.Context, snap *snapshot.Snapshot, f xrayFlags) (
 	if capped > 0 {
 		fmt.Fprintf(e.stderr, "dbmem: %d backends left out of the X-ray: at most %d per run\n", capped, xray.MaxBackends)
 	}
-	caller, ok := e.pgConnector()
+	caller, ok := e.liveConnector()
 	if !ok {
 		return nil, usageError{fmt.Errorf("--contexts and --contexts-pid need a connection to the running server")}
 	}

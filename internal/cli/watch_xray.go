@@ -13,7 +13,7 @@ import (
 // host, connections allowed), and the x key X-rays the selected backend.
 func (e *env) watchBackends(s *watch.Sampler, o *watch.Options) {
 	o.Backends = o.Top
-	conn, ok := e.pgConnector()
+	conn, ok := e.liveConnector()
 	if !ok {
 		return
 	}

@@ -24,11 +24,11 @@ import (
 // child contexts containing ..." and the dump ends with "Grand total: T
 // bytes in B blocks; F free (C chunks); U used".
 var (
-	levelRe   = regexp.MustCompile(`^level: (\d{1,4}); `)
-	statsRe   = regexp.MustCompile(`^(.+?): (\d{1,20}) total in (\d{1,20}) blocks?(?: \(\d{1,20} chunks?\))?;(?: \d{1,20} empty blocks?;)? (\d{1,20}) free(?: \((\d{1,20}) chunks?\))?; (\d{1,20}) used(?:: (.*))?$`)
-	moreRe    = regexp.MustCompile(`^(\d{1,9}) more child contexts containing (\d{1,20}) total in (\d{1,20}) blocks?; (\d{1,20}) free \((\d{1,20}) chunks?\); (\d{1,20}) used$`)
-	grandRe   = regexp.MustCompile(`^Grand total: (\d{1,20}) bytes in (\d{1,20}) blocks?; (\d{1,20}) free \((\d{1,20}) chunks?\); (\d{1,20}) used$`)
-	stderrPad = regexp.MustCompile(`^( *)`)
+	ctxLevelRe = regexp.MustCompile(`^level: (\d{1,4}); `)
+	statsRe    = regexp.MustCompile(`^(.+?): (\d{1,20}) total in (\d{1,20}) blocks?(?: \(\d{1,20} chunks?\))?;(?: \d{1,20} empty blocks?;)? (\d{1,20}) free(?: \((\d{1,20}) chunks?\))?; (\d{1,20}) used(?:: (.*))?$`)
+	moreRe     = regexp.MustCompile(`^(\d{1,9}) more child contexts containing (\d{1,20}) total in (\d{1,20}) blocks?; (\d{1,20}) free \((\d{1,20}) chunks?\); (\d{1,20}) used$`)
+	grandRe    = regexp.MustCompile(`^Grand total: (\d{1,20}) bytes in (\d{1,20}) blocks?; (\d{1,20}) free \((\d{1,20}) chunks?\); (\d{1,20}) used$`)
+	stderrPad  = regexp.MustCompile(`^( *)`)
 )
 
 // ContextLine is one parsed line of a memory context dump.
@@ -51,7 +51,7 @@ func ParseContextLine(s string) (l ContextLine, ok bool) {
 	}
 	l.Level = -1
 	body := s
-	if m := levelRe.FindStringSubmatch(s); m != nil {
+	if m := ctxLevelRe.FindStringSubmatch(s); m != nil {
 		l.Level, _ = strconv.Atoi(m[1])
 		body = s[len(m[0]):]
 	} else if strings.HasPrefix(s, "level: ") {

@@ -95,3 +95,14 @@ const dumpSeed = `2026-11-27 14:11:28.039 UTC [1724] LOG:  logging memory contex
 2026-11-27 14:11:28.039 UTC [1724] LOG:  level: 3; CachedPlanSource: 4096 total in 3 blocks; 2000 free (3 chunks); 2096 used: prepare q1 as select 1
 2026-11-27 14:11:28.043 UTC [1724] LOG:  level: 3; 2 more child contexts containing 16384 total in 2 blocks; 0 free (0 chunks); 16384 used
 2026-11-27 14:11:28.043 UTC [1724] LOG:  Grand total: 1168512 bytes in 18 blocks; 397216 free (28 chunks); 771296 used`
+
+func FuzzReadOracle(f *testing.F) {
+	f.Add("Sat Jun 11 17:33:26 2005\nErrors in file /x/a_ckpt_1.trc:\nORA-04030: out of process memory when trying to allocate  bytes (,)\nInstance terminated by CKPT, pid = 1\n")
+	f.Add("ORA-27300: OS system dependent operation:fork failed with status: 12\nORA-27301: OS failure message: Not enough space\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		if _, err := (Options{}).ReadOracle(strings.NewReader(s)); err != nil {
+			t.Fatal(err)
+		}
+		Detect([]byte(s))
+	})
+}

@@ -44,6 +44,7 @@ type BackendsAnswer struct {
 // every backend's activity with its query.
 func (c Connector) Backends(ctx context.Context, in *Instance) (BackendsAnswer, error) {
 	c.backends = &backendsRequest{}
+	c.Options.Work, c.Options.Statements = false, nil // this connection asks only this
 	l, err := c.Live(ctx, in)
 	if err != nil {
 		return BackendsAnswer{}, err

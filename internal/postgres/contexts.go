@@ -67,6 +67,7 @@ type ContextsCall struct {
 // the grant missing, a PID that is not the instance's.
 func (c Connector) LogContexts(ctx context.Context, in *Instance, pids []int) (ContextsAnswer, error) {
 	c.contexts = &ContextsRequest{Postmaster: in.PostmasterPID, PIDs: pids, fs: c.fs()}
+	c.Options.Work, c.Options.Statements = false, nil // this connection asks only this
 	l, err := c.Live(ctx, in)
 	if err != nil {
 		return ContextsAnswer{}, err

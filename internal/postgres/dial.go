@@ -42,6 +42,10 @@ type dialSpec struct {
 	// password may be sent.
 	sslMode string
 	timeout time.Duration
+	// work reads WorkStats too (ConnOptions.Work); stmts are run after
+	// (ConnOptions.Statements).
+	work  bool
+	stmts []string
 	// contexts is run once the server is checked (Connector.LogContexts).
 	contexts *ContextsRequest
 	// backends reads BackendActivity (Connector.Backends).

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/xray"
@@ -25,6 +26,8 @@ type Document struct {
 	// Findings and Skipped are advise.Judge's with default options.
 	Findings []advise.Finding `json:"findings"`
 	Skipped  []advise.Skipped `json:"skipped"`
+	// Budgets are the instances' memory budgets (JSONWith).
+	Budgets []InstanceBudget `json:"budgets,omitempty"`
 	// XRay is each instance's X-ray (report --contexts), in its own
 	// schema (xray.SchemaVersion); absent without the flag.
 	XRay []xray.Result `json:"xray,omitempty"`
@@ -50,7 +53,23 @@ func NewDocument(s *snapshot.Snapshot) Document {
 }
 
 // JSON writes the document, indented.
-func JSON(w io.Writer, s *snapshot.Snapshot) error { return WriteJSON(w, NewDocument(s)) }
+func JSON(w io.Writer, s *snapshot.Snapshot) error { return JSONWith(w, s, nil) }
+
+// JSONWith writes the document with the instances' budgets.
+func JSONWith(w io.Writer, s *snapshot.Snapshot, budgets map[int]*budget.Result) error {
+	return WriteJSON(w, DocumentWith(s, budgets))
+}
+
+// DocumentWith builds the document with the instances' budgets.
+func DocumentWith(s *snapshot.Snapshot, budgets map[int]*budget.Result) Document {
+	d := NewDocument(s)
+	for _, in := range s.Postgres {
+		if r := budgets[in.PostmasterPID]; r != nil {
+			d.Budgets = append(d.Budgets, InstanceBudget{PostmasterPID: in.PostmasterPID, Result: *r})
+		}
+	}
+	return d
+}
 
 // WriteJSON writes a document, indented.
 func WriteJSON(w io.Writer, d Document) error {
