@@ -105,7 +105,6 @@ func checkAddsUp(t *testing.T, b Backend) {
 		br.Reconcile.UsedRatio, br.Reconcile.TotalRatio, br.Largest[0].Name)
 }
 
-
 func pgtestStart(t testing.TB, settings map[string]string) *pgcluster.Cluster {
 	t.Helper()
 	return pgtest.Start(t, settings)

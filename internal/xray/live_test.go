@@ -164,7 +164,6 @@ func versionCase(t *testing.T, major int, dest string) {
 	}
 }
 
-
 // PostgreSQL 13 has no pg_log_backend_memory_contexts: the catalog says
 // so and the X-ray says it needs 14, asking no backend.
 func TestLivePG13NeedsFourteen(t *testing.T) {
