@@ -16,7 +16,7 @@ func existing(in AdviceInput) Advice {
 	allowed := in.MaxConnections - in.Reserved
 	if in.MaxConnections > 0 && l.Max > allowed {
 		a.Findings = append(a.Findings, Finding{Severity: "warning",
-			Title: fmt.Sprintf("the poolers may open %d server connections, more than the %d %s lets in", l.Max, allowed, in.Engine),
+			Title:   fmt.Sprintf("the poolers may open %d server connections, more than the %d %s lets in", l.Max, allowed, in.Engine),
 			Formula: fmt.Sprintf("%s > max_connections %d - reserved %d = %d", l.Formula, in.MaxConnections, in.Reserved, allowed),
 			Fix: "lower the pools (pool_size, max_db_connections) so their sum stays below max_connections minus the reserved " +
 				"connections, or clients will meet \"sorry, too many clients already\" before the pool is full"})

@@ -10,8 +10,8 @@ import (
 // DATABASES) or, when the console was not read, as its files say, with
 // the global defaults filled in as PgBouncer fills them.
 type bouncerDB struct {
-	Name, Host, ForcedUser, Mode string
-	Port, PoolSize, Reserve, MaxDB   int
+	Name, Host, ForcedUser, Mode   string
+	Port, PoolSize, Reserve, MaxDB int
 }
 
 // bouncerGlobals are the [pgbouncer] values the limit needs: the running
