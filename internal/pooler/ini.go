@@ -38,18 +38,19 @@ const maxLineBytes = 64 << 10
 // stops loading at it.
 func parseINI(text string) []iniItem {
 	var out []iniItem
-	if i := strings.IndexByte(text, 0); i >= 0 {
-		text = text[:i]
-		defer func() {
-			out = append(out, iniItem{Kind: itemBad, Line: strings.Count(text, "\n") + 1,
-				Value: "a NUL byte: PgBouncer stops reading the file there"})
-		}()
+	nul := strings.IndexByte(text, 0)
+	if nul >= 0 {
+		text = text[:nul]
 	}
 	for i, line := range strings.Split(text, "\n") {
 		for _, it := range parseLine(strings.TrimRight(line, "\r")) {
 			it.Line = i + 1
 			out = append(out, it)
 		}
+	}
+	if nul >= 0 {
+		out = append(out, iniItem{Kind: itemBad, Line: strings.Count(text, "\n") + 1,
+			Value: "a NUL byte: PgBouncer stops reading the file there"})
 	}
 	return out
 }
