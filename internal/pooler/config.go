@@ -64,7 +64,7 @@ func (l *loader) odysseyFile(name string, stack []string, line int, from string)
 	}
 	b, err := readBounded(l.fs, name, min(l.lim.FileBytes, l.lim.TotalBytes-l.total))
 	if err != nil {
-		l.refuse(from, line, readProblem(name, err, l.lim))
+		l.refuse(firstNonEmpty(from, name), line, readProblem(name, err, l.lim))
 		return nil
 	}
 	l.total += int64(len(b))

@@ -90,7 +90,10 @@ func (c Connector) read(ctx context.Context, p *Pooler, proof *servertrust.Proof
 	}
 	req.User = me
 	con, err := readConsole(ctx, req)
-	if err != nil {
+	switch {
+	case err != nil && euid == 0:
+		return nil, "", fmt.Errorf("as %s without a password: %w", me, err)
+	case err != nil:
 		return nil, "", fmt.Errorf("as %s without a password: %w (let OS user %s in: stats_users = %s and, with auth_type hba, "+
 			"a line \"local pgbouncer %s peer\"; or run dbmem as root or as %s)", me, err, me, me, me, proof.Account)
 	}

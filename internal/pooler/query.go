@@ -2,9 +2,11 @@ package pooler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -152,11 +154,17 @@ func shortConnError(err error) error {
 	if err == nil {
 		return fmt.Errorf("no answer")
 	}
-	if pe, ok := err.(*pgconn.PgError); ok {
+	if m := requestedAuth.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Errorf("the console asked for a password (%s) and dbmem sends none to a pooler", m[1])
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
 		return fmt.Errorf("%s: %s", pe.Severity, pe.Message)
 	}
 	return err
 }
+
+var requestedAuth = regexp.MustCompile(`server requested (\S+) authentication`)
 
 // ConsoleHelperCommand is the hidden subcommand that makes dbmem's binary
 // read a PgBouncer console as the OS account it runs as.
