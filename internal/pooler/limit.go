@@ -132,7 +132,8 @@ func addMeasured(m *Measured, p *Pooler, parts []PoolPart) {
 	}
 }
 
-// formulaOf writes the sum: "pgbouncer 4242 appdb 25 + ... = 45".
+// formulaOf writes the sum, by pooler: "pgbouncer 4242: shop 25 (pool_size
+// 20 + reserve_pool 5) + reports 10 (pool_size 10) = 35".
 func formulaOf(l Limit) string {
 	if len(l.Pools) == 0 {
 		if len(l.Gaps) > 0 {
@@ -140,18 +141,38 @@ func formulaOf(l Limit) string {
 		}
 		return "no pooler points at this instance: 0"
 	}
-	terms := make([]string, len(l.Pools))
-	for i, p := range l.Pools {
-		terms[i] = fmt.Sprintf("%s %s", p.Pooler, p.Formula)
+	var groups []string
+	for i := 0; i < len(l.Pools); {
+		var terms []string
+		j := i
+		for ; j < len(l.Pools) && l.Pools[j].Pooler == l.Pools[i].Pooler; j++ {
+			terms = append(terms, l.Pools[j].Term())
+		}
+		groups = append(groups, l.Pools[i].Pooler+": "+strings.Join(terms, " + "))
+		i = j
 	}
-	s := strings.Join(terms, " + ")
-	if len(terms) > 1 {
+	s := strings.Join(groups, "; ")
+	if len(l.Pools) > 1 {
 		s = fmt.Sprintf("%s = %d", s, l.Max)
 	}
 	if !l.Known {
 		s += fmt.Sprintf(" (at least %d: not every pool is bounded)", l.Max)
 	}
 	return s
+}
+
+// Term is the part as a term of the sum: "shop 25 (pool_size 20 +
+// reserve_pool 5)", "app/alice 10 (...)", "tenants at least 20 (...)".
+func (p PoolPart) Term() string {
+	name := p.Database
+	if p.User != "" && p.Pooler != "" && !strings.HasPrefix(p.Pooler, "pgbouncer") {
+		name += "/" + p.User
+	}
+	n := fmt.Sprint(p.Max)
+	if p.Unbounded {
+		n = "at least " + n
+	}
+	return fmt.Sprintf("%s %s (%s)", name, n, p.Formula)
 }
 
 // modes lists ByMode in a stable order for text.

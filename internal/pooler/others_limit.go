@@ -32,9 +32,9 @@ func pgcatParts(p *Pooler, t Target) (parts []PoolPart, ev, gaps []string) {
 		}
 		for _, u := range pool.Users {
 			pp := PoolPart{Pooler: name, Database: pool.Name, User: u.Username, Mode: firstNonEmpty(u.PoolMode, pool.PoolMode.S),
-				Max: u.PoolSize.N * servers, Formula: fmt.Sprintf("%s/%s: pool_size %d x %d server entries", pool.Name, u.Username, u.PoolSize.N, servers)}
+				Max: u.PoolSize.N * servers, Formula: fmt.Sprintf("pool_size %d x %d server entries", u.PoolSize.N, servers)}
 			if !u.PoolSize.Set() {
-				pp.Unbounded, pp.Formula = true, fmt.Sprintf("%s/%s: no pool_size", pool.Name, u.Username)
+				pp.Unbounded, pp.Formula = true, "no pool_size"
 				gaps = append(gaps, fmt.Sprintf("%s pool %s user %s: no pool_size (pgcat requires one)", name, pool.Name, u.Username))
 			}
 			parts = append(parts, pp)
@@ -71,15 +71,15 @@ func odysseyParts(p *Pooler, t Target) (parts []PoolPart, ev, gaps []string) {
 			continue
 		}
 		pp := PoolPart{Pooler: name, Database: r.Database, User: r.User, Mode: r.Pool, Max: r.PoolSize.N,
-			Formula: fmt.Sprintf("%s/%s: pool_size %d", r.Database, r.User, r.PoolSize.N)}
+			Formula: fmt.Sprintf("pool_size %d", r.PoolSize.N)}
 		switch {
 		case r.PoolSize.N == 0:
-			pp.Unbounded, pp.Formula = true, fmt.Sprintf("%s/%s: pool_size 0 is no limit", r.Database, r.User)
+			pp.Unbounded, pp.Formula = true, "pool_size 0 is no limit"
 		case r.Database == "default" || r.User == "default":
-			pp.Unbounded, pp.Formula = true, fmt.Sprintf("%s/%s: pool_size %d per database and user that connect: no bound", r.Database, r.User, r.PoolSize.N)
+			pp.Unbounded, pp.Formula = true, fmt.Sprintf("pool_size %d per database and user that connect: no bound", r.PoolSize.N)
 		}
 		if pp.Unbounded {
-			gaps = append(gaps, name+" route "+pp.Formula)
+			gaps = append(gaps, fmt.Sprintf("%s route %s/%s: %s", name, r.Database, r.User, pp.Formula))
 		}
 		parts = append(parts, pp)
 	}

@@ -73,20 +73,20 @@ func bouncerPart(name string, d bouncerDB, g bouncerGlobals, u UserLimit, con *C
 	pp := PoolPart{Pooler: name, Database: d.Name, User: d.ForcedUser, Mode: firstNonEmpty(u.PoolMode, d.Mode, g.Mode)}
 	size, per := base, fmt.Sprintf("pool_size %d", base)
 	if base > 0 && reserve > 0 && g.ReserveTimeout > 0 {
-		size, per = base+reserve, fmt.Sprintf("(pool_size %d + reserve_pool %d)", base, reserve)
+		size, per = base+reserve, fmt.Sprintf("pool_size %d + reserve_pool %d", base, reserve)
 	}
 	switch {
 	case base <= 0 && d.MaxDB <= 0:
 		pp.Unbounded, pp.Max = true, max(servingNow(con, d.Name), 1)
-		pp.Formula = fmt.Sprintf("%s: pool_size %d is no limit to PgBouncer, and no max_db_connections: no bound", d.Name, base)
+		pp.Formula = fmt.Sprintf("pool_size %d is no limit to PgBouncer, and no max_db_connections: no bound", base)
 	case d.ForcedUser != "" && base > 0 && (d.MaxDB <= 0 || size <= d.MaxDB):
-		pp.Max, pp.Formula = size, fmt.Sprintf("%s: %s", d.Name, per)
+		pp.Max, pp.Formula = size, per
 	case d.MaxDB > 0:
-		pp.Max, pp.Formula = d.MaxDB, fmt.Sprintf("%s: max_db_connections %d (%s per user)", d.Name, d.MaxDB, per)
+		pp.Max, pp.Formula = d.MaxDB, fmt.Sprintf("max_db_connections %d, below %s per user", d.MaxDB, paren(per))
 	default:
 		seen := usersSeen(con, d.Name)
 		pp.Unbounded, pp.Max = true, size*max(seen, 1)
-		pp.Formula = fmt.Sprintf("%s: %s per client user, %d user(s) seen, and no max_db_connections: no bound", d.Name, per, seen)
+		pp.Formula = fmt.Sprintf("%s per client user, %d user(s) seen, and no max_db_connections: no bound", paren(per), seen)
 	}
 	measure(&pp, con)
 	return pp
@@ -183,4 +183,12 @@ func problemsText(p *Pooler) string {
 func parseSeconds(s string) (float64, bool) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	return f, err == nil && f >= 0
+}
+
+// paren brackets a sum inside a longer phrase.
+func paren(s string) string {
+	if strings.Contains(s, " + ") {
+		return "(" + s + ")"
+	}
+	return s
 }
