@@ -42,6 +42,16 @@ func (c Connector) fs() linux.FS {
 // Console proves the pooler's socket and reads its console. The second
 // result says how it was reached ("as pgbouncer via ...; proven: ...").
 func (c Connector) Console(ctx context.Context, p *Pooler) (*Console, string, error) {
+	return c.ask(ctx, p, false)
+}
+
+// Reload runs RELOAD over the console (PgBouncer rereads its files) and
+// reads the console afterwards.
+func (c Connector) Reload(ctx context.Context, p *Pooler) (*Console, string, error) {
+	return c.ask(ctx, p, true)
+}
+
+func (c Connector) ask(ctx context.Context, p *Pooler, reload bool) (*Console, string, error) {
 	if p.Kind != PgBouncer {
 		return nil, "", fmt.Errorf("the %s console is not read: it needs a password and dbmem sends none to a pooler", p.Kind)
 	}
@@ -59,7 +69,7 @@ func (c Connector) Console(ctx context.Context, p *Pooler) (*Console, string, er
 	if u := proof.UncheckedList(); u != "" {
 		how += "; not checked: " + u
 	}
-	con, as, err := c.read(ctx, p, proof)
+	con, as, err := c.read(ctx, p, proof, reload)
 	if err != nil {
 		return nil, "", err
 	}
@@ -69,9 +79,9 @@ func (c Connector) Console(ctx context.Context, p *Pooler) (*Console, string, er
 
 // read connects as the pooler's own account when dbmem runs as it (or,
 // as root, through the helper), else as dbmem's OS user.
-func (c Connector) read(ctx context.Context, p *Pooler, proof *servertrust.Proof) (*Console, string, error) {
+func (c Connector) read(ctx context.Context, p *Pooler, proof *servertrust.Proof, reload bool) (*Console, string, error) {
 	req := consoleRequest{Socket: proof.Socket, PID: p.PID, UID: proof.Account.UID, User: "pgbouncer",
-		TimeoutMS: c.Timeout.Milliseconds()}
+		TimeoutMS: c.Timeout.Milliseconds(), Reload: reload}
 	euid := uint32(os.Geteuid())
 	switch {
 	case euid == proof.Account.UID:

@@ -77,7 +77,7 @@ func discoverOne(ctx context.Context, fs linux.FS, pid int, kind Kind, opt Optio
 		p.Account = servertrust.AccountOf(c.EUID).String()
 	}
 	cwd, cwdErr := linux.ReadLink(fs, pid, "cwd")
-	p.ConfigFile = absConfig(conf, cwd)
+	p.Cwd, p.ConfigFile = cwd, absConfig(conf, cwd)
 	if p.ConfigFile == "" {
 		p.gap("configuration file", fmt.Sprintf("%q is relative and the working directory is unreadable: %v", conf, cwdErr))
 		p.Refused = true

@@ -184,3 +184,5 @@ func (l Limit) modes() []string {
 	sort.Strings(out)
 	return out
 }
+
+func sortStrings(s []string) { sort.Strings(s) }

@@ -82,7 +82,7 @@ func bouncerPart(name string, d bouncerDB, g bouncerGlobals, u UserLimit, con *C
 	case d.ForcedUser != "" && base > 0 && (d.MaxDB <= 0 || size <= d.MaxDB):
 		pp.Max, pp.Formula = size, per
 	case d.MaxDB > 0:
-		pp.Max, pp.Formula = d.MaxDB, fmt.Sprintf("max_db_connections %d, below %s per user", d.MaxDB, paren(per))
+		pp.Max, pp.Formula = d.MaxDB, fmt.Sprintf("max_db_connections %d; %s per user", d.MaxDB, paren(per))
 	default:
 		seen := usersSeen(con, d.Name)
 		pp.Unbounded, pp.Max = true, size*max(seen, 1)

@@ -39,6 +39,9 @@ type Pooler struct {
 	// ConfigFile is the file the command line names (absolute, from the
 	// process's working directory); Files every file read, includes too.
 	ConfigFile string   `json:"config_file,omitempty"`
+	// Cwd is the process's working directory: relative includes start
+	// there ("" when unreadable).
+	Cwd string `json:"cwd,omitempty"`
 	Files      []string `json:"files,omitempty"`
 	// Problems are lines the pooler would refuse and what dbmem could not
 	// read; Refused says the configuration as it stands would not load,

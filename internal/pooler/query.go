@@ -25,6 +25,9 @@ type consoleRequest struct {
 	UID       uint32 `json:"uid"`
 	User      string `json:"user"`
 	TimeoutMS int64  `json:"timeout_ms"`
+	// Reload runs RELOAD first (PgBouncer rereads its files), as the
+	// admin user pgbouncer.
+	Reload bool `json:"reload,omitempty"`
 }
 
 // Bounds of a console's answers: a PgBouncer with 10,000 pools answers
@@ -51,6 +54,11 @@ func readConsole(ctx context.Context, req consoleRequest) (*Console, error) {
 		return nil, shortConnError(err)
 	}
 	defer conn.Close(context.Background())
+	if req.Reload {
+		if _, err := conn.Exec(ctx, "RELOAD").ReadAll(); err != nil {
+			return nil, fmt.Errorf("RELOAD: %w", shortConnError(err))
+		}
+	}
 	return readAll(ctx, conn)
 }
 
