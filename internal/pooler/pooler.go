@@ -38,11 +38,11 @@ type Pooler struct {
 	Account string `json:"account,omitempty"`
 	// ConfigFile is the file the command line names (absolute, from the
 	// process's working directory); Files every file read, includes too.
-	ConfigFile string   `json:"config_file,omitempty"`
+	ConfigFile string `json:"config_file,omitempty"`
 	// Cwd is the process's working directory: relative includes start
 	// there ("" when unreadable).
-	Cwd string `json:"cwd,omitempty"`
-	Files      []string `json:"files,omitempty"`
+	Cwd   string   `json:"cwd,omitempty"`
+	Files []string `json:"files,omitempty"`
 	// Problems are lines the pooler would refuse and what dbmem could not
 	// read; Refused says the configuration as it stands would not load,
 	// so the running pooler may hold other values than the files.
