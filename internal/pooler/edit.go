@@ -141,7 +141,12 @@ func applyEdits(text string, edits []edit) (string, error) {
 	var out []string
 	for i, l := range lines {
 		out = append(out, l)
-		out = append(out, insert[i+1]...)
+		for _, n := range insert[i+1] {
+			if strings.HasSuffix(l, "\r") {
+				n += "\r" // the file's line ends
+			}
+			out = append(out, n)
+		}
 	}
 	return strings.Join(out, "\n"), nil
 }
