@@ -175,14 +175,4 @@ func (p PoolPart) Term() string {
 	return fmt.Sprintf("%s %s (%s)", name, n, p.Formula)
 }
 
-// modes lists ByMode in a stable order for text.
-func (l Limit) modes() []string {
-	var out []string
-	for m, n := range l.ByMode {
-		out = append(out, fmt.Sprintf("%s %d", m, n))
-	}
-	sort.Strings(out)
-	return out
-}
-
 func sortStrings(s []string) { sort.Strings(s) }

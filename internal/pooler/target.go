@@ -50,13 +50,9 @@ func TargetOf(in *postgres.Instance) Target {
 }
 
 func (t Target) String() string {
-	var parts []string
-	for _, d := range t.SocketDirs {
-		parts = append(parts, d)
-	}
 	s := "port " + strconv.Itoa(t.Port)
-	if len(parts) > 0 {
-		s += " (sockets in " + strings.Join(parts, ", ") + ")"
+	if len(t.SocketDirs) > 0 {
+		s += " (sockets in " + strings.Join(t.SocketDirs, ", ") + ")"
 	}
 	return s
 }
