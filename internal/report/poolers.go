@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/pooler"
+	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/texttable"
 )
@@ -23,7 +24,7 @@ func writePoolers(b *strings.Builder, s *snapshot.Snapshot, st style) {
 		writePooler(b, p, st)
 	}
 	for _, pl := range poolerLimits(s) {
-		writePoolerLimit(b, fmt.Sprintf("PostgreSQL postmaster %d, port %s", pl.PostmasterPID, portText(pl.Target.Port)), pl.Limit, st)
+		writePoolerLimit(b, fmt.Sprintf("PostgreSQL postmaster %d, port %s", pl.PostmasterPID, portText(pl.Target.Port)), pl, st)
 	}
 }
 
@@ -73,7 +74,8 @@ func writePooler(b *strings.Builder, p *pooler.Pooler, st style) {
 
 // writePoolerLimit shows the bound toward one instance, its formula and
 // what was measured.
-func writePoolerLimit(b *strings.Builder, to string, l pooler.Limit, st style) {
+func writePoolerLimit(b *strings.Builder, to string, pl InstancePoolerLimit, st style) {
+	l := pl.Limit
 	head := fmt.Sprintf("at most %d server connections", l.Max)
 	if !l.Known {
 		head = st.warn(fmt.Sprintf("no known bound (at least %d server connections)", l.Max))
@@ -92,6 +94,13 @@ func writePoolerLimit(b *strings.Builder, to string, l pooler.Limit, st style) {
 	}
 	for _, g := range l.Gaps {
 		item(b, "Unbounded", inert.Text(g), st.warn)
+	}
+	for _, f := range pl.Advice.Findings {
+		colour := st.warn
+		if f.Severity != "warning" {
+			colour = nil
+		}
+		item(b, "Finding", inert.Text(f.Severity+": "+f.Title+". Fix: "+f.Fix), colour)
 	}
 	for _, e := range l.Evidence {
 		item(b, "Evidence", inert.Text(e), nil)
@@ -133,6 +142,9 @@ type InstancePoolerLimit struct {
 	PostmasterPID int           `json:"postmaster_pid"`
 	Target        pooler.Target `json:"target"`
 	pooler.Limit
+	// Advice holds the findings on these pools against the instance's
+	// max_connections (pooler.Advise).
+	Advice pooler.Advice `json:"advice"`
 }
 
 // poolerLimits computes, for every instance some pooler points at (or may
@@ -142,8 +154,17 @@ func poolerLimits(s *snapshot.Snapshot) []InstancePoolerLimit {
 	for _, in := range s.Postgres {
 		t := pooler.TargetOf(in)
 		if l := pooler.ServerConnections(s.Poolers, t); len(l.Pools) > 0 || len(l.Gaps) > 0 {
-			out = append(out, InstancePoolerLimit{PostmasterPID: in.PostmasterPID, Target: t, Limit: l})
+			out = append(out, InstancePoolerLimit{PostmasterPID: in.PostmasterPID, Target: t, Limit: l, Advice: poolerAdvice(in, l)})
 		}
 	}
 	return out
+}
+
+// poolerAdvice judges the pools against the instance's max_connections
+// less superuser_reserved_connections (when read; reserved_connections
+// of PostgreSQL 16+ is not read, so the room may be smaller still).
+func poolerAdvice(in *postgres.Instance, l pooler.Limit) pooler.Advice {
+	maxConn, _ := in.Settings.Int("max_connections")
+	reserved, _ := in.Settings.Int("superuser_reserved_connections")
+	return pooler.Advise(pooler.AdviceInput{Engine: "PostgreSQL", MaxConnections: int(maxConn), Reserved: int(reserved), Limit: &l})
 }
