@@ -52,6 +52,12 @@ func writePooler(b *strings.Builder, p *pooler.Pooler, st style) {
 	for _, pr := range p.Problems {
 		item(b, "Problem", inert.Text(pr.String()), st.warn)
 	}
+	switch {
+	case p.Refused && p.Console != nil:
+		item(b, "", "the files would not load as they stand: the pooler runs with what it loaded last, and its pools below are its console's", nil)
+	case p.Refused:
+		item(b, "", "the files would not load as they stand and the console was not read: the pooler's pools are unknown", st.warn)
+	}
 	if c := p.PgBouncer; c != nil {
 		for _, n := range c.Notes {
 			item(b, "Note", inert.Text(n), nil)
