@@ -43,6 +43,17 @@ type Advice struct {
 	Evidence   []string `json:"evidence,omitempty"`
 	// Findings are problems with the poolers that exist.
 	Findings []Finding `json:"findings,omitempty"`
+	// Changes are pool settings that would fix a finding, for
+	// `dbmem pooler set` (PgBouncer only).
+	Changes []Suggestion `json:"changes,omitempty"`
+}
+
+// Suggestion is a change to one PgBouncer, and the command that makes it.
+type Suggestion struct {
+	PID     int    `json:"pid"`
+	Change  Change `json:"change"`
+	Command string `json:"command"`
+	Why     string `json:"why"`
 }
 
 // Finding is one problem with the poolers in front of an instance.

@@ -26,6 +26,7 @@ func existing(in AdviceInput) Advice {
 			Title:   "a pool without a bound: the server connections the poolers may open are not known",
 			Formula: strings.Join(l.Gaps, "; "),
 			Fix:     "set max_db_connections (per database or in [pgbouncer]) or a forced user= per database, so each database has a bound"})
+		a.Changes = boundChanges(l)
 	}
 	if m := l.Measured; m != nil && m.ClientsWaiting > 0 {
 		a.Findings = append(a.Findings, Finding{Severity: "info",
@@ -53,4 +54,20 @@ func Concurrency(maxConnections int, l *Limit) (int, string) {
 	}
 	return l.Max, fmt.Sprintf("the poolers' server connections %d (< max_connections %d; direct connections beside the poolers are not in it)",
 		l.Max, maxConnections)
+}
+
+// boundChanges bounds each PgBouncer database that has none: its
+// max_db_connections at one pool's size, the bound a pool per database
+// was meant to be.
+func boundChanges(l *Limit) []Suggestion {
+	var out []Suggestion
+	for _, p := range l.Pools {
+		if !p.Unbounded || p.Kind != PgBouncer || p.PerPool <= 0 || strings.Contains(p.Database, ".") {
+			continue
+		}
+		c := Change{Database: p.Database, Key: "max_db_connections", Value: p.PerPool}
+		out = append(out, Suggestion{PID: p.PID, Change: c, Command: fmt.Sprintf("dbmem pooler set --pid %d %s", p.PID, c),
+			Why: fmt.Sprintf("one pool of %d for all users of %s together", p.PerPool, p.Database)})
+	}
+	return out
 }

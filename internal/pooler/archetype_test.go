@@ -36,6 +36,9 @@ func TestArchetypeBehindPgBouncer(t *testing.T) {
 		!strings.Contains(a.Findings[0].Title, "a pool without a bound") {
 		t.Errorf("advice %+v", a)
 	}
+	if len(a.Changes) != 3 || a.Changes[0].Command != "dbmem pooler set --pid 7230 my_app.max_db_connections=20" {
+		t.Errorf("changes %+v", a.Changes)
+	}
 	// The fix the verdict names: max_db_connections = 20 on each database.
 	for i := range p.PgBouncer.Databases {
 		p.PgBouncer.Databases[i].MaxDBConnections = pooler.Value{N: 20, From: "fix"}

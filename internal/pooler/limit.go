@@ -50,6 +50,8 @@ type Measured struct {
 // pointing at the instance.
 type PoolPart struct {
 	Pooler   string `json:"pooler"`   // "pgbouncer 4242"
+	Kind     Kind   `json:"kind"`
+	PID      int    `json:"pid"`
 	Database string `json:"database"` // client-side name
 	// User is the pool's user; "" when there is one pool per client user.
 	User string `json:"user,omitempty"`
@@ -58,6 +60,9 @@ type PoolPart struct {
 	// what is known of it).
 	Max       int    `json:"max"`
 	Unbounded bool   `json:"unbounded,omitempty"`
+	// PerPool is one pool's most (pool size, with the reserve when it
+	// applies; 0 when a pool has no limit).
+	PerPool int `json:"per_pool,omitempty"`
 	Formula   string `json:"formula"`
 	// Servers and Waiting are measured (SHOW POOLS), when read.
 	Servers *int `json:"servers,omitempty"`

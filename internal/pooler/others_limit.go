@@ -31,7 +31,7 @@ func pgcatParts(p *Pooler, t Target) (parts []PoolPart, ev, gaps []string) {
 			continue
 		}
 		for _, u := range pool.Users {
-			pp := PoolPart{Pooler: name, Database: pool.Name, User: u.Username, Mode: firstNonEmpty(u.PoolMode, pool.PoolMode.S),
+			pp := PoolPart{Pooler: name, Kind: PgCat, PID: p.PID, PerPool: u.PoolSize.N, Database: pool.Name, User: u.Username, Mode: firstNonEmpty(u.PoolMode, pool.PoolMode.S),
 				Max: u.PoolSize.N * servers, Formula: fmt.Sprintf("pool_size %d x %d server entries", u.PoolSize.N, servers)}
 			if !u.PoolSize.Set() {
 				pp.Unbounded, pp.Formula = true, "no pool_size"
@@ -70,7 +70,7 @@ func odysseyParts(p *Pooler, t Target) (parts []PoolPart, ev, gaps []string) {
 		if !hits[r.Storage] {
 			continue
 		}
-		pp := PoolPart{Pooler: name, Database: r.Database, User: r.User, Mode: r.Pool, Max: r.PoolSize.N,
+		pp := PoolPart{Pooler: name, Kind: Odyssey, PID: p.PID, PerPool: r.PoolSize.N, Database: r.Database, User: r.User, Mode: r.Pool, Max: r.PoolSize.N,
 			Formula: fmt.Sprintf("pool_size %d", r.PoolSize.N)}
 		switch {
 		case r.PoolSize.N == 0:

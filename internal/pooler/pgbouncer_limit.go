@@ -39,7 +39,9 @@ func pgbouncerParts(p *Pooler, t Target) (parts []PoolPart, ev, gaps []string) {
 	for _, d := range dbs {
 		switch t.reachesList(d.Host, d.Port, g.SocketDir) {
 		case reachYes:
-			parts = append(parts, bouncerPart(name, d, g, users[d.ForcedUser], p.Console))
+			pp := bouncerPart(name, d, g, users[d.ForcedUser], p.Console)
+			pp.PID = p.PID
+			parts = append(parts, pp)
 		case reachUnknown:
 			gaps = append(gaps, fmt.Sprintf("%s database %s: host %s port %d may be this instance (dbmem resolves no names): not counted",
 				name, d.Name, d.Host, d.Port))
@@ -70,11 +72,12 @@ func bouncerPart(name string, d bouncerDB, g bouncerGlobals, u UserLimit, con *C
 	if u.ReservePoolSize.Set() && u.ReservePoolSize.N >= 0 {
 		reserve = u.ReservePoolSize.N
 	}
-	pp := PoolPart{Pooler: name, Database: d.Name, User: d.ForcedUser, Mode: firstNonEmpty(u.PoolMode, d.Mode, g.Mode)}
+	pp := PoolPart{Pooler: name, Kind: PgBouncer, Database: d.Name, User: d.ForcedUser, Mode: firstNonEmpty(u.PoolMode, d.Mode, g.Mode)}
 	size, per := base, fmt.Sprintf("pool_size %d", base)
 	if base > 0 && reserve > 0 && g.ReserveTimeout > 0 {
 		size, per = base+reserve, fmt.Sprintf("pool_size %d + reserve_pool %d", base, reserve)
 	}
+	pp.PerPool = max(size, 0)
 	switch {
 	case base <= 0 && d.MaxDB <= 0:
 		pp.Unbounded, pp.Max = true, max(servingNow(con, d.Name), 1)

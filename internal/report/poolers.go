@@ -108,6 +108,9 @@ func writePoolerLimit(b *strings.Builder, to string, pl InstancePoolerLimit, st 
 		}
 		item(b, "Finding", inert.Text(f.Severity+": "+f.Title+". Fix: "+f.Fix), colour)
 	}
+	for _, c := range pl.Advice.Changes {
+		item(b, "Change", inert.Text(c.Command+" ("+c.Why+")"), nil)
+	}
 	for _, e := range l.Evidence {
 		item(b, "Evidence", inert.Text(e), nil)
 	}
