@@ -49,7 +49,7 @@ type Measured struct {
 // PoolPart is one term of the sum: a pooler's pool (or group of pools)
 // pointing at the instance.
 type PoolPart struct {
-	Pooler   string `json:"pooler"`   // "pgbouncer 4242"
+	Pooler   string `json:"pooler"` // "pgbouncer 4242"
 	Kind     Kind   `json:"kind"`
 	PID      int    `json:"pid"`
 	Database string `json:"database"` // client-side name
@@ -58,12 +58,12 @@ type PoolPart struct {
 	Mode string `json:"mode"`
 	// Max is this part's most; Unbounded says nothing caps it (Max is then
 	// what is known of it).
-	Max       int    `json:"max"`
-	Unbounded bool   `json:"unbounded,omitempty"`
+	Max       int  `json:"max"`
+	Unbounded bool `json:"unbounded,omitempty"`
 	// PerPool is one pool's most (pool size, with the reserve when it
 	// applies; 0 when a pool has no limit).
-	PerPool int `json:"per_pool,omitempty"`
-	Formula   string `json:"formula"`
+	PerPool int    `json:"per_pool,omitempty"`
+	Formula string `json:"formula"`
 	// Servers and Waiting are measured (SHOW POOLS), when read.
 	Servers *int `json:"servers,omitempty"`
 	Waiting *int `json:"waiting,omitempty"`
