@@ -110,6 +110,8 @@ func TestLoadRefusesHostileConfigs(t *testing.T) {
 				os.Symlink("/etc/shadow", filepath.Join(dir, "link.ini"))
 				os.Lchown(filepath.Join(dir, "link.ini"), 65534, 65534)
 			}, "symbolic link owned by uid 65534"},
+		{"main file unreadable", map[string]string{"a.ini": "[pgbouncer]\n"}, Limits{},
+			func(dir string) { os.Chmod(filepath.Join(dir, "a.ini"), 0o600) }, "a.ini: read "},
 		{"fifo", map[string]string{"a.ini": "%include fifo.ini\n"}, Limits{},
 			func(dir string) { syscall.Mkfifo(filepath.Join(dir, "fifo.ini"), 0o644) }, "not a regular file"},
 	}
