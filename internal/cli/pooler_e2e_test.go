@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/pooler/bouncertest"
+	"github.com/dbmem/dbmem/internal/throwaway"
 )
 
 // TestReportShowsPoolers: the built binary's report, report --json, a
@@ -66,7 +68,27 @@ func TestReportShowsPoolers(t *testing.T) {
 		!strings.Contains(out, "(at capture time)") || !strings.Contains(out, "Measured     2 server connections open") {
 		t.Errorf("report --from (exit %d):\n%s", code, section(out))
 	}
+	asOtherAccounts(t, env, b)
 	setAndRollBack(t, env, b)
+}
+
+// asOtherAccounts: run as the pooler's own account, dbmem reads the
+// console directly as pgbouncer; as nobody (not in stats_users, auth_type
+// trust lets no unknown user in) it says what to grant.
+func asOtherAccounts(t *testing.T, env []string, b *bouncertest.Bouncer) {
+	pg, err := throwaway.Credential("postgres")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := runAs(t, pg, env, "report")
+	if !strings.Contains(flat(out), "connected as pgbouncer (dbmem runs as the pooler's account postgres) via "+b.Socket()) {
+		t.Errorf("report as postgres:\n%s", section(out))
+	}
+	nobody := &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}
+	_, out, _ = runAs(t, nobody, env, "report")
+	if !strings.Contains(flat(out), "as nobody without a password") || !strings.Contains(flat(out), "stats_users = nobody") {
+		t.Errorf("report as nobody:\n%s", section(out))
+	}
 }
 
 // setAndRollBack changes app's pool through the binary, sees the report
@@ -123,3 +145,6 @@ func section(out string) string {
 	}
 	return out
 }
+
+// flat joins a report's wrapped lines.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
