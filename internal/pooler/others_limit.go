@@ -59,10 +59,12 @@ func odysseyParts(p *Pooler, t Target) (parts []PoolPart, ev, gaps []string) {
 		if st.Type == "local" {
 			continue
 		}
-		switch odysseyReach(st, t) {
-		case reachYes:
+		switch r := odysseyReach(st, t); {
+		case r == reachYes:
 			hits[st.Name] = true
-		case reachUnknown:
+		case r == reachUnknown && st.Host == "":
+			gaps = append(gaps, fmt.Sprintf("%s storage %s: a unix socket on port %d may be this instance (Odyssey's socket directory is not read): not counted", name, st.Name, st.Port.N))
+		case r == reachUnknown:
 			gaps = append(gaps, fmt.Sprintf("%s storage %s: host %s may be this instance (dbmem resolves no names): not counted", name, st.Name, st.Host))
 		}
 	}
