@@ -71,6 +71,8 @@ func bouncerDBsOf(p *Pooler, g bouncerGlobals) []bouncerDB {
 			PoolSize: c.DefaultPoolSize.N, Reserve: c.ReservePoolSize.N, MaxDB: c.MaxDBConnections.N}
 		if d.PoolSize.Set() && d.PoolSize.N >= 0 {
 			b.PoolSize = d.PoolSize.N
+		} else {
+			b.SizeDefault = !c.DefaultPoolSize.Set()
 		}
 		if d.ReservePool.Set() && d.ReservePool.N >= 0 {
 			b.Reserve = d.ReservePool.N

@@ -12,6 +12,8 @@ import (
 type bouncerDB struct {
 	Name, Host, ForcedUser, Mode   string
 	Port, PoolSize, Reserve, MaxDB int
+	// SizeDefault: no file set the pool size; it is PgBouncer's default.
+	SizeDefault bool
 }
 
 // bouncerGlobals are the [pgbouncer] values the limit needs: the running
@@ -74,6 +76,9 @@ func bouncerPart(name string, d bouncerDB, g bouncerGlobals, u UserLimit, con *C
 	}
 	pp := PoolPart{Pooler: name, Kind: PgBouncer, Database: d.Name, User: d.ForcedUser, Mode: firstNonEmpty(u.PoolMode, d.Mode, g.Mode)}
 	size, per := base, fmt.Sprintf("pool_size %d", base)
+	if d.SizeDefault && !u.PoolSize.Set() {
+		per += " (PgBouncer's default)"
+	}
 	if base > 0 && reserve > 0 && g.ReserveTimeout > 0 {
 		size, per = base+reserve, fmt.Sprintf("pool_size %d + reserve_pool %d", base, reserve)
 	}
