@@ -25,7 +25,8 @@
 // Advise is the pure advice beside it: a pooler and a pool size when
 // max_connections backends would take a large share of the memory
 // budget while few sessions are active, and the findings when a pooler
-// exists (pools larger than the server allows). EditINI and Apply render
-// and apply pgbouncer.ini pool sizes through internal/apply, with RELOAD
-// and verification over the console.
+// exists (pools larger than the server allows, pools without a bound,
+// clients waiting). PlanEdits places pool sizes in a pgbouncer.ini (and its
+// includes) and Verify checks them on the console after RELOAD;
+// internal/pooler/iniapply writes them through internal/apply.
 package pooler
