@@ -1,4 +1,4 @@
-package dblog
+package dblog_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/dblog"
 	"github.com/dbmem/dbmem/internal/pgtest"
 )
 
@@ -40,7 +41,7 @@ func TestRootLivePostgresOutOfMemoryError(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkOOMError(t, f, string(b), pid)
-		if *record {
+		if dblog.Recording() {
 			writeFile(t, filepath.Join("testdata", "postgresql-15-out-of-memory-"+f), string(b))
 		}
 	}
@@ -87,7 +88,7 @@ func firstID(s string) uint32 {
 
 func checkOOMError(t *testing.T, file, text string, pid int) {
 	t.Helper()
-	log, err := ParsePostgres(strings.NewReader(text))
+	log, err := dblog.ParsePostgres(strings.NewReader(text))
 	if err != nil || len(log.OutOfMemory) != 1 || len(log.Crashes) != 0 {
 		t.Fatalf("%s: %+v (%v)", file, log, err)
 	}

@@ -52,7 +52,7 @@ func mysqlFiles(settings []advise.Setting, o Options) ([]File, error) {
 	if len(s) == 0 {
 		return nil, nil
 	}
-	p := path.Join(o.MySQLConfDir, "60-dbmem.cnf")
+	p := path.Join(o.MySQLConfDir, mysqlFileName)
 	restart := restartOf(s, "a restart of the MySQL/MariaDB server")
 	t := newText("#")
 	t.header(p+": MySQL/MariaDB memory settings", o.Generated, restart+" (dbmem never restarts a database)")

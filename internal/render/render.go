@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 
@@ -25,6 +26,18 @@ const (
 	// SysfsUnit is the oneshot unit that writes /sys values at boot.
 	SysfsUnit = "dbmem-sysfs.service"
 )
+
+// Base names of the files of the other kinds.
+const (
+	mysqlFileName = "60-dbmem.cnf"
+	grubFileName  = "60-dbmem.cfg"
+)
+
+// FileNames are the base names of the files Files writes with default
+// options (apply's rollback restores no other file).
+func FileNames() []string {
+	return []string{FileName, path.Base(DefaultSysctlFile), SysfsUnit, mysqlFileName, grubFileName}
+}
 
 // ErrNoSettings means no setting belongs to the requested kind.
 var ErrNoSettings = errors.New("no settings of this kind")
