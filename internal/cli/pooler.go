@@ -78,6 +78,7 @@ func newPoolerRollbackCmd(e *env) *cobra.Command {
 				return err
 			}
 			defer release()
+			o.Restorable = iniapply.Restorable(p)
 			rp, err := apply.PrepareRollback(o, f.id)
 			if err != nil || !f.yes {
 				if err == nil {

@@ -103,6 +103,7 @@ func Apply(ctx context.Context, plan *Plan, o apply.Options, r Reloader) (*apply
 // Rollback restores the files of an apply run (id, or the newest not yet
 // undone) and runs RELOAD.
 func Rollback(ctx context.Context, o apply.Options, id string, p *pooler.Pooler, r Reloader) (*apply.Journal, error) {
+	o.Restorable = Restorable(p)
 	rp, err := apply.PrepareRollback(o, id)
 	if err != nil {
 		return nil, err
@@ -115,4 +116,15 @@ func Rollback(ctx context.Context, o apply.Options, id string, p *pooler.Pooler,
 		return j, fmt.Errorf("the files are restored, but RELOAD failed: %w", err)
 	}
 	return j, nil
+}
+
+// Restorable lets a rollback restore the configuration files of this
+// running PgBouncer (as discovery found them: the main file and its
+// includes), and no other file a journal may name.
+func Restorable(p *pooler.Pooler) func(string) bool {
+	files := map[string]bool{}
+	for _, f := range p.Files {
+		files[f] = true
+	}
+	return func(path string) bool { return files[path] }
 }

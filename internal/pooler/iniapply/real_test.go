@@ -85,6 +85,11 @@ func TestApplyAndRollbackRealPgBouncer(t *testing.T) {
 			t.Errorf("backup of %s: %q", f.Path, f.Backup)
 		}
 	}
+	// A plain rollback restores only render's files: it names the command
+	// that undoes this run (which also runs RELOAD).
+	if _, err := apply.PrepareRollback(o, ""); err == nil || !strings.Contains(err.Error(), "undo it with dbmem pooler rollback --id "+j.ID) {
+		t.Errorf("dbmem rollback of a pooler run: %v", err)
+	}
 	if _, err := iniapply.Rollback(ctx, o, "", p, con); err != nil {
 		t.Fatal(err)
 	}
