@@ -28,7 +28,14 @@ var bootRules = map[string]hostchange.Rule{
 var systemdRules = map[string]hostchange.Rule{
 	"LimitMEMLOCK":   hostchange.Matches(`^(?:infinity|\d+[KMGT]?)$`),
 	"OOMScoreAdjust": hostchange.IntRange(-1000, 1000),
-	"Environment":    hostchange.Matches(`^(?:PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj|PG_OOM_ADJUST_VALUE=-?\d{1,4})$`),
+	// The OOM guard (dbmem check's systemd.* findings) and the service's
+	// budget.
+	"OOMPolicy":            hostchange.OneOf("continue", "stop", "kill"),
+	"ManagedOOMPreference": hostchange.OneOf("none", "avoid", "omit"),
+	"Restart":              hostchange.OneOf("no", "on-abnormal", "on-failure", "on-abort"),
+	"MemoryHigh":           hostchange.Matches(`^(?:infinity|\d+[KMGT]?)$`),
+	"MemoryMax":            hostchange.Matches(`^(?:infinity|\d+[KMGT]?)$`),
+	"Environment":          hostchange.Matches(`^(?:PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj|PG_OOM_ADJUST_VALUE=-?\d{1,4})$`),
 }
 
 // engineDenied are database settings apply never writes, whatever a plan

@@ -101,3 +101,34 @@ func checkOOMError(t *testing.T, file, text string, pid int) {
 		t.Errorf("%s: %d contexts, grand total %+v", file, len(o.Contexts), o.GrandTotal)
 	}
 }
+
+// TestRootLivePostgresOutOfMemoryErrorVersions does it on every PostgreSQL
+// the tests have (16, 17, 18): the error, its request and context, the
+// dump attached with its largest context, the engine detected.
+func TestRootLivePostgresOutOfMemoryErrorVersions(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("prlimit on a postgres backend needs root")
+	}
+	pgtest.ForEachVersion(t, 16, func(t *testing.T, _ pgtest.Version) {
+		c := pgtest.Start(t, map[string]string{"logging_collector": "on", "log_directory": "log", "log_filename": "postgresql.log"})
+		conn, pid := pgtest.Backend(t, c)
+		limitAddressSpace(t, pid, 256<<20)
+		if err := pgtest.RunBigSort(conn); err == nil || !strings.Contains(err.Error(), "out of memory") {
+			t.Fatalf("want ERROR out of memory, got %v", err)
+		}
+		conn.Exec(context.Background(), "SELECT pg_sleep(0.5)")
+		b, err := os.ReadFile(filepath.Join(c.DataDir, "log", "postgresql.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkOOMError(t, "postgresql.log", string(b), pid)
+		log, _ := dblog.ParsePostgres(strings.NewReader(string(b)))
+		o := log.OutOfMemory[0]
+		if l := o.Largest(1); len(l) == 0 || l[0].TotalBytes < 64<<20 || o.RequestRedacted || o.Kind != dblog.OOMOutOfMemory {
+			t.Errorf("largest %+v, redacted %v, kind %q", l, o.RequestRedacted, o.Kind)
+		}
+		if d := dblog.Detect(b); d.Engine != dblog.EnginePostgres {
+			t.Errorf("engine %q", d.Engine)
+		}
+	})
+}

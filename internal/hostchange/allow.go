@@ -15,16 +15,19 @@ import (
 
 // SysctlRules are the sysctls, by name.
 var SysctlRules = map[string]Rule{
-	"vm.nr_hugepages":            AnyUint, // apply's pool checks and Replay's reserve bound it
-	"vm.nr_overcommit_hugepages": AnyUint,
-	"vm.overcommit_memory":       OneOf("0", "1", "2"),
-	"vm.overcommit_ratio":        UintRange(0, 100),
-	"vm.overcommit_kbytes":       AnyUint,
-	"vm.swappiness":              UintRange(0, 200),
-	"vm.zone_reclaim_mode":       UintRange(0, 7),
-	"vm.hugetlb_shm_group":       UintRange(0, 1<<32-2), // a group of /etc/group
-	"kernel.shmmax":              AnyUint,               // only raised
-	"kernel.shmall":              AnyUint,               // only raised
+	"vm.nr_hugepages":             AnyUint, // apply's pool checks and Replay's reserve bound it
+	"vm.nr_overcommit_hugepages":  AnyUint,
+	"vm.overcommit_memory":        OneOf("0", "1", "2"),
+	"vm.overcommit_ratio":         UintRange(0, 100),
+	"vm.overcommit_kbytes":        AnyUint,
+	"vm.swappiness":               UintRange(0, 200),
+	"vm.zone_reclaim_mode":        UintRange(0, 7),
+	"vm.hugetlb_shm_group":        UintRange(0, 1<<32-2), // a group of /etc/group
+	"vm.panic_on_oom":             OneOf("0"),            // plan only turns it off (kernel.panic_on_oom finding)
+	"vm.oom_kill_allocating_task": OneOf("0"),
+	"kernel.io_uring_disabled":    OneOf("0"), // io_method = io_uring needs it
+	"kernel.shmmax":               AnyUint,    // only raised
+	"kernel.shmall":               AnyUint,    // only raised
 }
 
 // SysfsRules are the files under /sys, by path relative to /sys; a nil

@@ -44,6 +44,10 @@ func alterSystem(settings []advise.Setting, o Options) (string, error) {
 		t.line("ALTER SYSTEM SET " + x.Name + " = " + sqlQuote(x.Value) + ";")
 		t.blank()
 	}
+	if r := Of(settings, advise.TargetPostgresRole); len(r) > 0 {
+		roleLines(t, r)
+	}
+	t.line("SELECT pg_reload_conf();")
 	return t.String(), nil
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // Kinds are the formats Format knows, in the order a plan shows them.
-var Kinds = []string{"sysctl", "systemd", "postgresql", "alter-system", "mysql", "tuned", "kernel-cmdline", "kubernetes"}
+var Kinds = []string{"sysctl", "systemd", "postgresql", "alter-system", "alter-role", "mysql", "tuned", "kernel-cmdline", "kubernetes"}
 
 // Default paths of the files Files returns.
 const (
@@ -101,6 +101,8 @@ func Format(kind string, settings []advise.Setting, o Options) (string, error) {
 	switch kind {
 	case "alter-system":
 		return alterSystem(settings, o)
+	case "alter-role":
+		return alterRole(settings, o)
 	case "tuned":
 		return tuned(settings, o)
 	case "kubernetes":
