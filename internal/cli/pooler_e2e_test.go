@@ -28,8 +28,9 @@ func TestReportShowsPoolers(t *testing.T) {
 	c := pgtest.Start(t, nil)
 	dest := fmt.Sprintf("host=%s port=%d dbname=postgres", c.SocketDir, c.Port)
 	b := bouncertest.Start(t, bouncertest.Options{
-		Databases: []string{"app = " + dest + " user=postgres password=hunter2-not-shown pool_size=5 reserve_pool=2", "batch = " + dest + " pool_mode=session max_db_connections=3"},
-		Settings:  []string{"pool_mode = transaction", "reserve_pool_timeout = 2"},
+		Databases:     []string{"app = " + dest + " user=postgres password=hunter2-not-shown pool_size=5 reserve_pool=2", "batch = " + dest + " pool_mode=session max_db_connections=3"},
+		Settings:      []string{"pool_mode = transaction", "reserve_pool_timeout = 2"},
+		WorldReadable: true, // nobody finds the socket from the file (it may not list PgBouncer's fds)
 	})
 	for i := 0; i < 2; i++ {
 		holdTransaction(t, b)
@@ -86,7 +87,8 @@ func asOtherAccounts(t *testing.T, env []string, b *bouncertest.Bouncer) {
 	}
 	nobody := &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}
 	_, out, _ = runAs(t, nobody, env, "report")
-	if !strings.Contains(flat(out), "as nobody without a password") || !strings.Contains(flat(out), "stats_users = nobody") {
+	ours := block(flat(out), fmt.Sprintf("pgbouncer %d (postgres) %s", b.PID, b.Ini))
+	if !strings.Contains(ours, "as nobody without a password") || !strings.Contains(ours, "stats_users = nobody") {
 		t.Errorf("report as nobody:\n%s", section(out))
 	}
 }
@@ -148,3 +150,19 @@ func section(out string) string {
 
 // flat joins a report's wrapped lines.
 func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// block is the text of one pooler in a flat report: from its header to
+// the next pooler's or the first limit.
+func block(s, header string) string {
+	i := strings.Index(s, header)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(header):]
+	if loc := nextBlock.FindStringIndex(s); loc != nil {
+		s = s[:loc[0]]
+	}
+	return s
+}
+
+var nextBlock = regexp.MustCompile(` (?:pgbouncer|pgcat|odyssey) \d+ \(| To PostgreSQL `)

@@ -38,6 +38,9 @@ type Options struct {
 	// AuthUsers are listed in its auth_file (auth_type trust still
 	// requires the user to be listed); default "postgres".
 	AuthUsers []string
+	// WorldReadable makes pgbouncer.ini and the other files mode 0644
+	// (default 0640: only its account and group read them, as Debian's).
+	WorldReadable bool
 }
 
 // Bouncer is a running PgBouncer.
@@ -99,9 +102,16 @@ func Prepare(t testing.TB, o Options) *Bouncer {
 	for k, v := range o.Files {
 		files[k] = v
 	}
+	mode := os.FileMode(0o640)
+	if o.WorldReadable {
+		mode = 0o644
+	}
 	for name, text := range files {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o640); err != nil {
+		if err := os.WriteFile(p, []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Chown(p, int(cred.Uid), int(cred.Gid)); err != nil {
