@@ -54,7 +54,7 @@ func (e *env) pgPort() (int, error) {
 // snapshot.Take of the CLI (directly, or through a watch.Sampler or a
 // capture) starts from them, so the connection flags apply everywhere.
 func (e *env) snapshotOptions() snapshot.Options {
-	o := snapshot.Options{FS: e.fs(), Live: e.live(), MySQLLive: e.mysqlLive()}
+	o := snapshot.Options{FS: e.fs(), Live: e.live(), MySQLLive: e.mysqlLive(), PoolerConsole: e.poolerConsole()}
 	if e.from.b != nil {
 		at := e.from.b.Manifest.CapturedAt // a bundle's snapshot is of its capture, not of now
 		o.Now = func() time.Time { return at }
@@ -70,10 +70,21 @@ func (e *env) live() postgres.LiveSource {
 	if e.from.b != nil {
 		return e.from.b.Live() // what the servers said at capture time
 	}
-	if !e.fs().IsLive() || e.conn.Disabled {
+	c, ok := e.liveConnector()
+	if !ok {
 		return nil
 	}
-	return e.pgConnector()
+	return c
+}
+
+// liveConnector is the verified connection to PostgreSQL servers on this
+// host (the X-ray, watch's per-backend view); ok is false when reading a
+// capture or a copied tree, or with --no-connect.
+func (e *env) liveConnector() (postgres.Connector, bool) {
+	if e.from.b != nil || !e.fs().IsLive() || e.conn.Disabled {
+		return postgres.Connector{}, false
+	}
+	return e.pgConnector(), true
 }
 
 // pgConnector connects to a PostgreSQL instance as the connection flags
@@ -104,5 +115,5 @@ func (e *env) sampler() *watch.Sampler {
 // captureOptions fills the reading part of a capture's options.
 func (e *env) captureOptions(o *bundle.CaptureOptions) {
 	so := e.snapshotOptions()
-	o.FS, o.Live, o.MySQLLive = so.FS, so.Live, so.MySQLLive
+	o.FS, o.Live, o.MySQLLive, o.PoolerConsole = so.FS, so.Live, so.MySQLLive, so.PoolerConsole
 }
