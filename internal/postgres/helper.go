@@ -18,8 +18,13 @@ import (
 // and answers with what the server said.
 const HelperCommand = "internal-pg-helper"
 
-// NewHelper returns the runner of dbmem's helper (nil runs none).
-func NewHelper() *asowner.Runner { return &asowner.Runner{Args: []string{HelperCommand}} }
+// NewHelper returns the runner of dbmem's helper (nil runs none): through
+// the socket systemd serves for the account (the package's
+// dbmem-pg-helper.socket, for postgres), else by executing dbmem's binary
+// as the account.
+func NewHelper() *asowner.Runner {
+	return &asowner.Runner{Args: []string{HelperCommand}, SocketDir: asowner.DefaultSocketDir}
+}
 
 // helperRequest is what the helper is asked: connect over the socket at
 // Socket, served by postmaster PID run by UID (the helper's own account),
