@@ -195,6 +195,11 @@ func TestPackagedUnitsReadPeerCluster(t *testing.T) {
 		cmd := startWithHelper(t, root, u, listenOn(t, u.exec, port), io.Discard, &stderr)
 		want := fmt.Sprintf(`dbmem_postgres_info\{connected="true",data_dir="%s".*port="%d"`, regexp.QuoteMeta(c.DataDir), c.Port)
 		body := scrapeUntil(t, port, want)
+		for _, l := range strings.Split(body, "\n") {
+			if strings.Contains(l, fmt.Sprintf(`port="%d"`, c.Port)) && strings.HasPrefix(l, "dbmem_postgres_") {
+				t.Log(l)
+			}
+		}
 		if !strings.Contains(body, fmt.Sprintf(`dbmem_postgres_max_connections{data_dir=%q,port="%d",server_pid=""} 87`, c.DataDir, c.Port)) {
 			t.Errorf("the scrape lacks the cluster's max_connections of 87")
 		}
