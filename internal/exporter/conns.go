@@ -48,27 +48,20 @@ type connState struct {
 	since time.Time
 }
 
-// NewConns returns a cap of max connections (DefaultMaxConnections when
-// max <= 0), lowered to a quarter of the open-file limit so that the
+// NewConns returns a cap of limit connections (DefaultMaxConnections when
+// limit <= 0), lowered to a quarter of the open-file limit so that the
 // connections never take the files the collection needs.
-func NewConns(max int, log *slog.Logger) *Conns {
-	if max <= 0 {
-		max = DefaultMaxConnections
+func NewConns(limit int, log *slog.Logger) *Conns {
+	if limit <= 0 {
+		limit = DefaultMaxConnections
 	}
 	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && lim.Cur/4 < uint64(max) {
-		low := int(max64(lim.Cur/4, 1))
-		log.Warn("the open-file limit is low: fewer connections are kept open", "max_connections", low, "asked", max, "nofile", lim.Cur)
-		max = low
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && lim.Cur/4 < uint64(limit) {
+		low := int(max(lim.Cur/4, 1))
+		log.Warn("the open-file limit is low: fewer connections are kept open", "max_connections", low, "asked", limit, "nofile", lim.Cur)
+		limit = low
 	}
-	return &Conns{max: max, log: log, open: map[net.Conn]*connState{}}
-}
-
-func max64(a, b uint64) uint64 {
-	if a > b {
-		return a
-	}
-	return b
+	return &Conns{max: limit, log: log, open: map[net.Conn]*connState{}}
 }
 
 // Max is the cap.
