@@ -84,7 +84,7 @@ func TestPackagedUnitsReadPeerCluster(t *testing.T) {
 		want := fmt.Sprintf(`dbmem_postgres_info\{connected="true",data_dir="%s".*port="%d"`, regexp.QuoteMeta(c.DataDir), c.Port)
 		body := scrapeUntil(t, port, want)
 		for _, l := range strings.Split(body, "\n") {
-			if strings.Contains(l, fmt.Sprintf(`port="%d"`, c.Port)) && strings.HasPrefix(l, "dbmem_postgres_") {
+			if strings.Contains(l, fmt.Sprintf(`port="%d"`, c.Port)) && (strings.HasPrefix(l, "dbmem_postgres_info") || strings.HasPrefix(l, "dbmem_postgres_max_connections")) {
 				t.Log(l)
 			}
 		}
@@ -160,7 +160,7 @@ func startWithHelper(t *testing.T, root string, u unit, argv []string, stdout, s
 	}
 	t.Cleanup(func() {
 		cmd.Process.Kill()
-		if b, _ := os.ReadFile(filepath.Join(tmp, "helper.log")); len(b) > 0 {
+		if b, _ := os.ReadFile(filepath.Join(tmp, "helper.log")); len(b) > 0 && t.Failed() {
 			t.Logf("the helpers' standard error:\n%s", b)
 		}
 		if b, err := os.ReadFile(pidFile); err == nil {
