@@ -74,15 +74,23 @@ func (r *Runner) answer(ctx context.Context, a Account, stdin []byte) ([]byte, e
 	if max == 0 {
 		max = DefaultMaxAnswer
 	}
-	sock, err := r.socketFor(a)
+	sock, serr := r.socketFor(a)
 	if sock != "" {
 		return r.dial(ctx, a, sock, stdin, max)
 	}
-	out, xerr := r.exec(ctx, a, stdin, max)
-	if xerr != nil && err != nil {
-		xerr = fmt.Errorf("%w; %v", xerr, err)
+	var out []byte
+	var err error
+	if missing := missingCaps(); missing != "" {
+		// Not even tried: the kernel would refuse, and a service's system
+		// call filter would see setgroups denied.
+		err = fmt.Errorf("dbmem lacks %s, which running its helper as OS user %s takes: %s", missing, a.Name, r.socketHint(a))
+	} else {
+		out, err = r.exec(ctx, a, stdin, max)
 	}
-	return out, xerr
+	if err != nil && serr != nil {
+		err = fmt.Errorf("%w; %v", err, serr)
+	}
+	return out, err
 }
 
 // exec runs the binary as a with stdin and returns its bounded stdout.
