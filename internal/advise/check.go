@@ -119,6 +119,7 @@ func Judge(s *snapshot.Snapshot, o Options) Result {
 		out = append(out, postgresChecks(h, in)...)
 	}
 	out = append(out, otherChecks(h, s)...)
+	out = append(out, guardChecks(h, s)...)
 	out = append(out, oomRanking(h)...)
 	return Result{Findings: sortFindings(out, o.MinSeverity), Skipped: sortSkipped(skipped)}
 }

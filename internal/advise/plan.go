@@ -3,6 +3,7 @@ package advise
 import (
 	"sort"
 
+	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
 )
@@ -102,6 +103,10 @@ type PlannedInstance struct {
 	// does): its cache is too large for the RAM, or a pool would leave too
 	// little beside it. Set by Plan.
 	NoHuge string `json:"no_huge,omitempty"`
+	// Budget is what internal/budget needs for a PostgreSQL instance (its
+	// settings, what was measured); Plan completes the host's limits. Nil:
+	// no budget.
+	Budget *budget.PGInput `json:"budget,omitempty"`
 }
 
 // hugeAPI is how the instance maps huge pages: as measured or from its
@@ -163,7 +168,9 @@ type PlanResult struct {
 	WorstCases   []InstanceWorstCase `json:"worst_cases"`
 	Settings     []Setting           `json:"settings"`
 	Alternatives []Setting           `json:"alternatives,omitempty"`
-	Notes        []string            `json:"notes,omitempty"`
+	// Budget is the PostgreSQL instance's memory budget (one instance).
+	Budget *budget.Result `json:"budget,omitempty"`
+	Notes  []string       `json:"notes,omitempty"`
 }
 
 // InstanceWorstCase is an instance's worst case once the plan is applied:
@@ -199,6 +206,7 @@ func Plan(in PlanInput) PlanResult {
 	}
 	r.Settings = append(r.Settings, overcommitSettings(in, r.HugePages, &r)...)
 	r.Settings = append(r.Settings, kernelSettings(in, &r)...)
+	in.Instances = planBudgets(in, r.HugePages, &r)
 	for _, pi := range in.Instances {
 		hp := r.HugePages
 		if pi.NoHuge != "" {
@@ -232,7 +240,7 @@ func withPlanDefaults(in PlanInput) PlanOptions {
 	return o
 }
 
-var targetOrder = map[Target]int{TargetSysctl: 0, TargetSysfs: 1, TargetPostgres: 2, TargetMySQL: 3,
+var targetOrder = map[Target]int{TargetSysctl: 0, TargetSysfs: 1, TargetPostgres: 2, TargetPostgresRole: 2, TargetMySQL: 3,
 	TargetSystemd: 4, TargetKernelArgs: 5, TargetKubernetes: 6}
 
 // sortSettings groups settings by target, keeping the order within each.

@@ -1,17 +1,12 @@
 package advise
 
 import (
-	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/unitname"
 )
-
-var debianDataDir = regexp.MustCompile(`^/var/lib/postgresql/([0-9.]+)/([^/]+)$`)
-var debianConfFile = regexp.MustCompile(`^/etc/postgresql/([0-9.]+)/([^/]+)/postgresql\.conf$`)
-var redhatDataDir = regexp.MustCompile(`^/var/lib/pgsql/([0-9.]+)/data$`)
 
 // PostgresUnit guesses the systemd unit that runs an instance: the cgroup's
 // service when it is one, else the distribution's naming for the
@@ -21,22 +16,11 @@ func PostgresUnit(in *postgres.Instance) string {
 	if in.Cgroup != nil && strings.HasSuffix(in.Cgroup.Path, ".service") {
 		return path.Base(in.Cgroup.Path)
 	}
-	if m := debianConfFile.FindStringSubmatch(in.Settings.String("config_file")); m != nil {
-		return fmt.Sprintf("postgresql@%s-%s.service", m[1], m[2])
-	}
-	return UnitForDataDir(in.DataDir)
+	return unitname.Postgres(in.Settings.String("config_file"), in.DataDir)
 }
 
 // UnitForDataDir is the packaged unit name for a data directory.
-func UnitForDataDir(dir string) string {
-	if m := debianDataDir.FindStringSubmatch(dir); m != nil {
-		return fmt.Sprintf("postgresql@%s-%s.service", m[1], m[2])
-	}
-	if m := redhatDataDir.FindStringSubmatch(dir); m != nil {
-		return fmt.Sprintf("postgresql-%s.service", m[1])
-	}
-	return "postgresql.service"
-}
+func UnitForDataDir(dir string) string { return unitname.Postgres("", dir) }
 
 // oomSettings protect the postmaster and leave its children killable, as
 // the PostgreSQL documentation (Linux Memory Overcommit) describes.

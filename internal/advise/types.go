@@ -105,6 +105,8 @@ type Setting struct {
 	Current string `json:"current,omitempty"`
 	// Unit is the systemd unit or instance the setting belongs to, when not host-wide.
 	Unit string `json:"unit,omitempty"`
+	// Role is the database role of a per-role setting (TargetPostgresRole).
+	Role string `json:"role,omitempty"`
 	// Formula shows the arithmetic with the numbers filled in.
 	Formula  string     `json:"formula"`
 	Why      string     `json:"why"`

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/render"
 )
@@ -130,55 +131,6 @@ func dirOwner(dir string) (int, int) {
 	}
 }
 
-// writeAtomic replaces path with data: a temporary file in the same
-// directory is written, given mode and owner, fsynced and renamed over
-// path, and the directory is fsynced. Readers see the old or the new file,
-// never a partial one.
-func writeAtomic(path string, data []byte, mode fs.FileMode, uid, gid int) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".dbmem-tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	if err := fillTemp(tmp, data, mode, uid, gid); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func fillTemp(f *os.File, data []byte, mode fs.FileMode, uid, gid int) error {
-	_, err := f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil && uid >= 0 {
-		err = f.Chown(uid, gid)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // backupName is the timestamped copy of path next to it. Its name ends in
 // the run's id, so no *.conf or *.cfg loader (sysctl.d, conf.d, systemd
 // drop-ins, grub.d) ever reads it.
@@ -192,7 +144,7 @@ func backup(path, dest string) (string, error) {
 		return "", err
 	}
 	if err := os.Link(path, dest); err == nil {
-		return dest, syncDir(filepath.Dir(dest))
+		return dest, hostchange.SyncDir(filepath.Dir(dest))
 	}
 	st, err := os.Stat(path)
 	if err != nil {
@@ -203,7 +155,7 @@ func backup(path, dest string) (string, error) {
 		return "", err
 	}
 	uid, gid := owner(st)
-	return dest, writeAtomic(dest, data, st.Mode().Perm(), uid, gid)
+	return dest, hostchange.WriteFile(dest, data, st.Mode().Perm(), uid, gid)
 }
 
 // mkdirs creates dir and its missing parents (mode 0755, owned like the

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/dbmem/dbmem/internal/hostchange"
 )
 
 const nobody = 65534
@@ -40,7 +42,7 @@ func TestWriteAtomicKeepsModeAndOwner(t *testing.T) {
 	if !f.Exists || f.Old != "old\n" {
 		t.Fatalf("readCurrent: %+v", f)
 	}
-	if err := writeAtomic(path, []byte(f.Content), f.Mode, f.UID, f.GID); err != nil {
+	if err := hostchange.WriteFile(path, []byte(f.Content), f.Mode, f.UID, f.GID); err != nil {
 		t.Fatal(err)
 	}
 	if mode, uid, gid := statOf(t, path); mode != 0o640 || uid != nobody || gid != nobody {
@@ -92,7 +94,7 @@ func TestBackupIsTimestampedAndExact(t *testing.T) {
 	if b != path+".dbmem-20250102T150405.123Z" || strings.HasSuffix(b, ".conf") {
 		t.Errorf("backup name %s (must carry the time and never end in .conf)", b)
 	}
-	writeAtomic(path, []byte("replaced"), 0o644, 0, 0)
+	hostchange.WriteFile(path, []byte("replaced"), 0o644, 0, 0)
 	got, _ := os.ReadFile(b)
 	if string(got) != "a\x00b no newline" {
 		t.Errorf("backup holds %q after the file was replaced", got)

@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/hostchange"
 )
 
 // JournalSchema versions the journal's JSON.
@@ -60,8 +62,8 @@ type FileRecord struct {
 }
 
 func newJournal(p *Plan, o Options) (*Journal, error) {
-	if err := os.MkdirAll(o.JournalDir, 0o700); err != nil {
-		return nil, fmt.Errorf("journal directory: %w", err)
+	if err := hostchange.StateDir(o.JournalDir); err != nil {
+		return nil, err
 	}
 	now := o.Now().UTC()
 	id, err := claimID(o.JournalDir, now.Format("20060102T150405.000Z"))
@@ -79,7 +81,7 @@ func newJournal(p *Plan, o Options) (*Journal, error) {
 func claimID(dir, base string) (string, error) {
 	id := base
 	for i := 2; i < 1000; i++ {
-		f, err := os.OpenFile(filepath.Join(dir, id+".json"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		f, err := os.OpenFile(filepath.Join(dir, id+".json"), os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 		if err == nil {
 			return id, f.Close()
 		}
@@ -97,15 +99,20 @@ func (j *Journal) save() error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(j.Path, append(b, '\n'), 0o600, -1, -1); err != nil {
+	if err := hostchange.WriteFile(j.Path, append(b, '\n'), 0o600, -1, -1); err != nil {
 		return fmt.Errorf("write journal %s: %w", j.Path, err)
 	}
 	return nil
 }
 
-// ReadJournal reads one journal file.
+// ReadJournal reads one journal file: a regular file of the user running
+// dbmem, in a directory only that user can write, that no one else may
+// write (hostchange.ReadState).
 func ReadJournal(path string) (*Journal, error) {
-	b, err := os.ReadFile(path)
+	b, ok, err := hostchange.ReadState(path)
+	if err == nil && !ok {
+		err = fmt.Errorf("read journal %s: %w", path, fs.ErrNotExist)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -120,15 +127,21 @@ func ReadJournal(path string) (*Journal, error) {
 	return &j, nil
 }
 
-// Journals reads every journal in dir, oldest first.
+// Journals reads every journal in dir, oldest first; a directory another
+// user could write is refused (hostchange.CheckDir).
 func Journals(dir string) ([]*Journal, error) {
+	if err := hostchange.CheckDir(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
 	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
 	}
 	var out []*Journal
 	for _, n := range names {
-		if st, err := os.Stat(n); err == nil && st.Size() == 0 {
+		if st, err := os.Lstat(n); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
 			continue // claimed by a run killed before it changed anything
 		}
 		j, err := ReadJournal(n)

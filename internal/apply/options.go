@@ -6,12 +6,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/render"
 )
 
-// DefaultJournalDir is where runs are journaled on a live host.
-const DefaultJournalDir = "/var/lib/dbmem/journal"
+// DefaultJournalDir is where runs are journaled on a live host: in root's
+// durable state directory (hostchange.DurableDir), which survives a reboot
+// and which no other user can write.
+const DefaultJournalDir = hostchange.DurableDir + "/journal"
 
 // Options say where apply reads and writes, and what it may touch.
 type Options struct {
@@ -35,7 +38,7 @@ type Options struct {
 	// LockPath is the lock apply and rollback hold (default: DefaultLockPath
 	// on the live host, else .lock in JournalDir).
 	LockPath string
-	lock     *held // set by Lock
+	lock     *hostchange.Lock // set by Lock
 }
 
 // Policy is how much safety margin apply keeps.

@@ -118,6 +118,8 @@ func (p *Plan) skip(settings []advise.Setting, o Options) []advise.Setting {
 	for _, s := range settings {
 		why := ""
 		switch {
+		case s.Target == advise.TargetPostgresRole:
+			why = "a role's own setting (ALTER ROLE): applied over SQL with --postgres or --alter-system"
 		case s.Target == advise.TargetPostgres && !o.Postgres:
 			why = "PostgreSQL settings need a restart: pass --postgres to write them to the instance's conf.d (dbmem never restarts a database)"
 		case s.Target == advise.TargetMySQL && !o.MySQL:

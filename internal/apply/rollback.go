@@ -3,7 +3,12 @@ package apply
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
 
 	"github.com/dbmem/dbmem/internal/render"
 )
@@ -88,6 +93,9 @@ func reversePlan(j *Journal, o Options) (*Plan, error) {
 		p.Live = append(p.Live, c)
 	}
 	for i := len(j.Files) - 1; i >= 0; i-- {
+		if err := fileOK(j.Files[i], j, o.JournalDir); err != nil {
+			return nil, err
+		}
 		f, err := reverseFile(j.Files[i], p)
 		if err != nil {
 			return nil, err
@@ -139,18 +147,70 @@ func reverseFile(rec FileRecord, p *Plan) (FileChange, error) {
 		f.Remove, f.Dirs = true, rec.CreatedDirs
 		return f, nil
 	}
-	st, err := os.Stat(rec.Backup)
-	if errors.Is(err, os.ErrNotExist) {
-		return f, fmt.Errorf("the backup %s of %s is gone: cannot restore it", rec.Backup, rec.Path)
-	}
-	if err != nil {
-		return f, err
-	}
-	b, err := os.ReadFile(rec.Backup)
+	b, st, err := readBackup(rec)
 	if err != nil {
 		return f, err
 	}
 	f.Content, f.Mode = string(b), st.Mode().Perm()
 	f.UID, f.GID = owner(st)
 	return f, nil
+}
+
+// fileOK refuses a journaled file apply could not have written: a path
+// that is not absolute and clean, a base name render does not write, a
+// backup elsewhere than apply keeps them (next to the file for an apply,
+// in the journal directory for a rollback), a created directory that is
+// not above the file. A journal is root's, in root's directory; this
+// stops a damaged or forged one from restoring any other file.
+func fileOK(rec FileRecord, j *Journal, dir string) error {
+	bad := ""
+	switch {
+	case !filepath.IsAbs(rec.Path) || filepath.Clean(rec.Path) != rec.Path:
+		bad = "not an absolute, clean path"
+	case !slices.Contains(render.FileNames(), filepath.Base(rec.Path)):
+		bad = "not a file dbmem writes (" + strings.Join(render.FileNames(), ", ") + ")"
+	case rec.Backup != "" && rec.Backup != backupName(rec.Path, j.ID) &&
+		filepath.Clean(rec.Backup) != filepath.Join(filepath.Clean(dir), j.ID+".files", flatName(rec.Path)):
+		bad = "its backup " + rec.Backup + " is not where dbmem keeps one"
+	}
+	for _, d := range rec.CreatedDirs {
+		if bad == "" && !strings.HasPrefix(rec.Path, filepath.Clean(d)+"/") {
+			bad = "created directory " + d + " is not above it"
+		}
+	}
+	if bad != "" {
+		return fmt.Errorf("journal %s names %s: %s; dbmem does not restore it: check the journal and the file by hand", j.Path, rec.Path, bad)
+	}
+	return nil
+}
+
+// readBackup reads a file's backup: opened without following a link (a
+// conf.d backup sits in a directory the database account owns, which could
+// put a link to /etc/shadow in its place), a regular file, holding the
+// bytes the journal recorded (sha256) when the run replaced the file.
+func readBackup(rec FileRecord) ([]byte, os.FileInfo, error) {
+	f, err := os.OpenFile(rec.Backup, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("the backup %s of %s is gone: cannot restore it", rec.Backup, rec.Path)
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, nil, fmt.Errorf("the backup %s of %s is a symbolic link now: dbmem does not restore through it; check both files by hand", rec.Backup, rec.Path)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("the backup %s of %s is not a regular file (%v): cannot restore it", rec.Backup, rec.Path, err)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rec.OldSHA256 != "" && sum(b) != rec.OldSHA256 {
+		return nil, nil, fmt.Errorf("the backup %s of %s was changed since the run (sha256 %s, the journal says %s): dbmem does not restore it; check both files by hand",
+			rec.Backup, rec.Path, sum(b)[:12], rec.OldSHA256[:min(12, len(rec.OldSHA256))])
+	}
+	return b, st, nil
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/hostchange"
 )
 
 // Run carries out a plan from Prepare or PrepareRollback and journals it in
@@ -65,6 +67,7 @@ func (r runner) run(p *Plan) error {
 		}
 	}
 	for _, f := range p.Files {
+		r.removeTemps(f.Target)
 		if !f.Noop() {
 			if err := r.file(f); err != nil {
 				return err
@@ -72,6 +75,15 @@ func (r runner) run(p *Plan) error {
 		}
 	}
 	return nil
+}
+
+// removeTemps removes the temporary files a killed run left next to a
+// file, also when there is nothing to write (a rollback of a file the
+// killed run never renamed into place), and notes each in the journal.
+func (r runner) removeTemps(target string) {
+	for _, t := range hostchange.RemoveTemps(filepath.Dir(target), filepath.Base(target)) {
+		r.record(func(j *Journal) { j.Notes = append(j.Notes, "removed "+t+", left by an interrupted run") })
+	}
 }
 
 func (r runner) record(update func(j *Journal)) error {
@@ -128,21 +140,17 @@ func (r runner) file(f FileChange) error {
 }
 
 // change writes (and verifies) or removes the file, then removes the
-// directories a rollback empties. Temporary files an interrupted run left
-// next to the file go first.
+// directories a rollback empties.
 func (r runner) change(f FileChange) error {
-	for _, t := range removeTemps(filepath.Dir(f.Target), filepath.Base(f.Target)) {
-		r.record(func(j *Journal) { j.Notes = append(j.Notes, "removed "+t+", left by an interrupted run") })
-	}
 	if f.Remove {
 		if err := os.Remove(f.Target); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
-		err := syncDir(filepath.Dir(f.Target))
+		err := hostchange.SyncDir(filepath.Dir(f.Target))
 		removeEmptyDirs(f.Dirs)
 		return err
 	}
-	if err := writeAtomic(f.Target, []byte(f.Content), f.Mode, f.UID, f.GID); err != nil {
+	if err := hostchange.WriteFile(f.Target, []byte(f.Content), f.Mode, f.UID, f.GID); err != nil {
 		return fmt.Errorf("write %s: %w", f.Target, err)
 	}
 	return verifyFile(f.Target, []byte(f.Content))
@@ -153,11 +161,13 @@ func (r runner) change(f FileChange) error {
 // undoing a run leaves the configuration directories as they were.
 func (r runner) backupPath(target string) string {
 	if r.j.Kind == "rollback" {
-		flat := strings.ReplaceAll(strings.TrimPrefix(target, "/"), "/", "%")
-		return filepath.Join(r.o.JournalDir, r.j.ID+".files", flat)
+		return filepath.Join(r.o.JournalDir, r.j.ID+".files", flatName(target))
 	}
 	return backupName(target, r.j.ID)
 }
+
+// flatName is a path as one file name in a rollback's backup directory.
+func flatName(path string) string { return strings.ReplaceAll(strings.TrimPrefix(path, "/"), "/", "%") }
 
 // removeEmptyDirs removes directories, innermost first, while they are
 // empty.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/hostchange"
 )
 
 // fakeOptions apply into a copy of this host's kernel files (fakeKernel).
@@ -89,7 +90,7 @@ func TestRollbackRemovesLeftoverTemp(t *testing.T) {
 	o := fakeOptions(t)
 	file := o.hostPath("/etc/sysctl.d/60-dbmem.conf")
 	mustRun(t, []advise.Setting{setting("vm.swappiness", "10")}, o)
-	left := filepath.Join(filepath.Dir(file), ".60-dbmem.conf"+tempMark+"4242")
+	left := filepath.Join(filepath.Dir(file), ".60-dbmem.conf"+hostchange.TempMark+"4242")
 	os.WriteFile(left, []byte("half written"), 0o600)
 	j := mustRollback(t, o, "")
 	mustNotExist(t, left)
@@ -180,5 +181,64 @@ func TestLinkedDirectoryIsRefused(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
 		t.Errorf("written through the link: %v", ents)
+	}
+}
+
+// TestRollbackRestoresOnlyDbmemFiles: a journal (root's, in the journal
+// directory: damaged, or forged) that names a file apply never writes, a
+// backup kept elsewhere, or a created directory not above the file, is
+// refused by rollback and nothing is restored.
+func TestRollbackRestoresOnlyDbmemFiles(t *testing.T) {
+	o := fakeOptions(t)
+	j := mustRun(t, []advise.Setting{setting("vm.swappiness", "10")}, o)
+	crontab := o.hostPath("/etc/crontab")
+	os.WriteFile(crontab, []byte("root's\n"), 0o644)
+	forged := filepath.Join(t.TempDir(), "forged")
+	os.WriteFile(forged, []byte("* * * * * root sh /tmp/x\n"), 0o644)
+	good := j.Files[0]
+	for name, rec := range map[string]FileRecord{
+		"another file":          {Path: crontab, Existed: true, Backup: crontab + ".dbmem-" + j.ID},
+		"a backup elsewhere":    {Path: good.Path, Existed: true, Backup: forged},
+		"a directory not above": {Path: good.Path, CreatedDirs: []string{filepath.Dir(crontab) + "/cron.d"}},
+		"a relative path":       {Path: "etc/sysctl.d/60-dbmem.conf"},
+	} {
+		j.Files = []FileRecord{rec}
+		if err := j.save(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := PrepareRollback(o, j.ID); err == nil || !strings.Contains(err.Error(), "dbmem does not restore it") {
+			t.Errorf("%s: %v, want refused", name, err)
+		}
+	}
+	if readFile(t, crontab) != "root's\n" || !strings.Contains(readFile(t, good.Path), "vm.swappiness = 10") {
+		t.Error("a file was restored from a forged journal")
+	}
+}
+
+// TestRollbackRefusesAChangedBackup: a backup next to its file (in a
+// conf.d the database account owns, it could replace it) that became a
+// link to a root-only file, or holds other bytes than the journal
+// recorded, is not restored.
+func TestRollbackRefusesAChangedBackup(t *testing.T) {
+	o := fakeOptions(t)
+	file := o.hostPath("/etc/sysctl.d/60-dbmem.conf")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte("vm.swappiness = 60\n"), 0o644)
+	j := mustRun(t, []advise.Setting{setting("vm.swappiness", "10")}, o)
+	backup := j.Files[0].Backup
+	secret := filepath.Join(t.TempDir(), "shadow")
+	os.WriteFile(secret, []byte("root:secret\n"), 0o600)
+	for name, plant := range map[string]func(){
+		"a link":      func() { os.Symlink(secret, backup) },
+		"other bytes": func() { os.WriteFile(backup, []byte("vm.swappiness = 1\n"), 0o644) },
+	} {
+		os.Remove(backup)
+		plant()
+		if _, err := PrepareRollback(o, ""); err == nil || !strings.Contains(err.Error(), "dbmem does not restore") {
+			t.Errorf("%s as the backup: %v, want refused", name, err)
+		}
+	}
+	if strings.Contains(readFile(t, file), "secret") || !strings.Contains(readFile(t, file), "vm.swappiness = 10") {
+		t.Errorf("the file was restored from a changed backup:\n%s", readFile(t, file))
 	}
 }

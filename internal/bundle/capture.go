@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/capture"
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/plan"
@@ -164,25 +163,16 @@ func assemble(m Manifest, rec *capture.Recorder, src linux.FS, live *capture.Liv
 	return contents{manifest: m, files: files, links: links}, nil
 }
 
-// WriteFile captures into the file at path, atomically: a temporary file
-// in the same directory, synced, then renamed. The bundle is private (0600):
-// it describes the host in detail.
+// WriteFile captures into the file at path, atomically
+// (hostchange.WriteOutput: a temporary file in the same directory, synced,
+// then renamed; never through a link at path, never over another user's
+// file). A new bundle is private (0600): it describes the host in detail.
 func WriteFile(ctx context.Context, path string, o CaptureOptions) (*Captured, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return nil, fmt.Errorf("write bundle: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	c, err := Capture(ctx, tmp, o)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
+	var c *Captured
+	err := hostchange.WriteOutput(path, 0o600, func(w io.Writer) (err error) {
+		c, err = Capture(ctx, w, o)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("write bundle %s: %w", path, err)
 	}

@@ -27,6 +27,7 @@ type applyFlags struct {
 	planFile              string
 	yes                   bool
 	postgres, mysql, boot bool
+	alterSystem           bool
 	writeRoot, journalDir string
 	unit, confDir         string
 }
@@ -51,9 +52,12 @@ worse: strict overcommit whose CommitLimit falls below Committed_AS + 10% of RAM
 huge page pool that leaves less than 10% of RAM (at least 1 GiB) or grows beyond the
 memory available now, settings for a database that does not run here.
 
-PostgreSQL and MySQL settings need a restart: they are written only with --postgres
-or --mysql, and dbmem never restarts a database. The kernel command line is written
-(to /etc/default/grub.d) only with --boot.
+PostgreSQL settings are written only with --postgres (the instance's conf.d; then the
+server is reloaded and every value read back, a setting that needs a restart is said) or
+set with --alter-system (ALTER SYSTEM); per-role settings with either (ALTER ROLE), read back
+from pg_db_role_setting; 'dbmem rollback --postgres' undoes the SQL. MySQL settings are
+written only with --mysql. dbmem never restarts a database. The kernel command line is
+written (to /etc/default/grub.d) only with --boot.
 
 Exit codes: 0 done (or dry run), 1 error (a failed run is rolled back), 2 usage,
 4 refused (nothing changed).`,
@@ -69,7 +73,8 @@ Exit codes: 0 done (or dry run), 1 error (a failed run is rolled back), 2 usage,
 	fl.StringArrayVar(&f.sets, "set", nil, "apply this setting instead of the plan: [target:]name=value, e.g. vm.swappiness=10, transparent_hugepage/enabled=never, postgresql:huge_pages=on, systemd:LimitMEMLOCK=infinity (repeatable)")
 	fl.StringVar(&f.planFile, "plan", "", "apply the settings in this JSON file ('dbmem plan --json' output or an array of settings; - for stdin)")
 	fl.BoolVar(&f.yes, "yes", false, "make the changes (default: only show them)")
-	fl.BoolVar(&f.postgres, "postgres", false, "also write PostgreSQL settings to the instance's conf.d (a restart is needed, dbmem never restarts)")
+	fl.BoolVar(&f.postgres, "postgres", false, "also write PostgreSQL settings to the instance's conf.d, reload it and read each value back (settings that need a restart are said: dbmem never restarts); per-role settings go over SQL (ALTER ROLE)")
+	fl.BoolVar(&f.alterSystem, "alter-system", false, "set PostgreSQL's settings with ALTER SYSTEM instead of the conf.d file (and per-role ones with ALTER ROLE), reload, read each back; journaled for 'dbmem rollback --postgres'")
 	fl.BoolVar(&f.mysql, "mysql", false, "also write MySQL/MariaDB settings (a restart is needed)")
 	fl.BoolVar(&f.boot, "boot", false, "also write the kernel command line to /etc/default/grub.d (needs update-grub and a reboot)")
 	fl.StringVar(&f.writeRoot, "write-root", "/", "write files under this directory instead of / (to review them)")
@@ -84,6 +89,7 @@ func runApply(ctx context.Context, e *env, f applyFlags) error {
 	if err != nil {
 		return err
 	}
+	settings, sql := f.splitSQL(settings)
 	o, err := f.options(e, settings, instances)
 	if err != nil {
 		return err
@@ -99,11 +105,21 @@ func runApply(ctx context.Context, e *env, f applyFlags) error {
 	if err != nil {
 		return err
 	}
-	if !f.yes || !p.Changes() && len(p.Refusals) == 0 {
-		return showPlan(e, p, "--yes")
+	pg, err := f.preparePG(ctx, e, sql, instances)
+	if err != nil {
+		return err
 	}
-	j, err := apply.Run(p, o)
-	return reportRun(e, p, j, err)
+	if !f.yes || !p.Changes() && len(p.Refusals) == 0 && !pg.changes() {
+		return showPlan(e, p, "--yes", pg)
+	}
+	var j *apply.Journal
+	if p.Changes() || len(p.Refusals) > 0 || pg == nil {
+		j, err = apply.Run(p, o)
+	}
+	if err == nil && pg != nil {
+		err = pg.run(ctx, o, j)
+	}
+	return reportRun(e, p, j, err, pg)
 }
 
 // settings returns what to apply: --set, --plan, or this host's plan; and
@@ -120,7 +136,10 @@ func (f applyFlags) settings(ctx context.Context, e *env) ([]advise.Setting, []*
 		ins, _, err := postgres.Discover(ctx, e.fs(), postgres.Options{})
 		return s, ins, err
 	}
-	snap, err := snapshot.Take(ctx, e.snapshotOptions())
+	e.conn.Work = true // the plan's budget reads spills and roles' settings
+	so := e.snapshotOptions()
+	so.Guard = true // the plan applied holds the OOM guard's settings
+	snap, err := snapshot.Take(ctx, so)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -129,7 +148,7 @@ func (f applyFlags) settings(ctx context.Context, e *env) ([]advise.Setting, []*
 		return nil, nil, err
 	}
 	res, err := plan.Run(ctx, plan.Request{Snapshot: snap, Port: port, Unit: f.unit,
-		NodesPerQuery: advise.DefaultNodesPerQuery})
+		NodesPerQuery: advise.DefaultNodesPerQuery, FS: e.fs(), Budget: plan.BudgetOptions{Profile: "web"}})
 	if errors.Is(err, plan.ErrUsage) {
 		return nil, nil, usageError{err}
 	}
@@ -227,16 +246,21 @@ func pickInstance(ins []*postgres.Instance, port int, needed bool) (*postgres.In
 }
 
 // showPlan prints a dry run; refusals exit 4.
-func showPlan(e *env, p *apply.Plan, how string) error {
+func showPlan(e *env, p *apply.Plan, how string, pg *pgSQL) error {
 	if e.json {
-		if err := writeJSON(e.stdout, map[string]any{"schema": "dbmem.apply/v1", "dry_run": true, "plan": p}); err != nil {
+		doc := map[string]any{"schema": "dbmem.apply/v1", "dry_run": true, "plan": p}
+		if pg != nil {
+			doc["postgres"] = pgDoc(pg)
+		}
+		if err := writeJSON(e.stdout, doc); err != nil {
 			return err
 		}
 	} else {
 		apply.WritePlan(e.stdout, p)
+		writePG(e.stdout, pg)
 		switch {
 		case len(p.Refusals) > 0:
-		case p.Changes():
+		case p.Changes() || pg.changes():
 			fmt.Fprintf(e.stdout, "\nDry run: nothing was changed. To make these changes, run it again with %s\n", how)
 		default:
 			fmt.Fprintln(e.stdout, "\nNothing to change.")
@@ -249,21 +273,33 @@ func showPlan(e *env, p *apply.Plan, how string) error {
 }
 
 // reportRun prints what a run did; a refusal exits 4, a failure 1.
-func reportRun(e *env, p *apply.Plan, j *apply.Journal, err error) error {
+func reportRun(e *env, p *apply.Plan, j *apply.Journal, err error, pg *pgSQL) error {
 	var re *apply.RefusedError
 	if errors.As(err, &re) {
-		return showPlan(e, p, "")
+		return showPlan(e, p, "", pg)
+	}
+	if j == nil && pg != nil { // nothing but SQL
+		return reportSQL(e, pg, err)
 	}
 	if j != nil {
 		if e.json {
-			if jerr := writeJSON(e.stdout, map[string]any{"schema": "dbmem.apply/v1", "dry_run": false, "plan": p, "journal": j}); jerr != nil {
+			doc := map[string]any{"schema": "dbmem.apply/v1", "dry_run": false, "plan": p, "journal": j}
+			if pg != nil {
+				doc["postgres"] = pgDoc(pg)
+			}
+			if jerr := writeJSON(e.stdout, doc); jerr != nil {
 				return jerr
 			}
 		} else {
 			apply.WriteJournal(e.stdout, j)
+			writePG(e.stdout, pg)
 		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "dbmem: %s: %s\n", j.Status, j.Error)
+			status, msg := j.Status, j.Error
+			if pg != nil && pg.err != nil {
+				status, msg = "postgresql", err.Error()
+			}
+			fmt.Fprintf(e.stderr, "dbmem: %s: %s\n", status, msg)
 			return exitError{ExitError}
 		}
 	}

@@ -52,6 +52,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 				}
 			}
 			so := e.snapshotOptions()
+			so.Guard = e.from.b == nil // systemd units, oomd, earlyoom, panic_on_oom; a bundle does not carry them
 			so.Pss = !fast
 			snap, err := snapshot.Take(cmd.Context(), so)
 			if err != nil {

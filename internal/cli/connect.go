@@ -72,6 +72,12 @@ func (e *env) live() postgres.LiveSource {
 	if !e.fs().IsLive() || e.conn.Disabled {
 		return nil
 	}
+	return e.pgConnector()
+}
+
+// pgConnector connects to a PostgreSQL instance as the connection flags
+// say (apply's and rollback's statements too).
+func (e *env) pgConnector() postgres.Connector {
 	return postgres.Connector{Options: e.conn, FS: e.fs(), Helper: postgres.NewHelper()}
 }
 

@@ -2,12 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/history"
+	"github.com/dbmem/dbmem/internal/hostchange"
 )
 
 func newHistoryCmd(e *env) *cobra.Command {
@@ -79,14 +80,11 @@ func historyWhen(s string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
+// historyHTML writes the chart page (hostchange.WriteOutput: atomically,
+// never through a link or into another user's file).
 func historyHTML(path string, h *history.History) error {
-	f, err := os.Create(path)
-	if err != nil {
+	if err := hostchange.WriteOutput(path, 0o644, func(w io.Writer) error { return history.HTML(w, h) }); err != nil {
 		return fmt.Errorf("write chart page: %w", err)
 	}
-	if err := history.HTML(f, h); err != nil {
-		f.Close()
-		return fmt.Errorf("write chart page %s: %w", path, err)
-	}
-	return f.Close()
+	return nil
 }

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/lab"
 	"github.com/dbmem/dbmem/internal/lab/htmlreport"
 	"github.com/dbmem/dbmem/internal/units"
@@ -93,16 +93,17 @@ func (lf *labFlags) run(cmd *cobra.Command, e *env) error {
 	if res == nil || len(res.Modes) == 0 && len(res.Restored) == 0 {
 		return err
 	}
-	html := func(w *os.File) error { return htmlreport.Write(w, res) }
+	html := func(w io.Writer) error { return htmlreport.Write(w, res) }
 	text := func(w io.Writer) error { return lab.Text(w, res) }
 	return errors.Join(writeLabResult(e, lf.html, html, res, text), err)
 }
 
 // writeLabResult writes a lab's result: the HTML report to htmlPath if
-// set (atomically), then JSON or text on stdout.
-func writeLabResult(e *env, htmlPath string, html func(*os.File) error, res any, text func(io.Writer) error) error {
+// set (hostchange.WriteOutput: atomically, never through a link or into
+// another user's file), then JSON or text on stdout.
+func writeLabResult(e *env, htmlPath string, html func(io.Writer) error, res any, text func(io.Writer) error) error {
 	if htmlPath != "" {
-		if err := writeFileAtomic(htmlPath, html); err != nil {
+		if err := hostchange.WriteOutput(htmlPath, 0o644, html); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "HTML report: %s\n", htmlPath)
@@ -113,24 +114,6 @@ func writeLabResult(e *env, htmlPath string, html func(*os.File) error, res any,
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(res)
-}
-
-// writeFileAtomic writes a report through a temporary file next to path.
-func writeFileAtomic(path string, write func(*os.File) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dbmem-lab-*.html")
-	if err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	os.Chmod(tmp.Name(), 0o644)
-	return os.Rename(tmp.Name(), path)
 }
 
 // result runs the lab, or reads a saved result with --from.
@@ -170,7 +153,10 @@ func readResult(path string) (*lab.Result, error) {
 }
 
 func labRestore(cmd *cobra.Command, e *env) error {
-	done, err := lab.Restore(cmd.Context(), e.fs(), lab.DefaultJournalPath, lab.DefaultLockPath)
+	done, notes, err := lab.Restore(cmd.Context(), e.fs(), lab.DefaultJournalPath, lab.DefaultLockPath)
+	for _, n := range notes {
+		fmt.Fprintln(e.stderr, "note: "+n)
+	}
 	if len(done) == 0 && err == nil {
 		fmt.Fprintln(e.stdout, "nothing to restore: no journal of a killed lab run")
 	}

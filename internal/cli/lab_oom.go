@@ -81,7 +81,7 @@ func (f *labOOMFlags) run(cmd *cobra.Command, e *env) error {
 	if res == nil || res.Unprotected == nil && len(res.Restored) == 0 {
 		return err
 	}
-	html := func(w *os.File) error { return htmlreport.WriteOOM(w, res) }
+	html := func(w io.Writer) error { return htmlreport.WriteOOM(w, res) }
 	text := func(w io.Writer) error { return lab.OOMText(w, res) }
 	return errors.Join(writeLabResult(e, f.html, html, res, text), err)
 }

@@ -47,7 +47,13 @@ value with its formula. MySQL/MariaDB servers share the pool: their large-page b
 and for servers that use SysV shared memory (MySQL before 8.0, MariaDB before 10.5)
 vm.hugetlb_shm_group, LimitMEMLOCK and kernel.shmmax/shmall. It plans this host's
 running instances (--pg-port or --mysql-port keeps one), a stopped one (--data-dir),
-or a host that is not this one (--ram ... : what-if). It changes nothing:
+or a host that is not this one (--ram ... : what-if). For a PostgreSQL instance it also
+budgets the database's own memory (BUDGET): the limit its private memory may use, and
+work_mem, hash_mem_multiplier, maintenance_work_mem, autovacuum_work_mem, the parallel
+workers, temp_buffers, jit and max_connections solved within it under the concurrency
+measured (or, on a what-if, --cpus or --active-sessions), per-role work_mem for the roles
+whose queries spill (pg_stat_statements, the log's temporary files), PGTune's and
+timescaledb-tune's figures beside them, and the worst case. It changes nothing:
 --format renders files (sysctl, systemd, postgresql, alter-system, mysql, tuned,
 kernel-cmdline, kubernetes) and 'dbmem apply' applies them. Kubernetes pod resources
 (hugepages-2Mi, memory) are planned when dbmem or a database runs in a container,
@@ -64,7 +70,11 @@ or with --format kubernetes.`,
 				return err
 			}
 			if req.WhatIf.RAMBytes == 0 {
-				if req.Snapshot, err = snapshot.Take(cmd.Context(), e.snapshotOptions()); err != nil {
+				e.conn.Work = !req.Budget.Off // the budget reads spills and roles' settings too
+				req.FS = e.fs()
+				so := e.snapshotOptions()
+				so.Guard = e.from.b == nil // the OOM guard's settings are planned too (not from a bundle)
+				if req.Snapshot, err = snapshot.Take(cmd.Context(), so); err != nil {
 					return err
 				}
 			}
@@ -79,7 +89,7 @@ or with --format kubernetes.`,
 			if err != nil {
 				return err
 			}
-			return writePlan(e, in, advise.Plan(in), req, pf)
+			return writePlan(e, in, plan.Result(in, req.Snapshot), req, pf)
 		},
 	}
 	pf.define(cmd)
@@ -117,6 +127,7 @@ func (pf *planFlags) define(cmd *cobra.Command) {
 	f.StringVar(&pf.confDir, "conf-dir", "", "PostgreSQL include_dir for --format postgresql (default: from postgresql.conf)")
 	f.StringVar(&pf.outDir, "out-dir", "", "with --format: write each file under DIR at its installation path (DIR/etc/...)")
 	f.StringVar(&pf.target, "target", "", "with --format: print only this file (a unit such as postgresql@15-main.service, or a file name)")
+	pf.defineBudget(cmd)
 }
 
 // request turns the flags into a plan.Request.
@@ -158,6 +169,9 @@ func (pf *planFlags) request(cmd *cobra.Command) (plan.Request, error) {
 	// Kubernetes resources: asked for, or in a container (plan.Build).
 	r.Options.Kubernetes = pf.format == "kubernetes"
 	if r.Changes, err = pf.changes(); err != nil {
+		return r, err
+	}
+	if err := pf.budgetRequest(cmd, &r); err != nil {
 		return r, err
 	}
 	return r, pf.mysqlRequest(&r)
@@ -281,7 +295,7 @@ func renderPlan(e *env, in advise.PlanInput, res advise.PlanResult, req plan.Req
 			}
 		}
 	}
-	if pf.format == "alter-system" || pf.format == "tuned" {
+	if pf.format == "alter-system" || pf.format == "alter-role" || pf.format == "tuned" {
 		out, err := render.Format(pf.format, res.Settings, o)
 		if err != nil {
 			return err

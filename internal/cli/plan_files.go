@@ -2,10 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/render"
 )
 
@@ -66,11 +67,13 @@ func targetList(files []render.File) string {
 
 func writeOutDir(e *env, files []render.File, dir string) error {
 	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(f.Path, "/")))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		rel := filepath.FromSlash(strings.TrimPrefix(f.Path, "/"))
+		sub, err := hostchange.OutputDir(dir, filepath.Dir(rel))
+		if err != nil {
 			return fmt.Errorf("--out-dir: %w", err)
 		}
-		if err := os.WriteFile(p, []byte(f.Content), f.Mode.Perm()); err != nil {
+		p := filepath.Join(sub, filepath.Base(rel))
+		if err := hostchange.WriteOutput(p, f.Mode.Perm(), func(w io.Writer) error { _, err := io.WriteString(w, f.Content); return err }); err != nil {
 			return fmt.Errorf("--out-dir: %w", err)
 		}
 		fmt.Fprintf(e.stdout, "wrote %s (%s: %s)\n", p, f.Path, f.Then)

@@ -7,13 +7,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/report"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
 func newReportCmd(e *env) *cobra.Command {
 	var o report.Options
-	var fast bool
+	var fast, noBudget bool
 	var method string
 	cmd := &cobra.Command{
 		Use:   "report",
@@ -40,14 +41,17 @@ It only reads. Run as root for the exact fast path.`,
 			if err != nil {
 				return err
 			}
+			e.conn.Work = !noBudget // the budget reads spills and roles' settings
 			so := e.snapshotOptions()
+			so.Guard = e.from.b == nil // systemd units, oomd, earlyoom, panic_on_oom; a bundle does not carry them
 			so.Method = m
 			snap, err := snapshot.Take(cmd.Context(), so)
 			if err != nil {
 				return err
 			}
+			o.Budgets = plan.ReportBudgets(e.fs(), snap, plan.BudgetOptions{Off: noBudget, Profile: "web"})
 			if e.json {
-				return report.JSON(e.stdout, snap)
+				return report.JSONWith(e.stdout, snap, o.Budgets)
 			}
 			o.Color, o.Width = e.color(), e.width()
 			if b := e.from.b; b != nil {
@@ -60,6 +64,7 @@ It only reads. Run as root for the exact fast path.`,
 	cmd.Flags().IntVar(&o.TopClients, "top", 10, "client backends to list when not --all")
 	cmd.Flags().StringVar(&method, "method", string(pagecost.ChoiceAuto), "how to measure Pss_Anon: auto, fast, smaps or status")
 	cmd.Flags().BoolVar(&fast, "fast", false, "same as --method status: cheap, but private cost becomes an over-estimate")
+	cmd.Flags().BoolVar(&noBudget, "no-budget", false, "leave out each instance's memory budget (work_mem and its companions; dbmem plan shows it whole)")
 	return cmd
 }
 

@@ -10,7 +10,7 @@ import (
 
 func newRollbackCmd(e *env) *cobra.Command {
 	var id, journalDir string
-	var yes, list bool
+	var yes, list, pg bool
 	cmd := &cobra.Command{
 		Use:   "rollback",
 		Short: "Undo a 'dbmem apply' run from its journal: old kernel values and files, exactly",
@@ -33,6 +33,9 @@ Exit codes: 0 done (or dry run), 1 error, 2 usage, 4 refused (nothing changed).`
 			if list {
 				return listRuns(e, journalDir)
 			}
+			if pg {
+				return rollbackLocked(cmd.Context(), e, o, id, yes)
+			}
 			if yes {
 				var release func()
 				var err error
@@ -46,16 +49,20 @@ Exit codes: 0 done (or dry run), 1 error, 2 usage, 4 refused (nothing changed).`
 				return err
 			}
 			if !yes {
-				return showPlan(e, p, "--yes (or: dbmem rollback --id "+p.Undoes+" --yes)")
+				return showPlan(e, p, "--yes (or: dbmem rollback --id "+p.Undoes+" --yes)", nil)
 			}
 			j, err := apply.Run(p, o)
-			return reportRun(e, p, j, err)
+			if err == nil {
+				reloadRestored(cmd.Context(), e, p)
+			}
+			return reportRun(e, p, j, err, nil)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&id, "id", "", "the run to undo (default: the newest apply not yet undone)")
 	fl.BoolVar(&yes, "yes", false, "restore (default: only show what would be restored)")
 	fl.BoolVar(&list, "list", false, "list the journaled runs")
+	fl.BoolVar(&pg, "postgres", false, "undo a PostgreSQL run made over SQL (ALTER ROLE, ALTER SYSTEM: apply --alter-system or --postgres), reload and read each value back")
 	fl.StringVar(&journalDir, "journal-dir", apply.DefaultJournalDir, "where runs are journaled")
 	return cmd
 }

@@ -21,6 +21,9 @@ type CrashRestart struct {
 	// missing or ambiguous and Options.Location was assumed.
 	TimeRaw   string
 	ZoneKnown bool
+	// ZoneWritten is the zone as the log printed it ("CST", "+01"), ""
+	// when it printed none.
+	ZoneWritten string
 	// ServerPID is the postmaster's PID (PostgreSQL) or the new instance's.
 	ServerPID *int
 	// Process is what died, as the postmaster names it: "server process",
@@ -115,10 +118,15 @@ func (c CrashRestart) Downtime() (time.Duration, bool) {
 	return c.ReadyAt.Sub(c.Time), true
 }
 
-// RecoveryDuration is from reinitializing (or the start of recovery) to
-// ready for connections; ok is false when not known.
+// RecoveryDuration is the recovery itself: from "redo starts" to ready
+// for connections when redo was logged, else from reinitializing (or the
+// start of recovery); ok is false when not known. RecoveryWait says how
+// long the server took before redo started.
 func (c CrashRestart) RecoveryDuration() (time.Duration, bool) {
-	start := c.ReinitializedAt
+	start := c.RedoStartAt
+	if start.IsZero() {
+		start = c.ReinitializedAt
+	}
 	if start.IsZero() {
 		start = c.RecoveryAt
 	}
@@ -126,6 +134,24 @@ func (c CrashRestart) RecoveryDuration() (time.Duration, bool) {
 		return 0, false
 	}
 	return c.ReadyAt.Sub(start), true
+}
+
+// RecoveryWait is the time between the crash's restart (reinitializing,
+// else the start of recovery, else the crash line) and "redo starts": a
+// server that waits minutes here before a few seconds of redo is slow to
+// start (a checkpoint, a big pg_wal to scan, storage), not slow to replay.
+// ok is false when either time is unknown.
+func (c CrashRestart) RecoveryWait() (time.Duration, bool) {
+	from := c.ReinitializedAt
+	for _, t := range []time.Time{c.RecoveryAt, c.Time} {
+		if from.IsZero() {
+			from = t
+		}
+	}
+	if c.RedoStartAt.IsZero() || from.IsZero() || c.RedoStartAt.Before(from) {
+		return 0, false
+	}
+	return c.RedoStartAt.Sub(from), true
 }
 
 func intPtr(v int) *int { return &v }

@@ -16,6 +16,7 @@ import (
 // csvlog columns (PostgreSQL 9.0+; later versions append more).
 const (
 	csvTime     = 0
+	csvUser     = 1
 	csvPID      = 3
 	csvSeverity = 11
 	csvMessage  = 13
@@ -45,7 +46,7 @@ func readCSV(r io.Reader, loc *time.Location, s sink) error {
 			continue
 		}
 		e := entry{severity: rec[csvSeverity], message: rec[csvMessage], detail: rec[csvDetail],
-			hint: rec[csvHint], context: rec[csvContext], query: rec[csvQuery]}
+			hint: rec[csvHint], context: rec[csvContext], query: rec[csvQuery], user: rec[csvUser]}
 		e.st, _ = parseStamp(rec[csvTime], loc)
 		e.pid, _ = strconv.Atoi(rec[csvPID])
 		e.lines = []string{strings.Join(rec, ",")}
@@ -63,6 +64,7 @@ type jsonRecord struct {
 	Hint      string `json:"hint"`
 	Context   string `json:"context"`
 	Statement string `json:"statement"`
+	User      string `json:"user"`
 }
 
 // readJSON reads a jsonlog file (one object per line) into s; lines that
@@ -75,7 +77,7 @@ func readJSON(r io.Reader, loc *time.Location, s sink) (loglines.Stats, error) {
 			return
 		}
 		e := entry{pid: j.PID, severity: j.Severity, message: j.Message, detail: j.Detail,
-			hint: j.Hint, context: j.Context, query: j.Statement, lines: []string{raw}}
+			hint: j.Hint, context: j.Context, query: j.Statement, lines: []string{raw}, user: j.User}
 		e.st, _ = parseStamp(j.Timestamp, loc)
 		s.entry(e)
 	})

@@ -18,6 +18,9 @@ type entry struct {
 	context  string
 	query    string // STATEMENT (stderr), query (csvlog), statement (jsonlog)
 	lines    []string
+	// user is csvlog's user_name or jsonlog's user; prefix is a stderr
+	// line's log_line_prefix output (tempfile.go reads %u from it).
+	user, prefix string
 }
 
 // severities are the words PostgreSQL puts before ":  ".
@@ -60,7 +63,7 @@ func splitLine(s string, loc *time.Location) (e entry, ok bool) {
 	var n int
 	e.st, n = parseStamp(prefix, loc)
 	e.pid = prefixPID(prefix[n:])
-	e.severity, e.message, e.lines = sev, strings.TrimSpace(s[end:]), []string{s}
+	e.severity, e.message, e.lines, e.prefix = sev, strings.TrimSpace(s[end:]), []string{s}, prefix
 	return e, true
 }
 
@@ -130,6 +133,12 @@ func (e *entry) attach(d entry) {
 		e.query = d.message
 	case "CONTEXT":
 		e.context = d.message
+	}
+	if e.pid == 0 {
+		e.pid = d.pid // the message's own line had no prefix, its detail has
+	}
+	if e.st.t.IsZero() && !d.st.t.IsZero() {
+		e.st = d.st
 	}
 	e.lines = append(e.lines, d.lines...)
 }

@@ -45,3 +45,14 @@ func FuzzParseMySQL(f *testing.F) {
 		ParseMySQL(strings.NewReader(s))
 	})
 }
+
+func FuzzReadOracle(f *testing.F) {
+	f.Add("Sat Jun 11 17:33:26 2005\nErrors in file /x/a_ckpt_1.trc:\nORA-04030: out of process memory when trying to allocate  bytes (,)\nInstance terminated by CKPT, pid = 1\n")
+	f.Add("ORA-27300: OS system dependent operation:fork failed with status: 12\nORA-27301: OS failure message: Not enough space\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		if _, err := (Options{}).ReadOracle(strings.NewReader(s)); err != nil {
+			t.Fatal(err)
+		}
+		Detect([]byte(s))
+	})
+}

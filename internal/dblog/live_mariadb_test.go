@@ -98,3 +98,11 @@ func startMariaDB(t *testing.T, dir, errLog string, n int) *exec.Cmd {
 	t.Fatalf("mariadbd not ready:\n%s", b)
 	return nil
 }
+
+func writeFile(t *testing.T, p, text string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %s", p)
+}

@@ -1,4 +1,4 @@
-package dblog
+package dblog_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/dblog"
 	"github.com/dbmem/dbmem/internal/pgtest"
 )
 
@@ -40,7 +41,7 @@ func TestRootLivePostgresOutOfMemoryError(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkOOMError(t, f, string(b), pid)
-		if *record {
+		if dblog.Recording() {
 			writeFile(t, filepath.Join("testdata", "postgresql-15-out-of-memory-"+f), string(b))
 		}
 	}
@@ -87,7 +88,7 @@ func firstID(s string) uint32 {
 
 func checkOOMError(t *testing.T, file, text string, pid int) {
 	t.Helper()
-	log, err := ParsePostgres(strings.NewReader(text))
+	log, err := dblog.ParsePostgres(strings.NewReader(text))
 	if err != nil || len(log.OutOfMemory) != 1 || len(log.Crashes) != 0 {
 		t.Fatalf("%s: %+v (%v)", file, log, err)
 	}
@@ -99,4 +100,35 @@ func checkOOMError(t *testing.T, file, text string, pid int) {
 	if wantDump != (len(o.Contexts) > 0 && o.GrandTotal != nil) {
 		t.Errorf("%s: %d contexts, grand total %+v", file, len(o.Contexts), o.GrandTotal)
 	}
+}
+
+// TestRootLivePostgresOutOfMemoryErrorVersions does it on every PostgreSQL
+// the tests have (16, 17, 18): the error, its request and context, the
+// dump attached with its largest context, the engine detected.
+func TestRootLivePostgresOutOfMemoryErrorVersions(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("prlimit on a postgres backend needs root")
+	}
+	pgtest.ForEachVersion(t, 16, func(t *testing.T, _ pgtest.Version) {
+		c := pgtest.Start(t, map[string]string{"logging_collector": "on", "log_directory": "log", "log_filename": "postgresql.log"})
+		conn, pid := pgtest.Backend(t, c)
+		limitAddressSpace(t, pid, 256<<20)
+		if err := pgtest.RunBigSort(conn); err == nil || !strings.Contains(err.Error(), "out of memory") {
+			t.Fatalf("want ERROR out of memory, got %v", err)
+		}
+		conn.Exec(context.Background(), "SELECT pg_sleep(0.5)")
+		b, err := os.ReadFile(filepath.Join(c.DataDir, "log", "postgresql.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkOOMError(t, "postgresql.log", string(b), pid)
+		log, _ := dblog.ParsePostgres(strings.NewReader(string(b)))
+		o := log.OutOfMemory[0]
+		if l := o.Largest(1); len(l) == 0 || l[0].TotalBytes < 64<<20 || o.RequestRedacted || o.Kind != dblog.OOMOutOfMemory {
+			t.Errorf("largest %+v, redacted %v, kind %q", l, o.RequestRedacted, o.Kind)
+		}
+		if d := dblog.Detect(b); d.Engine != dblog.EnginePostgres {
+			t.Errorf("engine %q", d.Engine)
+		}
+	})
 }

@@ -1,7 +1,6 @@
-package dblog
+package dblog_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,14 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/dblog"
 	"github.com/dbmem/dbmem/internal/oomlog"
 	"github.com/dbmem/dbmem/internal/oomlog/memcgtest"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/pgtest"
 )
-
-// record rewrites fixtures from live captures (go test -run Live -record, as root).
-var record = flag.Bool("record", false, "record live logs into testdata")
 
 // TestRootLivePostgresBackendOOMKill (root only) moves one backend into a
 // 128 MiB memory cgroup, runs a sort with work_mem 2GB in it, and checks
@@ -27,7 +24,7 @@ func TestRootLivePostgresBackendOOMKill(t *testing.T) {
 	kill := pgtest.OOMKillBackend(t, g, c, "pg")
 	pgText := waitLog(t, c, "database system is ready to accept connections", 2)
 	checkLivePair(t, kill.Kernel, pgText, kill.PID)
-	if *record {
+	if dblog.Recording() {
 		recordPG(t, kill.Mark, pgText)
 	}
 }
@@ -52,7 +49,7 @@ func checkLivePair(t *testing.T, kernelText, pgText string, pid int) {
 	if err != nil || len(events) != 1 || events[0].Victim == nil || events[0].Victim.PID != pid {
 		t.Fatalf("kernel events %+v (%v), want one killing %d:\n%s", events, err, pid, kernelText)
 	}
-	log, err := ParsePostgres(strings.NewReader(pgText))
+	log, err := dblog.ParsePostgres(strings.NewReader(pgText))
 	if err != nil || len(log.Crashes) != 1 {
 		t.Fatalf("crashes %+v (%v):\n%s", log.Crashes, err, pgText)
 	}
@@ -63,8 +60,8 @@ func checkLivePair(t *testing.T, kernelText, pgText string, pid int) {
 	}
 	// The kernel stamps are seconds since boot: give them the boot time.
 	oomlog.SetBootTime(events, bootTime(t))
-	pairs := Match(events, log.Crashes, 5*time.Second)
-	if len(pairs) != 1 || pairs[0].By != ByPID || !pairs[0].Certain || abs(pairs[0].Delta) > 5*time.Second {
+	pairs := dblog.Match(events, log.Crashes, 5*time.Second)
+	if len(pairs) != 1 || pairs[0].By != dblog.ByPID || !pairs[0].Certain || abs(pairs[0].Delta) > 5*time.Second {
 		t.Errorf("pairs = %+v", pairs)
 	}
 }
@@ -105,4 +102,18 @@ func writeFile(t *testing.T, p, text string) {
 		t.Fatal(err)
 	}
 	t.Logf("recorded %s", p)
+}
+
+func pv(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+func abs(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
 }

@@ -29,7 +29,12 @@ var (
 // MySQLLog is what ReadMySQL found.
 type MySQLLog struct {
 	Crashes []CrashRestart
-	Stats   loglines.Stats
+	// MemoryErrors are the allocations the server could not make.
+	MemoryErrors []MemoryError
+	// Ready are the "ready for connections" lines: when each start
+	// finished.
+	Ready []Milestone
+	Stats loglines.Stats
 }
 
 // ParseMySQL reads a MySQL or MariaDB error log with default Options.
@@ -52,10 +57,10 @@ func (o Options) ReadMySQL(r io.Reader) (MySQLLog, error) {
 	if o.Location == nil {
 		o.Location = time.UTC
 	}
-	st := &mysqlState{loc: o.Location}
+	st := &mysqlState{loc: o.Location, mem: mysqlMem{poolAt: -groupLines}}
 	stats, err := loglines.Read(r, maxLine, st.line)
 	st.atEnd()
-	out := MySQLLog{Crashes: st.out, Stats: stats}
+	out := MySQLLog{Crashes: st.out, MemoryErrors: st.mem.out, Ready: st.ready, Stats: stats}
 	if err != nil {
 		return out, fmt.Errorf("read MySQL error log: %w", err)
 	}
@@ -73,25 +78,30 @@ type mysqlState struct {
 	signalT stamp
 	died    *stamp // mysqld_safe saw the server gone
 	startSt stamp  // when the running instance started
+	mem     mysqlMem
+	ready   []Milestone
 }
 
 func (s *mysqlState) line(raw string) {
 	if len(raw) > maxDumpLine {
 		return // no line that matters is this long
 	}
-	raw = composeRe.ReplaceAllString(raw, "")
+	raw = normalizeMySQL(composeRe.ReplaceAllString(strings.TrimRight(raw, "\r"), ""))
 	if strings.Contains(raw, "got signal") {
 		s.onSignal(raw)
 		return
 	}
 	m := mysqlStampRe.FindStringSubmatch(raw)
 	if m == nil {
+		s.mem.line(stamp{}, raw, raw)
 		if isMySQLRecovery(raw) {
 			s.onRecovery(stamp{}, raw)
 		}
 		return
 	}
-	s.message(mysqlStamp(m[1], s.loc), raw[len(m[0]):], raw)
+	st := mysqlStamp(m[1], s.loc)
+	s.mem.line(st, raw[len(m[0]):], raw)
+	s.message(st, raw[len(m[0]):], raw)
 }
 
 // message files one stamped line.
@@ -104,6 +114,8 @@ func (s *mysqlState) message(st stamp, msg, raw string) {
 	case isMySQLRecovery(msg):
 		s.onRecovery(st, raw)
 	case strings.Contains(msg, "ready for connections"):
+		s.ready = append(s.ready, Milestone{Kind: StepReady, Time: st.t, TimeRaw: st.raw})
+		s.mem.started()
 		if s.cur != nil {
 			s.cur.ReadyAt = st.t
 			s.cur.step(StepReady, st)
@@ -154,6 +166,7 @@ func (s *mysqlState) onStart(st stamp, msg, raw string) {
 		}
 	}
 	s.pid, s.clean, s.started, s.signal, s.died, s.startSt = n, false, true, nil, nil, st
+	s.mem.started()
 }
 
 // isMySQLRecovery: InnoDB (or the binlog) recovering from a crash.

@@ -52,7 +52,7 @@ func (s *mysqlState) atEnd() {
 		s.close("the log ends before the server was ready again")
 		return
 	}
-	if s.signal != nil && s.started {
+	if s.signal != nil {
 		s.open(s.signalT, "")
 		s.cur.Lines = nil
 		s.cur.NoRestart = true

@@ -15,16 +15,29 @@ type OutOfMemoryError struct {
 	Time      time.Time
 	TimeRaw   string
 	ZoneKnown bool
-	PID       int
+	// ZoneWritten is the zone as printed ("CST"), "" when none was.
+	ZoneWritten string
+	PID         int
+	// Kind: OOMOutOfMemory, OOMFork (a connection refused) or OOMIoUring
+	// (PostgreSQL 18 could not set up its io_uring queues: the locked
+	// memory limit, not RAM).
+	Kind string
 	// Severity is ERROR (the query failed) or FATAL (the session ended).
 	Severity string
 	Message  string
 	Detail   string
 	// RequestBytes and Context come from "Failed on request of size N in
 	// memory context "X"."; Context is empty before PostgreSQL 9.6.
-	RequestBytes uint64
-	Context      string
-	Query        string
+	// RequestRedacted: the size was printed but hidden ("1xxxxxxxxx"),
+	// so it is unknown (RequestBytes 0), not 1.
+	RequestBytes    uint64
+	RequestRedacted bool
+	Context         string
+	// ErrorContext is the CONTEXT line; AutovacuumTarget the table an
+	// autovacuum or autoanalyze worker was processing.
+	ErrorContext     string
+	AutovacuumTarget string
+	Query            string
 	// Contexts is the memory context dump printed just before the error;
 	// GrandTotal its last line.
 	Contexts   []MemoryContext
@@ -56,7 +69,16 @@ var (
 	// "Grand total: 1234 bytes in 5 blocks; 678 free (9 chunks); 556 used"
 	grandRe = regexp.MustCompile(`^Grand total: (\d+) bytes in (\d+) blocks?; (\d+) free \((\d+) chunks?\); (\d+) used`)
 	// "Failed on request of size 536870912 in memory context "ExecutorState"."
-	requestRe = regexp.MustCompile(`Failed on request of size (\d+)(?: in memory context "([^"]*)")?`)
+	requestRe = regexp.MustCompile(`Failed on request of size (\S+?)(?:\.?$| in memory context "([^"]*)")`)
+	// "automatic vacuum of table "db.schema.t"", "automatic analyze of table ...".
+	autovacRe = regexp.MustCompile(`automatic (?:vacuum|analyze) of table "([^"]+)"`)
+)
+
+// Kinds of out-of-memory errors.
+const (
+	OOMOutOfMemory = "out-of-memory"  // ERROR/FATAL:  out of memory
+	OOMFork        = "fork"           // could not fork new process for connection: Cannot allocate memory
+	OOMIoUring     = "io-uring-setup" // could not setup io_uring queue: Cannot allocate memory
 )
 
 // parseDumpLine reads one line of a memory context dump.
@@ -110,15 +132,32 @@ func (o OutOfMemoryError) Largest(n int) []MemoryContext {
 // of memory", or the postmaster's "could not fork new process for
 // connection: Cannot allocate memory" (the connection was refused).
 func outOfMemory(e entry) (OutOfMemoryError, bool) {
-	fork := e.severity == "LOG" && strings.HasPrefix(e.message, "could not fork") && strings.Contains(e.message, "Cannot allocate memory")
-	if !fork && ((e.severity != "ERROR" && e.severity != "FATAL") || !strings.HasPrefix(e.message, "out of memory")) {
+	kind := oomKind(e)
+	if kind == "" {
 		return OutOfMemoryError{}, false
 	}
-	o := OutOfMemoryError{Time: e.st.t, TimeRaw: e.st.raw, ZoneKnown: e.st.zoneKnown, PID: e.pid,
-		Severity: e.severity, Message: e.message, Detail: e.detail, Query: e.query, Lines: e.lines}
+	o := OutOfMemoryError{Time: e.st.t, TimeRaw: e.st.raw, ZoneKnown: e.st.zoneKnown, ZoneWritten: e.st.zone, PID: e.pid, Kind: kind,
+		Severity: e.severity, Message: e.message, Detail: e.detail, Query: e.query, ErrorContext: e.context, Lines: e.lines}
 	if m := requestRe.FindStringSubmatch(e.detail); m != nil && len(e.detail) < maxDumpLine {
-		o.RequestBytes, _ = strconv.ParseUint(m[1], 10, 64)
+		n, err := strconv.ParseUint(m[1], 10, 64)
+		o.RequestBytes, o.RequestRedacted = n, err != nil
 		o.Context = m[2]
 	}
+	if m := autovacRe.FindStringSubmatch(e.context); m != nil {
+		o.AutovacuumTarget = m[1]
+	}
 	return o, true
+}
+
+// oomKind says which out-of-memory message e is, "" for none.
+func oomKind(e entry) string {
+	switch {
+	case strings.HasPrefix(e.message, "could not setup io_uring queue"):
+		return OOMIoUring
+	case e.severity == "LOG" && strings.HasPrefix(e.message, "could not fork") && strings.Contains(e.message, "Cannot allocate memory"):
+		return OOMFork
+	case (e.severity == "ERROR" || e.severity == "FATAL") && strings.HasPrefix(e.message, "out of memory"):
+		return OOMOutOfMemory
+	}
+	return ""
 }

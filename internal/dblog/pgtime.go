@@ -56,6 +56,8 @@ type stamp struct {
 	raw       string
 	t         time.Time
 	zoneKnown bool
+	// zone is the zone as printed ("CST", "+01"), "" when none was.
+	zone string
 }
 
 // parseStamp reads the time in s, a line's prefix: the last date-time in
@@ -76,7 +78,7 @@ func parseStamp(s string, loc *time.Location) (st stamp, n int) {
 		}
 		t, err := time.ParseInLocation("2006-01-02 15:04:05.999999999", strings.Replace(s[m[2]:m[3]], "T", " ", 1), zone)
 		if err == nil {
-			st.t, st.zoneKnown = t, known
+			st.t, st.zoneKnown, st.zone = t, known, zoneText
 		}
 		return st, m[1]
 	}

@@ -61,6 +61,7 @@ func (o Options) ParsePostgres(r io.Reader) (PostgresLog, error) {
 	default:
 		st.out.Stats, err = readStderr(br, o.Location, st)
 	}
+	st.trailingDump()
 	st.end("the log ends before the server was ready again")
 	return st.out, err
 }
@@ -89,6 +90,22 @@ type pgState struct {
 	// smart or fast shutdown request.
 	shutdown  bool
 	stopAsked stamp
+	// lastOOM is 1 + the index of the out-of-memory error just read, 0
+	// when another message followed it: a dump right after an error that
+	// had none before it is that error's (pastes put it after).
+	lastOOM int
+}
+
+// trailingDump gives the dump read since the last message to the
+// out-of-memory error just before it, when that error has none.
+func (s *pgState) trailingDump() {
+	if s.lastOOM == 0 || len(s.dump) == 0 {
+		return
+	}
+	if o := &s.out.OutOfMemory[s.lastOOM-1]; len(o.Contexts) == 0 {
+		o.Contexts, o.GrandTotal = s.dump, s.grand
+		s.dump, s.grand = nil, nil
+	}
 }
 
 var (
@@ -113,12 +130,18 @@ func (s *pgState) dumpLine(raw string) {
 
 func (s *pgState) entry(e entry) {
 	s.notePostmaster(e)
-	if o, ok := outOfMemory(e); ok {
+	o, ok := outOfMemory(e)
+	if !ok {
+		s.trailingDump() // a dump before an error is the error's own
+	}
+	if ok {
 		o.Contexts, o.GrandTotal = s.dump, s.grand
 		s.dump, s.grand = nil, nil
 		s.out.OutOfMemory = append(s.out.OutOfMemory, o)
+		s.lastOOM = len(s.out.OutOfMemory)
 		return
 	}
+	s.lastOOM = 0
 	if e.severity != "LOG" || len(e.message) > maxDumpLine || !strings.Contains(e.message, "(PID ") {
 		s.onMilestone(e)
 		return

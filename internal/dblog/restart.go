@@ -10,7 +10,7 @@ import (
 // processes" shows it caused a restart (background workers exit with 1 at
 // every shutdown).
 func (s *pgState) onTerminated(e entry, m []string) {
-	c := CrashRestart{Engine: "postgresql", Time: e.st.t, TimeRaw: e.st.raw, ZoneKnown: e.st.zoneKnown,
+	c := CrashRestart{Engine: "postgresql", Time: e.st.t, TimeRaw: e.st.raw, ZoneKnown: e.st.zoneKnown, ZoneWritten: e.st.zone,
 		ServerPID: pidOf(e), Process: m[1], Lines: e.lines}
 	if n, err := strconv.Atoi(m[2]); err == nil {
 		c.KilledPID = &n
@@ -76,7 +76,7 @@ func isCrashEcho(msg string) bool {
 
 // open starts a crash whose first line is not a death notice.
 func (s *pgState) open(e entry, reason, _ string) {
-	s.cur = &CrashRestart{Engine: "postgresql", Time: e.st.t, TimeRaw: e.st.raw, ZoneKnown: e.st.zoneKnown,
+	s.cur = &CrashRestart{Engine: "postgresql", Time: e.st.t, TimeRaw: e.st.raw, ZoneKnown: e.st.zoneKnown, ZoneWritten: e.st.zone,
 		StartMissing: reason != ""}
 }
 
@@ -140,7 +140,7 @@ func (s *pgState) postmasterDied(e entry) {
 		return
 	}
 	s.end("the postmaster died before the server was ready")
-	s.cur = &CrashRestart{Engine: "postgresql", Time: e.st.t, TimeRaw: e.st.raw, ZoneKnown: e.st.zoneKnown,
+	s.cur = &CrashRestart{Engine: "postgresql", Time: e.st.t, TimeRaw: e.st.raw, ZoneKnown: e.st.zoneKnown, ZoneWritten: e.st.zone,
 		Process: "postmaster", PostmasterDied: true, NoRestart: true, SessionsTerminated: 1, Lines: e.lines,
 		StopRequestedAt: s.stopAsked.t}
 	s.cur.step(StepPostmasterDied, e.st)

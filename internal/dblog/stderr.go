@@ -3,6 +3,7 @@ package dblog
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -27,13 +28,13 @@ func readStderr(r io.Reader, loc *time.Location, s sink) (loglines.Stats, error)
 	st, err := loglines.Read(r, maxLine, func(raw string) {
 		e, ok := splitLine(raw, loc)
 		switch {
-		case ok && isDetail(e.severity) && pending != nil && (e.pid == pending.pid || e.pid == 0):
+		case ok && isDetail(e.severity) && pending != nil && (e.pid == pending.pid || e.pid == 0 || pending.pid == 0):
 			pending.attach(e)
 		case ok:
 			flush()
 			pending = &e
-		case strings.HasPrefix(raw, "\t") && pending != nil:
-			pending.continueWith(raw)
+		case pending != nil && isContinuation(raw):
+			pending.continueWith(continuation(raw))
 		default:
 			flush()
 			s.dumpLine(raw)
@@ -48,3 +49,22 @@ func readStderr(r io.Reader, loc *time.Location, s sink) (loglines.Stats, error)
 
 // maxLine bounds the lines read; longer ones are skipped and counted.
 const maxLine = 4 << 20
+
+// isContinuation: a line of a multi-line message (a query, a detail):
+// PostgreSQL starts each with a tab, after any prefix a container runtime
+// or docker logs --timestamps put before it.
+func isContinuation(raw string) bool { return strings.HasPrefix(continuation(raw), "\t") }
+
+// continuation takes off a container runtime's prefix ("postgres_1  | ")
+// and docker's stamp ("2017-10-05T19:43:05.270392682Z "), and a carriage
+// return a Windows log ends its lines with.
+func continuation(raw string) string {
+	raw = strings.TrimSuffix(raw, "\r")
+	raw = composeRe.ReplaceAllString(raw, "")
+	if m := dockerStampRe.FindString(raw); m != "" {
+		raw = raw[len(m):]
+	}
+	return raw
+}
+
+var dockerStampRe = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z `)

@@ -6,7 +6,9 @@
 // to a journal before it is changed and restored in t.Cleanup, even when the
 // test fails or panics. If a test binary was killed before its cleanup ran, the
 // next test that takes the lock finds the journal and restores the values
-// first.
+// first. The lock and the journal are internal/hostchange's, in root's
+// /run/dbmem (no other user can write there), and only the kernel settings
+// of its allowlist may be changed: a journal restores nothing else.
 //
 // A huge page pool is restored only when its surplus pages are freed too:
 // a pool shrunk under pages still in use (a server that has exited holds

@@ -10,14 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/kernelset"
+	"github.com/dbmem/dbmem/internal/hostchange"
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
-// Paths of the lock and the journal; variables so a test of this package can
-// move them.
+// Paths of the lock and the journal (in root's state directory, which no
+// other user can write); variables so a test of this package can move them.
 var (
-	LockPath    = kernelset.DefaultLockPath
-	JournalPath = kernelset.DefaultJournalPath
+	LockPath    = hostchange.RuntimePath(hostchange.KernelLock)
+	JournalPath = hostchange.RuntimePath(hostchange.KernelJournal)
 )
 
 // Lock takes the machine-wide kernel-settings lock for the rest of the test.
@@ -43,7 +44,7 @@ func Lock(t testing.TB) {
 func Set(t testing.TB, path, value string) string {
 	t.Helper()
 	record(t, path)
-	got, err := kernelset.Write(path, value)
+	got, err := hostchange.Write(path, value)
 	if err != nil {
 		t.Fatalf("write %q to %s: %v", value, path, err)
 	}
@@ -51,30 +52,33 @@ func Set(t testing.TB, path, value string) string {
 }
 
 // record takes the lock, journals path's value and restores it when the
-// test ends.
+// test ends. Only the settings dbmem's journal restores may be changed.
 func record(t testing.TB, path string) {
 	t.Helper()
 	Lock(t)
-	old, err := kernelset.Read(path)
+	old, err := hostchange.Read(path)
 	if err != nil {
 		t.Fatalf("read %s before changing it: %v", path, err)
 	}
+	setting, ok := hostchange.SettingAt(linux.DefaultFS(), path)
+	if why := hostchange.Allowed(setting, hostchange.Word(old)); !ok || why != "" {
+		t.Fatalf("kerneltest changes only the kernel settings dbmem's journal can restore (internal/hostchange, allow.go): %s: %s", path, why)
+	}
 	surplus := surplusPath(path)
-	surplusBefore, err := kernelset.ReadInt(surplus)
+	surplusBefore, err := hostchange.ReadInt(surplus)
 	if err != nil {
 		surplus = "" // not a pool, or no surplus to wait for
 	}
-	journal := kernelset.Journal(JournalPath)
-	if err := journal.Record(path, old); err != nil {
+	if err := procLock.journalAdd(hostchange.Kernel{Setting: setting, Before: hostchange.Word(old)}); err != nil {
 		t.Fatalf("journal %s: %v", path, err)
 	}
 	t.Cleanup(func() {
-		if err := kernelset.Restore(path, old); err != nil {
+		if err := hostchange.Restore(path, hostchange.Word(old)); err != nil {
 			t.Errorf("restore %s to %q: %v", path, old, err)
 			return
 		}
 		waitSurplus(t, surplus, surplusBefore)
-		if err := journal.Drop(path); err != nil {
+		if err := procLock.journalDrop(setting); err != nil {
 			t.Errorf("drop %s from the journal %s: %v", path, JournalPath, err)
 		}
 	})
@@ -100,13 +104,13 @@ func AddHugePages(t testing.TB, n int) int {
 	t.Helper()
 	Lock(t)
 	path := SysctlPath("vm.nr_hugepages")
-	cur, err := kernelset.ReadInt(path)
+	cur, err := hostchange.ReadInt(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := cur + n
 	record(t, path)
-	got, err := kernelset.GrowPool(path, want)
+	got, err := hostchange.GrowPool(path, want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,13 +120,15 @@ func AddHugePages(t testing.TB, n int) int {
 	return want
 }
 
-// procLock is the process's share of the machine-wide flock.
+// procLock is the process's share of the machine-wide flock, and the
+// journal of the process's changes.
 var procLock = &flockRef{}
 
 type flockRef struct {
-	mu   sync.Mutex
-	refs int
-	lock *kernelset.Lock
+	mu      sync.Mutex
+	refs    int
+	lock    *hostchange.Lock
+	journal *hostchange.Journal
 }
 
 func (l *flockRef) acquire(t testing.TB) error {
@@ -133,16 +139,24 @@ func (l *flockRef) acquire(t testing.TB) error {
 		return nil
 	}
 	start := time.Now()
-	lock, err := kernelset.TakeLock(context.Background(), LockPath)
+	lock, err := hostchange.TakeLock(context.Background(), LockPath)
 	if err != nil {
 		return err
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Logf("waited %s for the kernel test lock", d.Round(time.Millisecond))
 	}
-	if err := kernelset.Journal(JournalPath).Replay(); err != nil {
+	if note := hostchange.LegacyNote(hostchange.LegacyKernelJournal); note != "" {
+		t.Log(note)
+	}
+	fs := linux.DefaultFS()
+	if _, err := hostchange.Replay(fs, JournalPath); err != nil {
 		lock.Release() // the caller fails without registering release
 		return fmt.Errorf("restore values left by an interrupted test: %w", err)
+	}
+	if l.journal, err = hostchange.NewJournal(JournalPath, "kerneltest "+filepath.Base(os.Args[0])); err != nil {
+		lock.Release()
+		return err
 	}
 	l.lock, l.refs = lock, 1
 	settlePool(t)
@@ -154,6 +168,19 @@ func (l *flockRef) release() {
 	defer l.mu.Unlock()
 	if l.refs--; l.refs == 0 {
 		l.lock.Release()
-		l.lock = nil
+		l.lock, l.journal = nil, nil
 	}
+}
+
+// journalAdd journals a change (under the lock: the caller holds it).
+func (l *flockRef) journalAdd(k hostchange.Kernel) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.journal.Add(hostchange.Entry{Kernel: &k})
+}
+
+func (l *flockRef) journalDrop(s hostchange.Setting) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.journal.DropKernel(s)
 }

@@ -6,12 +6,13 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/dbmem/dbmem/internal/kernelset"
+	"github.com/dbmem/dbmem/internal/hostchange"
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
 func swappiness(t *testing.T) int {
 	t.Helper()
-	v, err := kernelset.ReadInt(SysctlPath("vm.swappiness"))
+	v, err := hostchange.ReadInt(SysctlPath("vm.swappiness"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,11 +43,15 @@ func TestReplayJournalRestoresInterruptedRun(t *testing.T) {
 	t.Cleanup(func() { JournalPath = saved })
 
 	// A run that was killed after journaling and changing the value.
-	if err := kernelset.Journal(JournalPath).Record(path, strconv.Itoa(orig)); err != nil {
+	j, err := hostchange.NewJournal(JournalPath, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Add(hostchange.Entry{Kernel: &hostchange.Kernel{Setting: hostchange.Sysctl("vm.swappiness"), Before: strconv.Itoa(orig)}}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(path, []byte(strconv.Itoa((orig+3)%100)), 0o644)
-	if err := kernelset.Journal(JournalPath).Replay(); err != nil {
+	if _, err := hostchange.Replay(linux.DefaultFS(), JournalPath); err != nil {
 		t.Fatal(err)
 	}
 	if got := swappiness(t); got != orig {
@@ -65,17 +70,17 @@ func TestNestedLockDoesNotDeadlock(t *testing.T) {
 func TestAddHugePagesRestoresThePool(t *testing.T) {
 	Lock(t)
 	path := SysctlPath("vm.nr_hugepages")
-	before, err := kernelset.ReadInt(path)
+	before, err := hostchange.ReadInt(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Run("grow", func(t *testing.T) {
 		want := AddHugePages(t, 2)
-		if got, _ := kernelset.ReadInt(path); want != before+2 || got != want {
+		if got, _ := hostchange.ReadInt(path); want != before+2 || got != want {
 			t.Errorf("AddHugePages(2) from %d: asked %d, pool %d", before, want, got)
 		}
 	})
-	if after, _ := kernelset.ReadInt(path); after != before {
+	if after, _ := hostchange.ReadInt(path); after != before {
 		t.Errorf("vm.nr_hugepages = %d after the subtest, want %d restored", after, before)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/kernelset"
+	"github.com/dbmem/dbmem/internal/hostchange"
 )
 
 // overcommitHugePath is vm.nr_overcommit_hugepages.
@@ -25,7 +25,7 @@ const drainWait = 2 * time.Minute
 // exited can hold its huge pages a moment longer (its io_uring rings are
 // torn down after it is reaped).
 func surplusPath(path string) string {
-	if path == kernelset.NrHugepagesPath {
+	if path == hostchange.NrHugepagesPath {
 		kb, err := defaultHugePageKB()
 		if err != nil {
 			return ""
@@ -64,7 +64,7 @@ func waitSurplus(t testing.TB, path string, before int) {
 	}
 	start := time.Now()
 	for {
-		n, err := kernelset.ReadInt(path)
+		n, err := hostchange.ReadInt(path)
 		if err != nil || n <= before {
 			if d := time.Since(start); d > time.Second {
 				t.Logf("waited %s for the pool's surplus huge pages to be freed (%s)", d.Round(time.Millisecond), path)
@@ -84,8 +84,8 @@ func waitSurplus(t testing.TB, path string, before int) {
 // pages still in use, before this wait existed). Without overcommitted
 // huge pages (vm.nr_overcommit_hugepages 0) a surplus page exists only so.
 func settlePool(t testing.TB) {
-	if n, err := kernelset.ReadInt(overcommitHugePath); err != nil || n != 0 {
+	if n, err := hostchange.ReadInt(overcommitHugePath); err != nil || n != 0 {
 		return
 	}
-	waitSurplus(t, surplusPath(kernelset.NrHugepagesPath), 0)
+	waitSurplus(t, surplusPath(hostchange.NrHugepagesPath), 0)
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/kernelset"
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -142,41 +142,6 @@ func TestJudgeTruth(t *testing.T) {
 	}
 }
 
-func TestUndo(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "nr_hugepages")
-	write := func(v string) { os.WriteFile(path, []byte(v+"\n"), 0o644) }
-	ch := change{Path: path, Before: "3", Set: "2112"}
-	write("2112")
-	if r := undo(ch); !r.OK || r.After != "3" {
-		t.Errorf("set value: %+v, want restored to 3", r)
-	}
-	if got, _ := kernelset.Read(path); got != "3" {
-		t.Errorf("file holds %q, want 3", got)
-	}
-	if r := undo(ch); !r.OK {
-		t.Errorf("already restored: %+v, want OK", r)
-	}
-	write("4000")
-	if r := undo(ch); r.OK || !strings.Contains(r.Error, "someone else") {
-		t.Errorf("value changed by someone else: %+v, want a refusal", r)
-	}
-	if got, _ := kernelset.Read(path); got != "4000" {
-		t.Errorf("someone else's value was overwritten: %q", got)
-	}
-	if n := settingName("/proc/sys/vm/nr_hugepages"); n != "vm.nr_hugepages" {
-		t.Errorf("settingName = %q", n)
-	}
-}
-
-func TestSafeClusterDir(t *testing.T) {
-	for dir, want := range map[string]bool{"/tmp/dbmem-pg-123": true, "/tmp": false, "/": false, "dbmem-pg-1": false,
-		"/tmp/dbmem-pg-1/../etc": false, "/var/lib/postgresql": false} {
-		if got := safeClusterDir(dir); got != want {
-			t.Errorf("safeClusterDir(%q) = %v, want %v", dir, got, want)
-		}
-	}
-}
-
 // TestSettle reads a fixed meminfo (a recorded 6.18 one: the lab needs
 // every line it measures with): it settles after one window, and a bound
 // shorter than the window returns an unsettled reading.
@@ -205,7 +170,7 @@ func TestSettle(t *testing.T) {
 // that it waits, and gives up when its context ends.
 func TestLockHostSaysItWaits(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lock")
-	held, err := kernelset.TakeLock(context.Background(), path)
+	held, err := hostchange.TakeLock(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

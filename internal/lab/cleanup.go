@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/kernelset"
+	"github.com/dbmem/dbmem/internal/hostchange"
 )
 
 // cleanup stops and removes the cluster, restores the pool and removes the
@@ -23,18 +23,15 @@ func (r *run) cleanup() error {
 		}
 		r.res.Restored = append(r.res.Restored, x)
 	}
-	for i := len(r.jr.Changes) - 1; i >= 0; i-- {
-		x := undo(r.jr.Changes[i])
-		r.res.Restored = append(r.res.Restored, x)
-		if !x.OK {
-			errs = append(errs, fmt.Errorf("restore %s: %s (journal kept at %s; run dbmem lab --restore)", x.What, x.Error, r.opt.JournalPath))
-		}
+	if r.jr != nil {
+		undone, uerrs := undoKernel(r.fs, r.jr)
+		r.res.Restored, errs = append(r.res.Restored, undone...), append(errs, uerrs...)
 	}
 	if r.res.Pool != nil {
-		r.res.Pool.After, _ = kernelset.ReadInt(r.fs.SysctlPath("vm.nr_hugepages"))
+		r.res.Pool.After, _ = hostchange.ReadInt(r.fs.SysctlPath("vm.nr_hugepages"))
 	}
-	if len(errs) == 0 && r.jr.PID != 0 {
-		errs = append(errs, removeJournal(r.opt.JournalPath))
+	if len(errs) == 0 && r.jr != nil {
+		errs = append(errs, r.jr.Remove())
 	}
 	r.res.FinishedAt = time.Now().UTC()
 	r.res.Elapsed = r.res.FinishedAt.Sub(r.res.StartedAt)

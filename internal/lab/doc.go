@@ -19,9 +19,10 @@
 // changing the host, so every change is written to a journal before it is
 // made, undone before Run returns (errors, cancellation by SIGINT/SIGTERM,
 // SIGHUP), verified by reading it back, and a journal left by a killed run
-// is replayed by the next run or by Restore. The machine-wide lock is
-// internal/kernelset's, the one tests and benchmarks take, so a lab run and
-// they never change the pool at the same time.
+// is replayed by the next run or by Restore. The lock, the journal and its
+// replay are internal/hostchange's: the lock is the one tests and benchmarks
+// take, so a lab run and they never change the pool at the same time, and
+// both live in root's /run/dbmem, which no other user can write.
 //
 // RunOOM runs `dbmem lab oom`: a throwaway cluster in a memory cgroup the
 // lab creates (internal/memcg), under pgbench load, runs the field

@@ -1,117 +1,61 @@
 package lab
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
+
+	"github.com/dbmem/dbmem/internal/hostchange"
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
-// journal records what a lab run changed, before it changes it, so that a
-// run killed with SIGKILL (or a crash) is undone by the next `dbmem lab` or
-// by `dbmem lab --restore`.
-type journal struct {
-	PID        int       `json:"pid"`
-	StartTicks uint64    `json:"start_ticks"`
-	Started    time.Time `json:"started"`
-	// ClusterDir is the throwaway cluster, stopped and removed on restore.
-	ClusterDir string `json:"cluster_dir,omitempty"`
-	// Cgroup is the memory cgroup of `lab oom` (and its parent, where what
-	// is left in it goes), removed on restore after the cluster.
-	Cgroup       string   `json:"cgroup,omitempty"`
-	CgroupParent string   `json:"cgroup_parent,omitempty"`
-	Changes      []change `json:"changes,omitempty"`
-}
-
-// change is one kernel file the run wrote: its value before and the value
-// the run set.
-type change struct {
-	Path   string `json:"path"`
-	Before string `json:"before"`
-	Set    string `json:"set"`
-}
-
-// parseJournal reads a journal file.
-func parseJournal(r io.Reader) (journal, error) {
-	var j journal
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&j); err != nil {
-		return j, fmt.Errorf("not a dbmem lab journal: %w", err)
-	}
-	return j, nil
-}
-
-// readJournal returns the journal at path; ok is false when there is none.
-func readJournal(path string) (journal, bool, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return journal{}, false, nil
-	}
-	if err != nil {
-		return journal{}, false, fmt.Errorf("read lab journal: %w", err)
-	}
-	j, err := parseJournal(bytes.NewReader(b))
-	if err != nil {
-		return j, false, fmt.Errorf("%s: %w (remove it after checking vm.nr_hugepages yourself)", path, err)
-	}
-	return j, true, nil
-}
-
-// writeJournal replaces the journal atomically: a temporary file in the
-// same directory, fsync, rename.
-func writeJournal(path string, j journal) error {
-	b, err := json.MarshalIndent(j, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dbmem-lab-journal-*")
-	if err != nil {
-		return fmt.Errorf("write lab journal: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write lab journal %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sync lab journal: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("install lab journal %s: %w", path, err)
-	}
-	return nil
-}
-
-func removeJournal(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove lab journal: %w", err)
-	}
-	return nil
-}
-
-// safeClusterDir reports whether dir looks like a cluster directory the lab
-// created (pgcluster names them dbmem-pg-*), so that a damaged journal never
-// makes the restore delete anything else.
-func safeClusterDir(dir string) bool {
-	return filepath.IsAbs(dir) && filepath.Clean(dir) == dir && strings.HasPrefix(filepath.Base(dir), "dbmem-pg-")
-}
+// A lab run journals what it changes (internal/hostchange), before it
+// changes it, so that a run killed with SIGKILL (or a crash) is undone by
+// the next `dbmem lab` or by `dbmem lab --restore`: its throwaway
+// cluster, the memory cgroup of `lab oom`, and the kernel settings it
+// sets (vm.nr_hugepages; vm.overcommit_ratio and vm.overcommit_memory with
+// --strict-overcommit).
 
 // CgroupPrefix starts the name of every memory cgroup the lab makes.
-const CgroupPrefix = "dbmem-lab-oom-"
+const CgroupPrefix = hostchange.CgroupPrefix
 
-// safeCgroup reports whether dir looks like a memory cgroup the lab made,
-// under a cgroup file system, with its parent next to it.
-func safeCgroup(dir, parent string) bool {
-	return filepath.IsAbs(dir) && filepath.Clean(dir) == dir && strings.HasPrefix(dir, "/sys/fs/cgroup/") &&
-		strings.HasPrefix(filepath.Base(dir), CgroupPrefix) && filepath.Dir(dir) == parent
+// journalCluster is pgcluster's Journal hook: the cluster's entry is
+// added when its directory is made, and saved again when its postmaster
+// starts or stops.
+func journalCluster(j *hostchange.Journal) func(*hostchange.Cluster) error {
+	return func(c *hostchange.Cluster) error {
+		for _, e := range j.Entries {
+			if e.Cluster == c {
+				return j.Save()
+			}
+		}
+		return j.Add(hostchange.Entry{Cluster: c})
+	}
+}
+
+// newestKernel is the journal's newest entry for s, nil if none.
+func newestKernel(j *hostchange.Journal, s hostchange.Setting) *hostchange.Kernel {
+	for i := len(j.Entries) - 1; i >= 0; i-- {
+		if k := j.Entries[i].Kernel; k != nil && k.Setting == s {
+			return k
+		}
+	}
+	return nil
+}
+
+// undoKernel restores the kernel settings of the journal, newest first,
+// as a run's cleanup does; the errors say the journal is kept.
+func undoKernel(fs linux.FS, j *hostchange.Journal) ([]HostChange, []error) {
+	var out []HostChange
+	var errs []error
+	for i := len(j.Entries) - 1; i >= 0; i-- {
+		k := j.Entries[i].Kernel
+		if k == nil {
+			continue
+		}
+		x := k.Undo(fs)
+		out = append(out, x)
+		if !x.OK {
+			errs = append(errs, fmt.Errorf("restore %s: %s (journal kept at %s; run dbmem lab --restore)", x.What, x.Error, j.Path()))
+		}
+	}
+	return out, errs
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/kerneltest"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
@@ -43,7 +44,7 @@ func readHostState(t *testing.T, base, journal string) hostState {
 // base.
 func postmastersUnder(t *testing.T, base string) []int {
 	t.Helper()
-	return processesOf(linux.DefaultFS(), base, "postgres")
+	return processesOf(base, "postgres")
 }
 
 // labDirs makes a base directory the postgres OS user can enter and a
@@ -60,7 +61,7 @@ func labDirs(t *testing.T) (base, journal string) {
 	t.Cleanup(func() { os.RemoveAll(base) })
 	journal = filepath.Join(t.TempDir(), "lab.journal")
 	t.Cleanup(func() {
-		done, err := Restore(context.Background(), linuxFS(), journal, "")
+		done, _, err := Restore(context.Background(), linuxFS(), journal, "")
 		for _, x := range done {
 			t.Logf("cleanup undid what the test's lab run left: %+v", x)
 		}
@@ -258,3 +259,56 @@ func checkOutputs(t *testing.T, r *Result) {
 }
 
 func linuxFS() linux.FS { return linux.DefaultFS() }
+
+// processesOf lists the processes named comm whose command line holds arg
+// (a test's own clusters, by their base directory).
+func processesOf(arg, comm string) []int {
+	fs := linux.DefaultFS()
+	pids, _ := linux.ListPIDs(fs)
+	var out []int
+	for _, pid := range pids {
+		st, err := linux.ReadStat(fs, pid)
+		if err != nil || st.Comm != comm || st.State == "Z" {
+			continue
+		}
+		if args, err := linux.ReadCmdline(fs, pid); err == nil && strings.Contains(strings.Join(args, " "), arg) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// testJournal is a run's journal at path, as takeHost starts it.
+func testJournal(t *testing.T, path string) *hostchange.Journal {
+	t.Helper()
+	j, err := hostchange.NewJournal(path, "dbmem lab test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// loadJournal reads the journal at path; nil when there is none.
+func loadJournal(path string) *hostchange.Journal {
+	j, ok, err := hostchange.LoadJournal(path)
+	if err != nil || !ok {
+		return nil
+	}
+	return j
+}
+
+// journaled returns the journal's cluster and cgroup entries and its
+// kernel settings.
+func journaled(j *hostchange.Journal) (c *hostchange.Cluster, g *hostchange.Cgroup, ks []*hostchange.Kernel) {
+	for _, e := range j.Entries {
+		switch {
+		case e.Cluster != nil:
+			c = e.Cluster
+		case e.Cgroup != nil:
+			g = e.Cgroup
+		case e.Kernel != nil:
+			ks = append(ks, e.Kernel)
+		}
+	}
+	return c, g, ks
+}

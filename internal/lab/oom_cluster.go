@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/memcg"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/units"
@@ -40,26 +41,28 @@ func (r *oomRun) createCgroup() error {
 	if err != nil {
 		return err
 	}
-	r.jr.Cgroup, r.jr.CgroupParent = g.Dir, g.ParentDir
-	if err := writeJournal(r.opt.JournalPath, r.jr); err != nil {
+	entry := &hostchange.Cgroup{Dir: g.Dir, Parent: g.ParentDir}
+	if err := r.jr.Add(hostchange.Entry{Cgroup: entry}); err != nil {
 		return err
 	}
 	if err := g.Make(); err != nil {
 		return err
 	}
 	r.g, r.res.Cgroup = g, g
-	return nil
+	if err := entry.Made(); err != nil {
+		return err
+	}
+	return r.jr.Save()
 }
 
 // createCluster runs initdb and journals the cluster's directory.
 func (r *oomRun) createCluster(ctx context.Context) error {
-	c, err := pgcluster.Create(ctx, pgcluster.Options{Bin: r.opt.Bin, BaseDir: r.opt.BaseDir, Settings: r.oomSettings()})
+	c, err := pgcluster.Create(ctx, pgcluster.Options{Bin: r.opt.Bin, BaseDir: r.opt.BaseDir, Settings: r.oomSettings(), Journal: journalCluster(r.jr)})
 	if err != nil {
 		return err
 	}
 	r.c = c
-	r.jr.ClusterDir = c.Dir
-	return writeJournal(r.opt.JournalPath, r.jr)
+	return nil
 }
 
 // start starts the server, with an address-space limit when asLimit is
@@ -93,11 +96,7 @@ func (r *oomRun) startLimited(ctx context.Context, limit uint64) error {
 		return fmt.Errorf("pg_ctl start with an address-space limit of %s: %w: %s\nserver log:\n%s",
 			units.Bytes(limit), err, strings.TrimSpace(string(out)), c.LogTail(10))
 	}
-	c.PID = postmasterOf(r.fs, c.DataDir)
-	if c.PID == 0 {
-		return errors.New("pg_ctl started the server but postmaster.pid names no running postmaster")
-	}
-	return nil
+	return c.Started()
 }
 
 // moveIn moves the postmaster and its children into the cgroup, until

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/kernelset"
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -22,7 +22,7 @@ type strictGuard struct {
 	budget   uint64
 	headroom uint64
 	armed    bool
-	set      []change
+	set      []hostchange.Kernel
 	watch    *commitWatcher
 	run      *OOMRun
 }
@@ -109,21 +109,23 @@ func (g *strictGuard) arm(ctx context.Context, r *oomRun, run *OOMRun) error {
 
 // apply journals and writes vm.overcommit_ratio, then vm.overcommit_memory.
 func (g *strictGuard) apply(r *oomRun, p StrictPlan) error {
-	g.set = []change{{Path: g.fs.SysctlPath("vm.overcommit_ratio"), Before: p.RatioBefore, Set: strconv.Itoa(p.Ratio)},
-		{Path: g.fs.SysctlPath("vm.overcommit_memory"), Before: p.ModeBefore, Set: "2"}}
-	r.jr.Changes = append(r.jr.Changes, g.set...)
-	if err := writeJournal(r.opt.JournalPath, r.jr); err != nil {
+	g.set = []hostchange.Kernel{{Setting: hostchange.Sysctl("vm.overcommit_ratio"), Before: p.RatioBefore, Set: strconv.Itoa(p.Ratio)},
+		{Setting: hostchange.Sysctl("vm.overcommit_memory"), Before: p.ModeBefore, Set: "2"}}
+	for i := range g.set {
+		r.jr.Entries = append(r.jr.Entries, hostchange.Entry{Kernel: &g.set[i]})
+	}
+	if err := r.jr.Save(); err != nil {
 		return err
 	}
 	g.armed = true
 	g.watch = watchCommit(g.fs, g.headroom)
 	for _, c := range g.set {
-		got, err := kernelset.Write(c.Path, c.Set)
+		got, err := hostchange.Write(c.Path(g.fs), c.Set)
 		if err == nil && got != c.Set {
 			err = fmt.Errorf("the kernel reads back %s", got)
 		}
 		if err != nil {
-			return fmt.Errorf("set %s to %s: %w", settingName(c.Path), c.Set, err)
+			return fmt.Errorf("set %s to %s: %w", c.Setting, c.Set, err)
 		}
 	}
 	return nil
@@ -138,7 +140,7 @@ func (g *strictGuard) disarm() error {
 	g.armed = false
 	var errs []error
 	for i := len(g.set) - 1; i >= 0; i-- {
-		if x := undo(g.set[i]); !x.OK {
+		if x := g.set[i].Undo(g.fs); !x.OK {
 			errs = append(errs, fmt.Errorf("restore %s: %s", x.What, x.Error))
 		}
 	}

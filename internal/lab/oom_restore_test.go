@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/kernelset"
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/kerneltest"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/treetest"
@@ -32,7 +32,7 @@ func fakeKernel(t *testing.T) linux.FS {
 
 func value(t *testing.T, fs linux.FS, name string) string {
 	t.Helper()
-	v, err := kernelset.Read(fs.SysctlPath(name))
+	v, err := hostchange.Read(fs.SysctlPath(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func value(t *testing.T, fs linux.FS, name string) string {
 func armedGuard(t *testing.T, fs linux.FS, journal string) (*oomRun, *strictGuard) {
 	t.Helper()
 	r := newOOMRun(OOMOptions{FS: fs, JournalPath: journal})
-	r.jr = journal0()
+	r.jr = testJournal(t, journal)
 	g := &strictGuard{fs: fs, headroom: DefaultHeadroom, run: &OOMRun{}}
 	if err := g.apply(r, StrictPlan{ModeBefore: "0", RatioBefore: "50", Ratio: 31}); err != nil {
 		t.Fatal(err)
@@ -52,15 +52,11 @@ func armedGuard(t *testing.T, fs linux.FS, journal string) (*oomRun, *strictGuar
 	if value(t, fs, "vm.overcommit_memory") != "2" || value(t, fs, "vm.overcommit_ratio") != "31" {
 		t.Fatalf("not set: mode %s ratio %s", value(t, fs, "vm.overcommit_memory"), value(t, fs, "vm.overcommit_ratio"))
 	}
-	j, ok, err := readJournal(journal)
-	if err != nil || !ok || len(j.Changes) != 2 || j.Changes[1].Set != "2" {
-		t.Fatalf("journal %+v (%v): want the ratio, then the mode", j, err)
+	j := loadJournal(journal)
+	if j == nil || len(j.Entries) != 2 || j.Entries[1].Kernel == nil || j.Entries[1].Kernel.Set != "2" {
+		t.Fatalf("journal %+v: want the ratio, then the mode", j)
 	}
 	return r, g
-}
-
-func journal0() journal {
-	return journal{PID: os.Getpid(), Started: time.Now()}
 }
 
 // TestStrictGuardRestoresOnEveryPath: the guard puts both settings back
@@ -81,7 +77,7 @@ func TestStrictGuardRestoresOnEveryPath(t *testing.T) {
 		t.Errorf("second disarm: %v", err)
 	}
 	armedGuard(t, fs, journal) // then killed: only the journal is left
-	done, err := replay(fs, journal)
+	done, err := hostchange.Replay(fs, journal)
 	if err != nil || len(done) != 2 || !strings.HasSuffix(done[0].What, "overcommit_memory") {
 		t.Errorf("replay: %+v, %v; want the mode, then the ratio", done, err)
 	}
@@ -92,7 +88,7 @@ func TestStrictGuardRestoresOnEveryPath(t *testing.T) {
 		t.Errorf("journal left after replay: %v", err)
 	}
 	_, g = armedGuard(t, fs, journal)
-	kernelset.Write(fs.SysctlPath("vm.overcommit_memory"), "1")
+	hostchange.Write(fs.SysctlPath("vm.overcommit_memory"), "1")
 	if err := g.disarm(); err == nil || !strings.Contains(err.Error(), "someone else") || value(t, fs, "vm.overcommit_memory") != "1" {
 		t.Errorf("a value changed by someone else: %v, mode %s; want it left and reported", err, value(t, fs, "vm.overcommit_memory"))
 	}
@@ -114,8 +110,8 @@ func TestKilledOOMRunIsRestored(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	var j journal
-	if !waitFor(3*time.Minute, func() bool { j = servingInCgroup(jpath); return j.Cgroup != "" }) {
+	var cg string
+	if !waitFor(3*time.Minute, func() bool { cg = servingInCgroup(jpath); return cg != "" }) {
 		t.Fatal("the helper never ran a server in its memory cgroup")
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
@@ -123,7 +119,7 @@ func TestKilledOOMRunIsRestored(t *testing.T) {
 	if len(postmastersUnder(t, base)) == 0 {
 		t.Fatal("the killed lab's server is gone already: nothing left to restore")
 	}
-	done, err := Restore(context.Background(), linuxFS(), jpath, "")
+	done, _, err := Restore(context.Background(), linuxFS(), jpath, "")
 	for _, x := range done {
 		t.Logf("restored %+v", x)
 	}
@@ -133,27 +129,30 @@ func TestKilledOOMRunIsRestored(t *testing.T) {
 	if n := len(postmastersUnder(t, base)); n != 0 {
 		t.Errorf("%d postmasters left", n)
 	}
-	if _, err := os.Stat(j.Cgroup); !os.IsNotExist(err) {
-		t.Errorf("memory cgroup %s left: %v", j.Cgroup, err)
+	if _, err := os.Stat(cg); !os.IsNotExist(err) {
+		t.Errorf("memory cgroup %s left: %v", cg, err)
 	}
 	if _, err := os.Stat(jpath); !os.IsNotExist(err) {
 		t.Errorf("journal left: %v", err)
 	}
 }
 
-// servingInCgroup returns the journal once it names a cgroup that holds
-// the cluster's running postmaster.
-func servingInCgroup(path string) journal {
-	j, ok, err := readJournal(path)
-	if err != nil || !ok || j.Cgroup == "" || j.ClusterDir == "" {
-		return journal{}
+// servingInCgroup returns the journal's cgroup once it holds the
+// cluster's journaled postmaster ("" until then).
+func servingInCgroup(path string) string {
+	j := loadJournal(path)
+	if j == nil {
+		return ""
 	}
-	pm := postmasterOf(linuxFS(), filepath.Join(j.ClusterDir, "data"))
-	b, _ := os.ReadFile(filepath.Join(j.Cgroup, "cgroup.procs"))
-	if pm == 0 || !strings.Contains("\n"+string(b), "\n"+strconv.Itoa(pm)+"\n") {
-		return journal{}
+	c, g, _ := journaled(j)
+	if c == nil || g == nil || c.Postmaster == nil {
+		return ""
 	}
-	return j
+	b, _ := os.ReadFile(filepath.Join(g.Dir, "cgroup.procs"))
+	if !strings.Contains("\n"+string(b), "\n"+strconv.Itoa(c.Postmaster.PID)+"\n") {
+		return ""
+	}
+	return g.Dir
 }
 
 // TestOOMHelperProcess is the `lab oom` run TestKilledOOMRunIsRestored kills.

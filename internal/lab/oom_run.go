@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/memcg"
 	"github.com/dbmem/dbmem/internal/pgcluster"
@@ -29,7 +30,7 @@ type oomRun struct {
 	steps stepper
 	c     *pgcluster.Cluster
 	g     *memcg.Group
-	jr    journal
+	jr    *hostchange.Journal
 	cred  *syscall.Credential
 	zone  string
 	boot  time.Time
@@ -59,9 +60,9 @@ func RunOOM(ctx context.Context, o OOMOptions) (res *OOMResult, err error) {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
 	r := newOOMRun(o)
-	l, notes, err := takeHost(ctx, r.fs, o.LockPath, r.opt.JournalPath, r.prog, func() { r.steps.begin(LockWaitStep, 0) })
+	l, jr, notes, err := takeHost(ctx, r.fs, o.LockPath, r.opt.JournalPath, r.prog, func() { r.steps.begin(LockWaitStep, 0) })
 	r.steps.end()
-	r.res.Notes = append(r.res.Notes, notes...)
+	r.res.Notes, r.jr = append(r.res.Notes, notes...), jr
 	if err != nil {
 		return r.res, err
 	}
@@ -160,11 +161,6 @@ func (r *oomRun) checkTools() error {
 // and loads pgbench's tables.
 func (r *oomRun) create(ctx context.Context) error {
 	r.steps.begin("create the memory cgroup and the cluster", 0)
-	st, err := linux.ReadStat(r.fs, os.Getpid())
-	if err != nil {
-		return err
-	}
-	r.jr = journal{PID: os.Getpid(), StartTicks: st.StartTicks, Started: r.res.StartedAt}
 	if err := r.createCgroup(); err != nil {
 		return err
 	}
@@ -245,8 +241,8 @@ func (r *oomRun) cleanup() error {
 		r.res.Restored = append(r.res.Restored, x)
 	}
 	errs = append(errs, r.undoChanges()...)
-	if err := errors.Join(errs...); err == nil && r.jr.PID != 0 {
-		errs = append(errs, removeJournal(r.opt.JournalPath))
+	if err := errors.Join(errs...); err == nil && r.jr != nil {
+		errs = append(errs, r.jr.Remove())
 	}
 	r.res.FinishedAt = time.Now().UTC()
 	r.res.Elapsed = r.res.FinishedAt.Sub(r.res.StartedAt)
@@ -266,14 +262,11 @@ func (r *oomRun) removeCluster() error {
 
 // undoChanges restores the kernel settings the run changed, newest first.
 func (r *oomRun) undoChanges() []error {
-	var errs []error
-	for i := len(r.jr.Changes) - 1; i >= 0; i-- {
-		x := undo(r.jr.Changes[i])
-		r.res.Restored = append(r.res.Restored, x)
-		if !x.OK {
-			errs = append(errs, fmt.Errorf("restore %s: %s (journal kept at %s; run dbmem lab --restore)", x.What, x.Error, r.opt.JournalPath))
-		}
+	if r.jr == nil {
+		return nil
 	}
+	undone, errs := undoKernel(r.fs, r.jr)
+	r.res.Restored = append(r.res.Restored, undone...)
 	return errs
 }
 

@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/kernelset"
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -56,11 +56,13 @@ type Options struct {
 }
 
 // Default paths. The lock is the one internal/kerneltest takes, so a lab run
-// and the tests never change the pool at the same time. Both live in /run,
-// which is emptied at boot, as is the kernel's huge page pool.
-const (
-	DefaultLockPath    = kernelset.DefaultLockPath
-	DefaultJournalPath = "/run/lock/dbmem-lab.journal"
+// and the tests never change the pool at the same time. Both live in root's
+// runtime state directory (hostchange.RuntimeDir, /run/dbmem), which only
+// root can write and which is emptied at boot, as is the kernel's huge page
+// pool; another user's lab (--modes off) keeps its own.
+var (
+	DefaultLockPath    = hostchange.RuntimePath(hostchange.KernelLock)
+	DefaultJournalPath = hostchange.RuntimePath(hostchange.LabJournal)
 )
 
 // Config is the experiment as run, defaults resolved.

@@ -57,22 +57,6 @@ func FuzzParsePerfCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) { parsePerfCSV(s) })
 }
 
-func TestParseJournal(t *testing.T) {
-	j, err := parseJournal(strings.NewReader(`{"pid": 42, "start_ticks": 7, "cluster_dir": "/tmp/dbmem-pg-1",
-		"changes": [{"path": "/proc/sys/vm/nr_hugepages", "before": "0", "set": "2109"}]}`))
-	if err != nil || j.PID != 42 || len(j.Changes) != 1 || j.Changes[0].Set != "2109" {
-		t.Fatalf("got %+v, %v", j, err)
-	}
-	if _, err := parseJournal(strings.NewReader("vm.nr_hugepages\t0\n")); err == nil {
-		t.Error("a kerneltest-style journal was accepted as a lab journal")
-	}
-}
-
-func FuzzParseJournal(f *testing.F) {
-	f.Add(`{"pid":1,"changes":[{"path":"p","before":"1","set":"2"}]}`)
-	f.Fuzz(func(t *testing.T, s string) { parseJournal(strings.NewReader(s)) })
-}
-
 // Recorded from /proc/zoneinfo of kernel 6.18.44-fc-v769 (2 CPUs), cut to
 // the lines around the pagesets and one zone's counters.
 const zoneinfo = `Node 0, zone   Normal

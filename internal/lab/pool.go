@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/kernelset"
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -19,19 +19,18 @@ func (r *run) growPool() error {
 	if r.grown {
 		return nil
 	}
-	path := r.fs.SysctlPath("vm.nr_hugepages")
-	before, err := kernelset.ReadInt(path)
+	path := poolSetting.Path(r.fs)
+	before, err := hostchange.ReadInt(path)
 	if err != nil {
 		return err
 	}
 	want := before + r.pages
-	r.jr.Changes = append(r.jr.Changes, change{Path: path, Before: strconv.Itoa(before), Set: strconv.Itoa(want)})
-	if err := writeJournal(r.opt.JournalPath, r.jr); err != nil {
+	if err := r.jr.Add(hostchange.Entry{Kernel: &hostchange.Kernel{Setting: poolSetting, Before: strconv.Itoa(before), Set: strconv.Itoa(want)}}); err != nil {
 		return err
 	}
 	r.grown = true
 	r.res.Pool = &PoolChange{Needed: r.pages, Source: r.pageSource, Before: before, Set: want}
-	got, err := kernelset.GrowPool(path, want)
+	got, err := hostchange.GrowPool(path, want)
 	if err == nil && got == want {
 		return nil
 	}
@@ -45,11 +44,11 @@ func (r *run) growPool() error {
 // giveBack puts the pool back after a failed growth: the kernel then holds
 // neither the old value nor the one the lab asked for.
 func (r *run) giveBack(path string, before int) error {
-	if err := kernelset.Restore(path, strconv.Itoa(before)); err != nil {
-		return fmt.Errorf("putting vm.nr_hugepages back to %d: %w (journal kept at %s)", before, err, r.opt.JournalPath)
+	if err := hostchange.Restore(path, strconv.Itoa(before)); err != nil {
+		return fmt.Errorf("putting vm.nr_hugepages back to %d: %w (journal kept at %s)", before, err, r.jr.Path())
 	}
-	r.jr.Changes, r.grown, r.res.Pool = r.jr.Changes[:len(r.jr.Changes)-1], false, nil
-	return writeJournal(r.opt.JournalPath, r.jr)
+	r.grown, r.res.Pool = false, nil
+	return r.jr.DropKernel(poolSetting)
 }
 
 // checkPoolFree makes sure, before a huge_pages=on start, that the pool
@@ -94,37 +93,29 @@ func (r *run) poolFree() (int, error) {
 // topUp grows the pool by n more pages: the journal's pool change is
 // updated first, then to what the kernel allocated.
 func (r *run) topUp(n int) error {
-	path := r.fs.SysctlPath("vm.nr_hugepages")
-	c := r.poolChange(path)
+	c := newestKernel(r.jr, poolSetting)
 	if c == nil {
-		return fmt.Errorf("no journaled change of %s to top up", path)
+		return fmt.Errorf("no journaled change of %s to top up", poolSetting)
 	}
 	set, err := strconv.Atoi(c.Set)
 	if err != nil {
 		return err
 	}
 	c.Set = strconv.Itoa(set + n)
-	if err := writeJournal(r.opt.JournalPath, r.jr); err != nil {
+	if err := r.jr.Save(); err != nil {
 		return err
 	}
-	got, err := kernelset.GrowPool(path, set+n)
+	got, err := hostchange.GrowPool(poolSetting.Path(r.fs), set+n)
 	if err != nil {
 		return err
 	}
 	c.Set = strconv.Itoa(got)
 	r.res.Pool.Set, r.res.Pool.TopUp = got, r.res.Pool.TopUp+got-set
-	return writeJournal(r.opt.JournalPath, r.jr)
+	return r.jr.Save()
 }
 
-// poolChange is the journal's newest change of path.
-func (r *run) poolChange(path string) *change {
-	for i := len(r.jr.Changes) - 1; i >= 0; i-- {
-		if r.jr.Changes[i].Path == path {
-			return &r.jr.Changes[i]
-		}
-	}
-	return nil
-}
+// poolSetting is the default-size huge page pool the lab grows.
+var poolSetting = hostchange.Sysctl("vm.nr_hugepages")
 
 // hugetlbUsers names the processes that map huge pages (faulted in, or a
 // PostgreSQL-style anonymous huge page mapping).

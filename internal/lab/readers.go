@@ -132,3 +132,14 @@ func closeReaders(fs linux.FS, rs []*reader) {
 		}
 	}
 }
+
+// waitExit waits up to d for pid to exit (a zombie counts as exited).
+func waitExit(fs linux.FS, pid int, d time.Duration) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		st, err := linux.ReadStat(fs, pid)
+		if err != nil || st.State == "Z" {
+			return true
+		}
+	}
+	return false
+}

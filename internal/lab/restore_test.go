@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/kernelset"
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/kerneltest"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/treetest"
@@ -84,7 +84,7 @@ func TestKilledRunIsRestored(t *testing.T) {
 	if len(postmastersUnder(t, base)) == 0 {
 		t.Fatal("the killed lab's server is gone already: nothing left to restore")
 	}
-	done, err := Restore(context.Background(), linuxFS(), journal, "")
+	done, _, err := Restore(context.Background(), linuxFS(), journal, "")
 	if err != nil {
 		t.Fatalf("restore: %v (%+v)", err, done)
 	}
@@ -98,7 +98,7 @@ func TestKilledRunIsRestored(t *testing.T) {
 		}
 		t.Errorf("host not restored after a killed run: before %+v, after %+v", before, after)
 	}
-	if done, err := Restore(context.Background(), linuxFS(), journal, ""); err != nil || len(done) != 0 {
+	if done, _, err := Restore(context.Background(), linuxFS(), journal, ""); err != nil || len(done) != 0 {
 		t.Errorf("second restore: %+v, %v; want nothing to do", done, err)
 	}
 }
@@ -118,8 +118,12 @@ func TestLabHelperProcess(t *testing.T) {
 // poolGrownAndServing: the journal holds the pool change and the cluster's
 // postmaster runs.
 func poolGrownAndServing(journal string) bool {
-	j, ok, err := readJournal(journal)
-	return err == nil && ok && len(j.Changes) > 0 && postmasterOf(linuxFS(), filepath.Join(j.ClusterDir, "data")) > 0
+	j := loadJournal(journal)
+	if j == nil {
+		return false
+	}
+	c, _, ks := journaled(j)
+	return len(ks) > 0 && c != nil && c.Postmaster != nil && c.Postmaster.Running(linuxFS())
 }
 
 func waitFor(d time.Duration, f func() bool) bool {
@@ -145,14 +149,14 @@ func TestTopUpWhenPagesTaken(t *testing.T) {
 	journal := filepath.Join(t.TempDir(), "lab.journal")
 	r := newRun(Options{FS: fs, JournalPath: journal})
 	r.pages = 536
-	r.jr = journal0()
-	r.jr.Changes = []change{{Path: path, Before: "0", Set: "536"}}
+	r.jr = testJournal(t, journal)
+	r.jr.Entries = []hostchange.Entry{{Kernel: &hostchange.Kernel{Setting: poolSetting, Before: "0", Set: "536"}}}
 	r.res.Pool = &PoolChange{Needed: 536, Before: 0, Set: 536}
 	err := r.checkPoolFree()
 	if err == nil || !strings.Contains(err.Error(), "has 464 pages free") {
 		t.Errorf("check: %v", err)
 	}
-	if v, _ := kernelset.Read(path); v != "608" || r.res.Pool.TopUp != 72 || r.res.Pool.Set != 608 || len(r.res.Notes) != 1 {
+	if v, _ := hostchange.Read(path); v != "608" || r.res.Pool.TopUp != 72 || r.res.Pool.Set != 608 || len(r.res.Notes) != 1 {
 		t.Errorf("pool %s, change %+v, notes %q; want 72 pages added back", v, r.res.Pool, r.res.Notes)
 	}
 	for i := 0; i < 10; i++ {
@@ -161,8 +165,8 @@ func TestTopUpWhenPagesTaken(t *testing.T) {
 	if r.res.Pool.TopUp != 7*72 {
 		t.Errorf("top-ups %+v: want them to stop before they pass the cluster's need, 536 pages", r.res.Pool)
 	}
-	done, err := replay(fs, journal)
-	if v, _ := kernelset.Read(path); err != nil || v != "0" || len(done) != 1 {
+	done, err := hostchange.Replay(fs, journal)
+	if v, _ := hostchange.Read(path); err != nil || v != "0" || len(done) != 1 {
 		t.Errorf("replay: %+v, %v; pool %s, want 0", done, err, v)
 	}
 }

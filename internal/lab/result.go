@@ -1,6 +1,10 @@
 package lab
 
-import "time"
+import (
+	"time"
+
+	"github.com/dbmem/dbmem/internal/hostchange"
+)
 
 // Schema versions the JSON form of a Result. Bump it when a field changes
 // meaning or disappears; adding fields keeps the version.
@@ -177,11 +181,4 @@ type StepTime struct {
 }
 
 // HostChange is one change the lab made to the host and its undoing.
-type HostChange struct {
-	What   string `json:"what"`
-	Before string `json:"before"`
-	Set    string `json:"set"`
-	After  string `json:"after"`
-	OK     bool   `json:"ok"`
-	Error  string `json:"error,omitempty"`
-}
+type HostChange = hostchange.Undone

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 )
@@ -24,7 +25,7 @@ type run struct {
 	res  *Result
 	prog Progress
 	c    *pgcluster.Cluster
-	jr   journal
+	jr   *hostchange.Journal
 	// pages is the cluster's huge page need, pageSource where it came from.
 	pages      int
 	pageSource string
@@ -42,8 +43,8 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
 	r := newRun(o)
-	l, notes, err := takeHost(ctx, r.fs, o.LockPath, r.opt.JournalPath, r.prog, func() {})
-	r.res.Notes = append(r.res.Notes, notes...)
+	l, jr, notes, err := takeHost(ctx, r.fs, o.LockPath, r.opt.JournalPath, r.prog, func() {})
+	r.res.Notes, r.jr = append(r.res.Notes, notes...), jr
 	if err != nil {
 		return r.res, err
 	}
@@ -159,19 +160,11 @@ func fullVersion(bin string, major int) string {
 // create makes the cluster, journals it and asks it for its huge pages.
 func (r *run) create(ctx context.Context) error {
 	r.begin("create cluster (initdb)", 0)
-	c, err := pgcluster.Create(ctx, pgcluster.Options{Bin: r.opt.Bin, BaseDir: r.opt.BaseDir, Settings: r.settings()})
+	c, err := pgcluster.Create(ctx, pgcluster.Options{Bin: r.opt.Bin, BaseDir: r.opt.BaseDir, Settings: r.settings(), Journal: journalCluster(r.jr)})
 	if err != nil {
 		return err
 	}
 	r.c = c
-	st, err := linux.ReadStat(r.fs, os.Getpid())
-	if err != nil {
-		return err
-	}
-	r.jr = journal{PID: os.Getpid(), StartTicks: st.StartTicks, Started: r.res.StartedAt, ClusterDir: c.Dir}
-	if err := writeJournal(r.opt.JournalPath, r.jr); err != nil {
-		return err
-	}
 	if r.pages, r.pageSource, err = r.hugePagesNeeded(ctx); err != nil {
 		return err
 	}

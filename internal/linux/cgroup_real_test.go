@@ -1,4 +1,4 @@
-package linux
+package linux_test
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/kerneltest"
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
 // testCgroup is a cgroup directory a test made; its parents made by the
@@ -80,8 +82,8 @@ func ownV1Memory(t *testing.T) string {
 	if err != nil {
 		t.Skip(err)
 	}
-	for _, l := range parseProcCgroup(strings.NewReader(string(b))) {
-		if contains(l.Controllers, "memory") {
+	for _, l := range linux.ParseProcCgroup(strings.NewReader(string(b))) {
+		if slices.Contains(l.Controllers, "memory") {
 			return filepath.Join("/sys/fs/cgroup/memory", l.Path)
 		}
 	}
@@ -108,7 +110,7 @@ func TestRealCgroupV1PodMemory(t *testing.T) {
 	t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait() })
 	cg.add(t, sleep.Process.Pid)
 
-	info, gaps, err := ReadCgroupInfo(DefaultFS(), sleep.Process.Pid, []uint64{2 << 20})
+	info, gaps, err := linux.ReadCgroupInfo(linux.DefaultFS(), sleep.Process.Pid, []uint64{2 << 20})
 	if err != nil || len(gaps) > 0 {
 		t.Fatalf("read: %v %v", err, gaps)
 	}
@@ -129,12 +131,12 @@ func unifiedHugetlb(t *testing.T) string {
 	t.Helper()
 	for _, root := range []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
 		b, err := os.ReadFile(filepath.Join(root, "cgroup.controllers"))
-		if err != nil || !contains(strings.Fields(string(b)), "hugetlb") {
+		if err != nil || !slices.Contains(strings.Fields(string(b)), "hugetlb") {
 			continue
 		}
 		sub := filepath.Join(root, "cgroup.subtree_control")
 		cur, _ := os.ReadFile(sub)
-		if !contains(strings.Fields(string(cur)), "hugetlb") {
+		if !slices.Contains(strings.Fields(string(cur)), "hugetlb") {
 			if err := os.WriteFile(sub, []byte("+hugetlb"), 0); err != nil {
 				t.Skipf("enable hugetlb in %s: %v", sub, err)
 			}
@@ -236,9 +238,9 @@ func TestRealCgroupV2HugetlbSIGBUS(t *testing.T) {
 	t.Logf("with reservation limit: %q, %v", out, err)
 }
 
-func readHugetlb2MB(t *testing.T, pid int) CgroupHugetlb {
+func readHugetlb2MB(t *testing.T, pid int) linux.CgroupHugetlb {
 	t.Helper()
-	info, _, err := ReadCgroupInfo(DefaultFS(), pid, []uint64{2 << 20})
+	info, _, err := linux.ReadCgroupInfo(linux.DefaultFS(), pid, []uint64{2 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

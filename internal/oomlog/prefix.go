@@ -46,6 +46,8 @@ var (
 	monoIdentRe = regexp.MustCompile(`^(\S+) kernel: ?`)
 	// "5193605.506728] ": a [seconds] stamp whose "[" a copy left behind.
 	cutMonoRe = regexp.MustCompile(`^(\d+\.\d{6})\] `)
+	// "06:16:18 kernel: ": a syslog copy that kept the time of day only.
+	dayIdentRe = regexp.MustCompile(`^\d\d:\d\d:\d\d(?:\.\d+)? +([\w.@/-]+)(?:\[\d+\])?: `)
 	// "percona # [   16.869199] ": a test harness's label before a stamp.
 	labelRe = regexp.MustCompile(`^[^\s\[\]:][^\[\]:]{0,40}? \[ *\d+\.\d+\]`)
 )
@@ -115,6 +117,12 @@ func (sp *splitter) wallPrefix(rest string, l *line) string {
 	} else if strings.HasPrefix(rest, "kernel: ") {
 		l.prefixed = true
 		return rest[len("kernel: "):]
+	} else if m := dayIdentRe.FindStringSubmatch(rest); m != nil {
+		// "06:16:18 kernel: [58632.865465] ": a time of day only; the
+		// [seconds] stamp after it is read as usual. "06:16:20
+		// systemd[1]: " is another program's line.
+		l.prefixed, l.other = true, m[1] != "kernel"
+		return rest[len(m[0]):]
 	} else {
 		return rest
 	}

@@ -3,6 +3,7 @@ package pgcluster
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/throwaway"
 )
 
@@ -38,6 +40,11 @@ type Options struct {
 	// share the host's huge pages with other tests; dbmem's commands leave
 	// the host's cgroups alone.
 	InitdbWithoutHugePages bool
+	// Journal, when set, is called with the cluster's journal entry as
+	// soon as its directory is made (before initdb) and again whenever its
+	// postmaster starts or stops, so that a caller (the lab) journals what
+	// a killed run leaves (hostchange.Replay stops and removes it).
+	Journal func(*hostchange.Cluster) error
 }
 
 // Cluster is a cluster created by Create. Dir holds everything: the data
@@ -50,8 +57,11 @@ type Cluster struct {
 	LogFile   string
 	Port      int
 	// PID is the postmaster's PID while the cluster runs, 0 otherwise.
-	PID  int
-	cred *syscall.Credential
+	PID int
+	// Entry identifies the directory and the postmaster for a journal.
+	Entry   *hostchange.Cluster
+	journal func(*hostchange.Cluster) error
+	cred    *syscall.Credential
 }
 
 // Create runs initdb in a new directory and writes the settings. The cluster
@@ -61,7 +71,7 @@ func Create(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Bin: bin, Port: o.Port}
+	c := &Cluster{Bin: bin, Port: o.Port, journal: o.Journal}
 	if c.cred, err = credential(o.OSUser); err != nil {
 		return nil, err
 	}
@@ -102,7 +112,11 @@ func (c *Cluster) makeDir(base string) error {
 	}
 	c.Dir, c.DataDir, c.SocketDir = dir, filepath.Join(dir, "data"), dir
 	c.LogFile = filepath.Join(dir, "server.log")
-	return nil
+	if c.Entry, err = hostchange.NewCluster(dir, c.Bin); err != nil {
+		os.RemoveAll(dir)
+		return err
+	}
+	return c.tellJournal()
 }
 
 func (c *Cluster) initdb(ctx context.Context, o Options) error {
@@ -169,12 +183,7 @@ func (c *Cluster) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w\nserver log:\n%s", err, c.LogTail(20))
 	}
-	pid, err := c.readPID()
-	if err != nil {
-		return err
-	}
-	c.PID = pid
-	return nil
+	return c.Started()
 }
 
 // Stop stops the server (fast shutdown). If pg_ctl fails it kills the
@@ -184,12 +193,12 @@ func (c *Cluster) Stop(ctx context.Context) error {
 		return nil
 	}
 	_, err := c.run(ctx, "pg_ctl", "-D", c.DataDir, "-m", "fast", "-w", "-t", "180", "stop")
-	if err != nil && c.ownsPID() {
+	if err != nil && c.ownsPID(c.PID) {
 		syscall.Kill(c.PID, syscall.SIGKILL)
 	}
 	waitGone(c.PID, 2*time.Minute)
 	c.PID = 0
-	return err
+	return errors.Join(err, c.setPostmaster(0))
 }
 
 // Remove stops the server if it runs (also one whose Start was interrupted
@@ -240,40 +249,6 @@ func (c *Cluster) runIn(ctx context.Context, cgroupFD int, prog string, args ...
 		return stdout.String(), fmt.Errorf("%s %s: %w: %s", prog, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return stdout.String(), nil
-}
-
-func (c *Cluster) readPID() (int, error) {
-	b, err := os.ReadFile(filepath.Join(c.DataDir, "postmaster.pid"))
-	if err != nil {
-		return 0, fmt.Errorf("read postmaster.pid: %w", err)
-	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	pid, err := strconv.Atoi(strings.TrimSpace(first))
-	if err != nil {
-		return 0, fmt.Errorf("postmaster.pid: first line %q is not a PID", first)
-	}
-	return pid, nil
-}
-
-// adoptPID records the postmaster a Start that was interrupted (pg_ctl
-// killed when its context ended) may have left running, when its command
-// line names this data directory.
-func (c *Cluster) adoptPID() {
-	if c.DataDir == "" {
-		return
-	}
-	if pid, err := c.readPID(); err == nil && pid > 0 {
-		c.PID = pid
-		if !c.ownsPID() {
-			c.PID = 0
-		}
-	}
-}
-
-// ownsPID reports whether c.PID is still the postmaster of this data directory.
-func (c *Cluster) ownsPID() bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c.PID))
-	return err == nil && bytes.Contains(b, []byte(c.DataDir))
 }
 
 // waitGone waits until pid has exited (a zombie counts as exited).

@@ -6,30 +6,34 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/dbmem/dbmem/internal/kernelset"
+	"github.com/dbmem/dbmem/internal/hostchange"
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
-// The machine-wide lock and journal of internal/kernelset, which
-// internal/kerneltest takes too. A program that grows the huge page pool
-// outside of tests (bench/fleet) takes the same lock, so tests changing
-// kernel settings at the same time wait for it, and journals in the same
-// format, so that a run killed with SIGKILL is undone by the next holder of
-// the lock.
+// The machine-wide kernel-settings lock and journal of internal/hostchange,
+// which internal/kerneltest takes too. A program that grows the huge page
+// pool outside of tests (bench/fleet) takes the same lock, so tests
+// changing kernel settings at the same time wait for it, and journals in
+// the same journal, so that a run killed with SIGKILL is undone by the
+// next holder of the lock.
 var (
-	KernelLockPath    = kernelset.DefaultLockPath
-	KernelJournalPath = kernelset.DefaultJournalPath
-	// nrHugepagesPath is the default-size pool (vm.nr_hugepages); a
-	// variable so the tests can point it at a plain file.
-	nrHugepagesPath = kernelset.NrHugepagesPath
+	KernelLockPath    = hostchange.RuntimePath(hostchange.KernelLock)
+	KernelJournalPath = hostchange.RuntimePath(hostchange.KernelJournal)
+	// poolFS is where the pool (vm.nr_hugepages) is read and written; a
+	// variable so the tests can point it at plain files.
+	poolFS = linux.DefaultFS()
 )
+
+// poolSetting is the default-size pool.
+var poolSetting = hostchange.Sysctl("vm.nr_hugepages")
 
 // HugePool is the default-size huge page pool grown by GrowHugePool. Hold
 // it until the server using the pages has stopped, then Restore it.
 type HugePool struct {
 	// Before is vm.nr_hugepages before, Set what it was grown to.
 	Before, Set int
-	lock        *kernelset.Lock
-	journal     kernelset.Journal
+	lock        *hostchange.Lock
+	journal     *hostchange.Journal
 }
 
 // GrowHugePool waits (until ctx ends) for the kernel-settings lock, undoes
@@ -38,23 +42,14 @@ type HugePool struct {
 // kernel finds too few contiguous pages. On failure the pool is put back
 // and the lock released.
 func GrowHugePool(ctx context.Context, pages int) (*HugePool, error) {
-	lock, err := kernelset.TakeLock(ctx, KernelLockPath)
+	lock, err := hostchange.TakeLock(ctx, KernelLockPath)
 	if err != nil {
 		return nil, err
 	}
-	p := &HugePool{lock: lock, journal: kernelset.Journal(KernelJournalPath)}
-	if err := p.journal.Replay(); err != nil {
-		lock.Release()
-		return nil, fmt.Errorf("undo what an interrupted test or benchmark left in %s: %w", KernelJournalPath, err)
-	}
-	if p.Before, err = kernelset.ReadInt(nrHugepagesPath); err != nil {
+	p := &HugePool{lock: lock}
+	if err := p.journalPool(pages); err != nil {
 		lock.Release()
 		return nil, err
-	}
-	p.Set = p.Before + pages
-	if err := p.journal.Record(nrHugepagesPath, strconv.Itoa(p.Before)); err != nil {
-		lock.Release()
-		return nil, fmt.Errorf("journal %s: %w", nrHugepagesPath, err)
 	}
 	if err := p.grow(); err != nil {
 		return nil, errors.Join(err, p.Restore())
@@ -62,9 +57,29 @@ func GrowHugePool(ctx context.Context, pages int) (*HugePool, error) {
 	return p, nil
 }
 
+// journalPool undoes a killed holder's journal, then journals the pool.
+func (p *HugePool) journalPool(pages int) error {
+	if _, err := hostchange.Replay(poolFS, KernelJournalPath); err != nil {
+		return fmt.Errorf("undo what an interrupted test or benchmark left in %s: %w", KernelJournalPath, err)
+	}
+	var err error
+	if p.journal, err = hostchange.NewJournal(KernelJournalPath, "dbmem huge page pool"); err != nil {
+		return err
+	}
+	if p.Before, err = hostchange.ReadInt(poolSetting.Path(poolFS)); err != nil {
+		return err
+	}
+	p.Set = p.Before + pages
+	k := hostchange.Kernel{Setting: poolSetting, Before: strconv.Itoa(p.Before)}
+	if err := p.journal.Add(hostchange.Entry{Kernel: &k}); err != nil {
+		return fmt.Errorf("journal %s: %w", poolSetting, err)
+	}
+	return nil
+}
+
 // grow writes the new size, compacting memory once if it falls short.
 func (p *HugePool) grow() error {
-	got, err := kernelset.GrowPool(nrHugepagesPath, p.Set)
+	got, err := hostchange.GrowPool(poolSetting.Path(poolFS), p.Set)
 	if err == nil && got < p.Set {
 		err = fmt.Errorf("asked the kernel for %d huge pages (%d + %d), it allocated %d: memory is too fragmented or too small",
 			p.Set, p.Before, p.Set-p.Before, got)
@@ -80,8 +95,8 @@ func (p *HugePool) Restore() error {
 		return nil
 	}
 	defer func() { p.lock.Release(); p.lock = nil }()
-	if err := kernelset.Restore(nrHugepagesPath, strconv.Itoa(p.Before)); err != nil {
+	if err := hostchange.Restore(poolSetting.Path(poolFS), strconv.Itoa(p.Before)); err != nil {
 		return fmt.Errorf("restore vm.nr_hugepages to %d: %w (journal kept in %s)", p.Before, err, KernelJournalPath)
 	}
-	return p.journal.Drop(nrHugepagesPath)
+	return p.journal.DropKernel(poolSetting)
 }

@@ -20,7 +20,7 @@ const DefaultCache = "/var/cache/dbmem/postgres"
 
 // ExtraMajors are the major versions scripts/fetch-postgres pins, besides
 // the one Debian installs.
-var ExtraMajors = []int{16, 17, 18}
+var ExtraMajors = []int{13, 14, 16, 17, 18}
 
 // Version is one PostgreSQL version the tests can run: its major version
 // and binary directory. Bin is "" when the version is not fetched.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
@@ -35,6 +36,10 @@ type Request struct {
 	Options       advise.PlanOptions
 	// Bin is the PostgreSQL binary directory to ask ("" finds one).
 	Bin string
+	// Budget says how to budget PostgreSQL's private memory.
+	Budget BudgetOptions
+	// FS is the host a running instance is measured on (zero: this host).
+	FS linux.FS
 }
 
 // WhatIf describes a host that is not this one.
@@ -44,6 +49,8 @@ type WhatIf struct {
 	NUMANodes int
 	// PGMajor is the PostgreSQL major version (0: the installed binaries').
 	PGMajor int
+	// CPUs is its CPU count (0: unknown).
+	CPUs int
 	// MySQL plans a MySQL/MariaDB server too (with Request.MySQLChanges);
 	// alone when no PostgreSQL setting or version was given.
 	MySQL *MySQLWhatIf
@@ -112,7 +119,7 @@ func Run(ctx context.Context, r Request) (advise.PlanResult, error) {
 	if err != nil {
 		return advise.PlanResult{}, err
 	}
-	return advise.Plan(in), nil
+	return Result(in, r.Snapshot), nil
 }
 
 // pageSize is the huge page size planned for.

@@ -62,6 +62,7 @@ func runningInstance(ctx context.Context, a *asker, r Request, pg *postgres.Inst
 	pi.Work = advise.PostgresWorkload(&view, r.NodesPerQuery)
 	now := advise.PostgresWorkload(pg, r.NodesPerQuery)
 	pi.CurrentWork = &now
+	pi.Budget = runningBudget(r, pg, set, pi.Subject)
 	if sh := pg.Shared; sh != nil {
 		if sh.Hugetlb && sh.PageSizeBytes == size {
 			pi.HeldPages = sh.SizeBytes / size

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/texttable"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -42,6 +43,10 @@ func TextWidth(w io.Writer, r advise.PlanResult, width int) error {
 		b.WriteString("OVERCOMMIT   strict overcommit not planned\n")
 	}
 	worstCases(&b, r)
+	if r.Budget != nil {
+		b.WriteString("\n")
+		budget.Text(&b, *r.Budget, width)
+	}
 	b.WriteString("\nSETTINGS\n")
 	settingsTable(&b, r.Settings, width)
 	if len(r.Alternatives) > 0 {
@@ -94,6 +99,9 @@ func settingsTable(b *strings.Builder, s []advise.Setting, width int) {
 			now = "-"
 		}
 		name := x.Name
+		if x.Role != "" {
+			name = fmt.Sprintf("role %q: %s", x.Role, name)
+		}
 		if x.Unit != "" && x.Target != advise.TargetSysctl && x.Target != advise.TargetSysfs {
 			name = x.Unit + ": " + name
 		}

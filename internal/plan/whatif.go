@@ -49,7 +49,8 @@ func whatIfPostgres(ctx context.Context, a *asker, r Request, size uint64) (advi
 		Engine:  advise.Engine{Name: advise.EnginePostgres, Major: major},
 		Subject: fmt.Sprintf("postgresql %d (what-if)", major), Unit: unit, Changes: r.Changes,
 		Current: map[string]string{}, GID: -1,
-		Work: advise.PostgresWorkload(&postgres.Instance{Major: major, Settings: set}, r.NodesPerQuery),
+		Work:   advise.PostgresWorkload(&postgres.Instance{Major: major, Settings: set}, r.NodesPerQuery),
+		Budget: whatIfBudget(r, major, set),
 	}
 	var notes []string
 	var err error

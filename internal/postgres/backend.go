@@ -70,5 +70,13 @@ func liveOver(ctx context.Context, d dialSpec, check func(Live) error) (Live, er
 	if err := check(l); err != nil {
 		return Live{}, err
 	}
+	if d.work {
+		l.Work = readWork(ctx, conn, l)
+	}
+	if len(d.stmts) > 0 { // only once the server is proven
+		if l.Results, err = runStatements(ctx, conn, d.stmts); err != nil {
+			return Live{}, err
+		}
+	}
 	return l, nil
 }

@@ -42,6 +42,10 @@ type dialSpec struct {
 	// password may be sent.
 	sslMode string
 	timeout time.Duration
+	// work reads WorkStats too (ConnOptions.Work); stmts are run after
+	// (ConnOptions.Statements).
+	work  bool
+	stmts []string
 }
 
 // pgxConfig builds the connection's configuration from d alone: the

@@ -232,4 +232,5 @@ func (in *Instance) readLive(ctx context.Context, src LiveSource) {
 		in.Settings[k] = v
 	}
 	in.activity = l.Activity
+	in.Work = l.Work
 }

@@ -30,15 +30,17 @@ func NewHelper() *asowner.Runner {
 // Socket, served by postmaster PID run by UID (the helper's own account),
 // as User to Database, without a password.
 type helperRequest struct {
-	Socket    string `json:"socket"`
-	SocketDir string `json:"socket_dir"`
-	Port      int    `json:"port"`
-	PID       int    `json:"postmaster_pid"`
-	DataDir   string `json:"data_dir"`
-	UID       uint32 `json:"uid"`
-	User      string `json:"user"`
-	Database  string `json:"database"`
-	TimeoutMS int64  `json:"timeout_ms"`
+	Socket    string   `json:"socket"`
+	SocketDir string   `json:"socket_dir"`
+	Port      int      `json:"port"`
+	PID       int      `json:"postmaster_pid"`
+	DataDir   string   `json:"data_dir"`
+	UID       uint32   `json:"uid"`
+	User      string   `json:"user"`
+	Database  string   `json:"database"`
+	TimeoutMS int64    `json:"timeout_ms"`
+	Work      bool     `json:"work,omitempty"`
+	Stmts     []string `json:"statements,omitempty"`
 }
 
 // ServeHelper is the helper's side (the hidden subcommand): one request
@@ -56,7 +58,7 @@ func serveHelper(ctx context.Context, req helperRequest) (any, error) {
 	}
 	proof := &servertrust.Proof{PID: req.PID, Account: servertrust.Account{UID: req.UID}, Socket: req.Socket}
 	d := dialSpec{target: target{host: req.SocketDir, port: req.Port, proof: proof}, user: req.User,
-		database: req.Database, requireAuth: "none", timeout: time.Duration(req.TimeoutMS) * time.Millisecond}
+		database: req.Database, requireAuth: "none", timeout: time.Duration(req.TimeoutMS) * time.Millisecond, work: req.Work, stmts: req.Stmts}
 	return liveOver(ctx, d, sameInstance{fs: linux.DefaultFS(), postmaster: req.PID, dataDir: req.DataDir, port: req.Port}.check)
 }
 
@@ -64,7 +66,7 @@ func serveHelper(ctx context.Context, req helperRequest) (any, error) {
 func (c Connector) viaHelper(ctx context.Context, in *Instance, d dialSpec, gid uint32) (Live, error) {
 	p := d.proof
 	req := helperRequest{Socket: p.Socket, SocketDir: d.host, Port: d.port, PID: p.PID, DataDir: in.DataDir, UID: p.Account.UID,
-		User: d.user, Database: d.database, TimeoutMS: d.timeout.Milliseconds()}
+		User: d.user, Database: d.database, TimeoutMS: d.timeout.Milliseconds(), Work: d.work, Stmts: d.stmts}
 	var l Live
 	a := asowner.Account{UID: p.Account.UID, GID: gid, Name: p.Account.String()}
 	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout+10*time.Second)

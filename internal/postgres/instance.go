@@ -27,6 +27,9 @@ type Instance struct {
 	// connected). It is not among Processes: they are listed before dbmem
 	// connects, and a later read (watch) leaves it out while it exits.
 	SessionPID int `json:"session_pid,omitempty"`
+	// Work is what the memory budget read over SQL (nil: not asked, or not
+	// connected).
+	Work *WorkStats `json:"work,omitempty"`
 	// Account is the postmaster's: the files the instance names (its
 	// configuration, includes, logs) are read only as it could read them.
 	Account  *linux.Account `json:"-"`

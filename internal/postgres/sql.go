@@ -30,6 +30,13 @@ type ConnOptions struct {
 	// Trust says which servers may receive a password and whether in
 	// clear (--server-account, --allow-cleartext-password).
 	Trust servertrust.Policy
+	// Work also reads what the memory budget measures (spills, per-role
+	// settings, the log's location: WorkStats); plan and report ask.
+	Work bool
+	// Statements are run, in order, once the server is proven and read
+	// (Connector.Exec: apply's ALTER SYSTEM, ALTER ROLE, pg_reload_conf);
+	// their rows come back in Live.Results.
+	Statements []string
 }
 
 // Live is what a connection to the running server tells.
@@ -42,6 +49,12 @@ type Live struct {
 	As string `json:"as"`
 	// SessionPID is pg_backend_pid() of this connection.
 	SessionPID int `json:"session_pid,omitempty"`
+	// Work is what the memory budget reads (ConnOptions.Work), nil when
+	// not asked.
+	Work *WorkStats `json:"work,omitempty"`
+	// Results are the rows of ConnOptions.Statements, one list per
+	// statement, every value as text ("" for NULL).
+	Results [][][]string `json:"results,omitempty"`
 }
 
 // Activity is one pg_stat_activity row.

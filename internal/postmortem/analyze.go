@@ -56,8 +56,10 @@ func Analyze(in Input) *Report {
 	}
 	kills, kr := parseKernel(in.Logs, loc, in.ThisHost)
 	db := parseDB(in.Logs, loc)
+	ur := parseUnits(in.Logs, loc)
 	r := &Report{Schema: Schema, Zone: in.Zone, Host: in.ThisHost.Name, Kills: len(kills), Events: []Explained{}, Gaps: in.Gaps}
-	r.Sources = summarize(in.Logs, kr, db)
+	r.Sources = summarize(in.Logs, kr, db, ur)
+	var shownKills []kill
 	byKill, used := pair(kills, db.crashes, in.Tolerance)
 	local := newRoles(in.Snapshot, in.BootTime, db)
 	foreign := newRoles(nil, time.Time{}, db)
@@ -76,10 +78,15 @@ func Analyze(in Input) *Report {
 			rl = local
 		}
 		r.Events = append(r.Events, explain(k, pc, &p, rl, loc))
+		shownKills = append(shownKills, k)
 	}
+	r.Services, r.Killers = ur.services, ur.killers
+	tie(r.Services, r.Events, shownKills, r.Killers)
+	serviceNotes(r)
+	r.MemoryErrors, r.Terminations, r.Ready = db.memErrs, db.terms, db.ready
 	r.Crashes = unpaired(db.crashes, used, in.Since, loc)
 	r.OutOfMemory = oomErrors(db.errs, in.Since, loc)
-	r.Advice = logAdvice(r.Events, r.Crashes)
+	r.Advice = append(logAdvice(r.Events, r.Crashes), chainAdvice(r)...)
 	r.ThisHost, r.ThisHostWhy = hostSection(r, in, db.crashes)
 	return r
 }
@@ -136,16 +143,23 @@ func oomErrors(errs []oomErrRef, since time.Time, loc *time.Location) []OOMError
 		if !since.IsZero() && !e.Time.IsZero() && e.Time.Before(since) {
 			continue
 		}
-		o := OOMError{Time: timeIn(e.Time, loc), TimeRaw: e.TimeRaw, Instance: e.Instance, Source: e.Source, Severity: e.Severity,
-			Message: e.Message, Context: e.Context, Query: e.Query}
+		o := OOMError{Time: timeIn(e.Time, loc), TimeRaw: e.TimeRaw, ZoneKnown: e.ZoneKnown, ZoneWritten: e.ZoneWritten,
+			Instance: e.Instance, Source: e.Source, Kind: e.Kind, Severity: e.Severity, Message: e.Message, Context: e.Context,
+			Query: e.Query, RequestRedacted: e.RequestRedacted, ErrorContext: e.ErrorContext, AutovacuumTarget: e.AutovacuumTarget}
 		if e.PID != 0 {
 			o.PID = oomlog.Int(e.PID)
 		}
-		if e.RequestBytes > 0 {
+		if e.RequestBytes > 0 && !e.RequestRedacted {
 			o.RequestBytes = oomlog.U64(e.RequestBytes)
 		}
-		if l := e.Largest(1); len(l) > 0 {
-			o.Largest, o.LargestBytes = l[0].Name, oomlog.U64(l[0].TotalBytes)
+		for i, c := range e.Largest(3) {
+			if i == 0 {
+				o.Largest, o.LargestBytes = c.Name, oomlog.U64(c.TotalBytes)
+			}
+			o.LargestContexts = append(o.LargestContexts, NamedBytes{Name: c.Name, Bytes: c.TotalBytes})
+		}
+		if !e.Time.IsZero() {
+			o.ZoneNote = zoneNote(e.ZoneKnown, e.ZoneWritten)
 		}
 		if e.GrandTotal != nil {
 			o.GrandTotal = oomlog.U64(e.GrandTotal.TotalBytes)
@@ -156,10 +170,11 @@ func oomErrors(errs []oomErrRef, since time.Time, loc *time.Location) []OOMError
 }
 
 // summarize pairs each source with what was found in it.
-func summarize(logs []Log, kr kernelResult, db dbResult) []SourceSummary {
+func summarize(logs []Log, kr kernelResult, db dbResult, ur unitResult) []SourceSummary {
 	out := make([]SourceSummary, 0, len(logs))
 	for i, l := range logs {
-		s := SourceSummary{Log: l, Kills: kr.kills[i], Crashes: db.counts[i][0], OOMErrors: db.counts[i][1]}
+		s := SourceSummary{Log: l, Kills: kr.kills[i], Crashes: db.counts[i][0], OOMErrors: db.counts[i][1],
+			Services: ur.counts[i][0], Killers: ur.counts[i][1], MemoryErrors: db.memCounts[i]}
 		s.LongLines = kr.longLines[i] + db.longLines[i]
 		out = append(out, s)
 	}

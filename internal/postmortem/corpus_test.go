@@ -24,6 +24,14 @@ type truthFile struct {
 	Events    []truthEvent `json:"events"`
 	Crashes   []truthCrash `json:"crashes"`
 	OOMErrors int          `json:"oom_errors"`
+	// The sections below are checked when the truth file has them.
+	Engine          *string         `json:"engine"`
+	Services        *[]truthService `json:"services"`
+	Killers         *[]truthKiller  `json:"killers"`
+	MemoryErrors    *[]truthMemErr  `json:"memory_errors"`
+	OOMErrorDetails *[]truthOOMErr  `json:"oom_error_details"`
+	ReadyAt         *[]string       `json:"ready_at"`
+	Terminations    *[]truthTerm    `json:"terminations"`
 }
 
 type truthEvent struct {
@@ -163,8 +171,16 @@ func corpusLog(t *testing.T, truthPath, kind string) Log {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Log{Kind: Kind(kind), Source: filepath.Base(matches[0]), State: StateRead, Text: b, Given: true,
+	l := Log{Kind: Kind(kind), Source: filepath.Base(matches[0]), State: StateRead, Text: b, Given: true,
 		SizeBytes: int64(len(b)), ReadBytes: int64(len(b))}
+	switch kind {
+	case "service":
+		l.Kind = KindKernel // journal and syslog excerpts are given with --kernel-log
+	case "kernel":
+	default:
+		l = detectKind(l) // a database log's engine comes from its content, as --db-log does
+	}
+	return l
 }
 
 func TestCorpusEveryFieldAgainstItsTruth(t *testing.T) {
@@ -181,12 +197,17 @@ func TestCorpusEveryFieldAgainstItsTruth(t *testing.T) {
 			t.Fatalf("%s: %v", p, err)
 		}
 		c := &checker{t: t, name: filepath.Base(p)}
-		r := Analyze(Input{Logs: []Log{corpusLog(t, p, tf.Kind)}, Zone: "UTC"})
-		if tf.Kind == "kernel" {
+		l := corpusLog(t, p, tf.Kind)
+		r := Analyze(Input{Logs: []Log{l}, Zone: "UTC"})
+		if tf.Kind == "kernel" || tf.Kind == "service" {
 			checkKernelTruth(c, r, tf.Events)
 		} else {
 			checkDBTruth(c, r, tf)
 		}
+		if tf.Engine != nil {
+			c.eq("detected engine", string(l.Kind), *tf.Engine)
+		}
+		checkChainTruth(c, r, tf)
 		total += c.fields
 		reports++
 	}

@@ -42,6 +42,13 @@ type Crash struct {
 	// reinitializing to ready. Null when a time is missing.
 	Downtime *time.Duration `json:"downtime_ns"`
 	Recovery *time.Duration `json:"recovery_ns"`
+	// RecoveryWait is the time before redo started (after reinitializing);
+	// null when either time is unknown.
+	RecoveryWait *time.Duration `json:"recovery_wait_ns"`
+	// ZoneWritten is the zone as printed; ZoneNote says what an ambiguous
+	// or missing one means.
+	ZoneWritten string `json:"zone_written,omitempty"`
+	ZoneNote    string `json:"zone_note,omitempty"`
 	// StopRequestedAt is the shutdown request logged before a postmaster
 	// died: a stop timeout then kills it.
 	StopRequestedAt *time.Time `json:"stop_requested_at,omitempty"`
@@ -72,20 +79,42 @@ type Step struct {
 // OOMError is PostgreSQL's "ERROR: out of memory", or the postmaster's
 // "could not fork new process for connection: Cannot allocate memory".
 type OOMError struct {
-	Time         *time.Time `json:"time"`
-	TimeRaw      string     `json:"time_raw"`
-	Instance     string     `json:"instance,omitempty"`
-	Source       string     `json:"source"`
-	PID          *int       `json:"pid"`
-	Severity     string     `json:"severity"`
-	Message      string     `json:"message"`
-	RequestBytes *uint64    `json:"request_bytes"`
-	Context      string     `json:"context,omitempty"`
+	Time    *time.Time `json:"time"`
+	TimeRaw string     `json:"time_raw"`
+	// ZoneKnown is false when the zone was missing or ambiguous;
+	// ZoneWritten is the zone as printed; ZoneNote says what that means.
+	ZoneKnown   bool   `json:"zone_known"`
+	ZoneWritten string `json:"zone_written,omitempty"`
+	ZoneNote    string `json:"zone_note,omitempty"`
+	Instance    string `json:"instance,omitempty"`
+	Source      string `json:"source"`
+	PID         *int   `json:"pid"`
+	// Kind: out-of-memory, fork, io-uring-setup.
+	Kind     string `json:"kind"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	// RequestBytes is null when the size was not printed or was hidden
+	// (RequestRedacted: "1xxxxxxxxx" is unknown, not 1 byte).
+	RequestBytes    *uint64 `json:"request_bytes"`
+	RequestRedacted bool    `json:"request_redacted,omitempty"`
+	Context         string  `json:"context,omitempty"`
+	// ErrorContext is the CONTEXT line; AutovacuumTarget the table an
+	// autovacuum worker was processing.
+	ErrorContext     string `json:"error_context,omitempty"`
+	AutovacuumTarget string `json:"autovacuum_target,omitempty"`
+	// LargestContexts are the three biggest memory contexts of the dump.
+	LargestContexts []NamedBytes `json:"largest_contexts,omitempty"`
 	// Largest is the memory context holding the most, from the dump.
 	Largest      string  `json:"largest_context,omitempty"`
 	LargestBytes *uint64 `json:"largest_context_bytes"`
 	GrandTotal   *uint64 `json:"grand_total_bytes"`
 	Query        string  `json:"query,omitempty"`
+}
+
+// NamedBytes is a memory context and its total.
+type NamedBytes struct {
+	Name  string `json:"name"`
+	Bytes uint64 `json:"bytes"`
 }
 
 // explainCrash describes the restart that followed a kill at killAt (zero
@@ -112,6 +141,13 @@ func explainCrash(c crashRef, p dblog.Pair, killAt time.Time, loc *time.Location
 	}
 	if d, ok := c.RecoveryDuration(); ok {
 		x.Recovery = durPtr(d)
+	}
+	if d, ok := c.RecoveryWait(); ok && !c.RedoStartAt.IsZero() {
+		x.RecoveryWait = durPtr(d)
+	}
+	x.ZoneWritten = c.ZoneWritten
+	if !c.Time.IsZero() {
+		x.ZoneNote = zoneNote(c.ZoneKnown, c.ZoneWritten)
 	}
 	x.Notes = crashNotes(x)
 	return x

@@ -2,8 +2,6 @@ package postmortem
 
 import (
 	"bytes"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/dblog"
@@ -37,14 +35,18 @@ type dbResult struct {
 	postmasters []pmRef
 	counts      map[int][2]int // crashes and errors per source index
 	longLines   map[int]int
+	memErrs     []MemoryError
+	terms       []Termination
+	ready       []ServerReady
+	memCounts   map[int]int
 }
 
 // parseDB reads every database log. A log of unknown kind (--db-log) is
 // read as what its lines look like.
 func parseDB(logs []Log, def *time.Location) dbResult {
-	res := dbResult{counts: map[int][2]int{}, longLines: map[int]int{}}
+	res := dbResult{counts: map[int][2]int{}, longLines: map[int]int{}, memCounts: map[int]int{}}
 	for i, l := range logs {
-		if l.State != StateRead || l.Kind == KindKernel {
+		if l.State != StateRead || l.Kind == KindKernel || l.Kind == KindService || l.Kind == KindUnknown {
 			continue
 		}
 		o := dblog.Options{Location: l.location(def)}
@@ -52,10 +54,21 @@ func parseDB(logs []Log, def *time.Location) dbResult {
 		if kind == "" {
 			kind = guessDBKind(l.Text)
 		}
-		if kind == KindMySQL {
+		switch kind {
+		case KindMySQL:
 			my, _ := o.ReadMySQL(bytes.NewReader(l.Text)) // reading from memory does not fail
 			res.crashes = addCrashes(res.crashes, my.Crashes, l)
-			res.counts[i], res.longLines[i] = [2]int{len(my.Crashes), 0}, my.Stats.LongLines
+			res.memErrs = append(res.memErrs, memoryErrors(my.MemoryErrors, l, def)...)
+			res.ready = append(res.ready, readyTimes(my.Ready, l, def)...)
+			res.counts[i], res.longLines[i], res.memCounts[i] = [2]int{len(my.Crashes), 0}, my.Stats.LongLines, len(my.MemoryErrors)
+			continue
+		case KindOracle:
+			ora, _ := o.ReadOracle(bytes.NewReader(l.Text))
+			res.memErrs = append(res.memErrs, memoryErrors(ora.MemoryErrors, l, def)...)
+			res.terms = append(res.terms, terminations(ora.Terminations, l, def)...)
+			res.longLines[i], res.memCounts[i] = ora.Stats.LongLines, len(ora.MemoryErrors)
+			continue
+		case KindUnknown, KindService, KindKernel:
 			continue
 		}
 		pg, _ := o.ParsePostgres(bytes.NewReader(l.Text))
@@ -91,26 +104,16 @@ func addCrashes(out []crashRef, cs []dblog.CrashRestart, l Log) []crashRef {
 
 func eqInt(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
-var (
-	pgLineRe    = regexp.MustCompile(`\b(LOG|ERROR|FATAL|PANIC|WARNING|DETAIL|STATEMENT):  `)
-	mysqlLineRe = regexp.MustCompile(`\[(Note|Warning|ERROR|System|Error)\]|mysqld_safe |InnoDB: `)
-)
-
-// guessDBKind tells a MySQL error log from a PostgreSQL log by its first
-// hundred lines.
+// guessDBKind says which engine wrote a database log, from its content
+// (dblog.Detect); KindUnknown when none: nothing is assumed.
 func guessDBKind(text []byte) Kind {
-	pg, my := 0, 0
-	lines := strings.SplitN(string(text[:min(len(text), 64<<10)]), "\n", 101)
-	for _, l := range lines {
-		switch {
-		case pgLineRe.MatchString(l), strings.HasPrefix(l, "{\"timestamp\""):
-			pg++
-		case mysqlLineRe.MatchString(l):
-			my++
-		}
-	}
-	if my > pg {
+	switch dblog.Detect(text).Engine {
+	case dblog.EnginePostgres:
+		return KindPostgres
+	case dblog.EngineMySQL:
 		return KindMySQL
+	case dblog.EngineOracle:
+		return KindOracle
 	}
-	return KindPostgres
+	return KindUnknown
 }

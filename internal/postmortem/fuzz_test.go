@@ -2,6 +2,7 @@ package postmortem
 
 import (
 	"io"
+	"os"
 	"testing"
 	"time"
 )
@@ -11,6 +12,12 @@ import (
 func FuzzAnalyze(f *testing.F) {
 	for _, p := range []string{pgKernelISO, checkpointer, seedGlobal49} {
 		f.Add(fileText(f, p), fileText(f, pgServerLog), "UTC")
+	}
+	for _, pair := range [][2]string{{"s02-cloudpanel-333-mariadb-kernel-and-unit-oom-kill", "r01-theskythelimit-2005-ora-04030-ckpt-terminated"},
+		{"o01-systemd-20690-oomd-testbloat-attempting", "m01-docker-mysql-248-5.7-mmap-errno12-compose"}} {
+		k, _ := os.ReadFile("testdata/corpus/" + pair[0] + ".log")
+		d, _ := os.ReadFile("testdata/corpus/" + pair[1] + ".log")
+		f.Add(k, d, "UTC")
 	}
 	f.Add([]byte("[ 1.0] Out of memory: Killed process 1 (x)"), []byte("LOG:  server process (PID 1) was terminated by signal 9"), "Europe/Paris")
 	f.Fuzz(func(t *testing.T, kernel, db []byte, zone string) {

@@ -44,6 +44,9 @@ func Gather(ctx context.Context, o GatherOptions) []Log {
 		o.Run = ExecRunner
 	}
 	logs := gatherKernel(ctx, o)
+	if len(o.KernelLogs) == 0 {
+		logs = append(logs, gatherServices(ctx, o)...)
+	}
 	logs = append(logs, gatherDB(ctx, o)...)
 	for i := range logs {
 		if logs[i].Zone == "" {
@@ -64,9 +67,11 @@ func ReadGiven(ctx context.Context, kernel, db []string, max int64) []Log {
 	}
 	asGiven := func(p string) string { return p }
 	logs := fileLogs(ctx, openLog, KindKernel, "", kernel, asGiven, max, int64(len(kernel))*max)
+	for i := range logs {
+		logs[i] = fromJournal(logs[i])
+	}
 	for _, l := range fileLogs(ctx, openLog, "", "", db, asGiven, max, int64(len(db))*max) {
-		l.Kind = guessDBKind(l.Text)
-		logs = append(logs, l)
+		logs = append(logs, detectKind(fromJournal(l)))
 	}
 	for i := range logs {
 		logs[i].Given = true

@@ -12,6 +12,13 @@ const (
 	KindKernel   Kind = "kernel"
 	KindPostgres Kind = "postgresql"
 	KindMySQL    Kind = "mysql"
+	KindOracle   Kind = "oracle"
+	// KindService is a service manager's log (the journal's units,
+	// systemd-oomd, earlyoom, kubelet).
+	KindService Kind = "service"
+	// KindUnknown is a log given as a database log that no engine's lines
+	// were found in: "not a recognised log".
+	KindUnknown Kind = "unrecognised"
 )
 
 // State says what came of trying a source.
@@ -56,6 +63,11 @@ type Log struct {
 	// Excerpt is true when Text holds only the lines of the OOM reports (or
 	// crash restarts) of the source, as bundles store them.
 	Excerpt bool `json:"excerpt,omitempty"`
+	// Tried are the first lines of a log of KindUnknown, as read.
+	Tried []string `json:"first_lines_tried,omitempty"`
+	// Format is the journal export a file was converted from (json,
+	// export), "" for text.
+	Format string `json:"format,omitempty"`
 	// Text is what was read.
 	Text []byte `json:"-"`
 }

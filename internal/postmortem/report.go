@@ -31,6 +31,18 @@ type Report struct {
 	// OutOfMemory are allocations that failed inside PostgreSQL (the query
 	// ended, the server stayed up).
 	OutOfMemory []OOMError `json:"out_of_memory_errors,omitempty"`
+	// Services are what the service manager did with each unit after a
+	// kill (stopped, restarted, kept running) and for how long it was down.
+	Services []Service `json:"services,omitempty"`
+	// Killers are kills by systemd-oomd, earlyoom, kubelet, Kubernetes and
+	// panics on OOM.
+	Killers []Killer `json:"other_killers,omitempty"`
+	// MemoryErrors are MySQL/MariaDB and Oracle allocations that failed;
+	// Terminations Oracle instances that ended; Ready the MySQL/MariaDB
+	// "ready for connections" timeline.
+	MemoryErrors []MemoryError `json:"memory_errors,omitempty"`
+	Terminations []Termination `json:"oracle_terminations,omitempty"`
+	Ready        []ServerReady `json:"ready_for_connections,omitempty"`
 	// Advice follows from the logs alone.
 	Advice []Advice `json:"advice,omitempty"`
 	// ThisHost is what this host shows now about the events of its own
@@ -59,6 +71,11 @@ type SourceSummary struct {
 	OOMErrors int `json:"out_of_memory_errors"`
 	// LongLines were too long to be log lines that matter and were skipped.
 	LongLines int `json:"long_lines_skipped"`
+	// Services and Killers count the unit incidents and other killers'
+	// events; MemoryErrors MySQL/Oracle memory errors.
+	Services     int `json:"services,omitempty"`
+	Killers      int `json:"other_killers,omitempty"`
+	MemoryErrors int `json:"memory_errors,omitempty"`
 }
 
 // Explained is one OOM kill (or a report that names no victim).
@@ -103,6 +120,9 @@ type Explained struct {
 	Notes []string `json:"notes"`
 	// KillLine is the kernel's kill line as printed.
 	KillLine string `json:"kill_line,omitempty"`
+	// Services are the 1-based indexes (Report.Services) of the unit
+	// incidents tied to this kill.
+	Services []int `json:"services,omitempty"`
 }
 
 // Scope is the limit that was hit.

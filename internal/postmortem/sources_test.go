@@ -158,7 +158,8 @@ func TestGatherUnderRoot(t *testing.T) {
 	for _, l := range logs {
 		srcs = append(srcs, l.Source+":"+string(l.State))
 	}
-	want := []string{"/var/log/kern.log:read", "/var/log/kern.log.1:read", "/var/log/messages:missing", "/var/log/postgresql/postgresql-15-main.log:read"}
+	want := []string{"/var/log/kern.log:read", "/var/log/kern.log.1:read", "/var/log/messages:missing", "/var/log/syslog:missing",
+		"/var/log/daemon.log:missing", "/var/log/postgresql/postgresql-15-main.log:read"}
 	if !reflect.DeepEqual(srcs, want) {
 		t.Errorf("sources = %v, want %v", srcs, want)
 	}
@@ -197,5 +198,23 @@ func TestCommandSources(t *testing.T) {
 	}
 	if l := dmesgLog(context.Background(), denied, boot); l.State != StateFailed || !strings.Contains(l.Why, "dmesg_restrict") {
 		t.Errorf("dmesg denied: %+v", l)
+	}
+}
+
+// On a live host the journal's unit messages are asked for as JSON
+// (bounded, with a deadline) and read as text.
+func TestUnitJournal(t *testing.T) {
+	var args []string
+	run := func(_ context.Context, name string, a ...string) ([]byte, error) {
+		args = a
+		return []byte(`{"__REALTIME_TIMESTAMP":"1732310941123456","_HOSTNAME":"db1","SYSLOG_IDENTIFIER":"systemd","_PID":"1","MESSAGE":"postgresql.service: Failed with result 'oom-kill'."}` + "\n"), nil
+	}
+	l := unitJournalLog(context.Background(), run)
+	if l.State != StateRead || l.Kind != KindService || !strings.Contains(strings.Join(args, " "), "-n 50000") {
+		t.Fatalf("unit journal %+v (args %v)", l, args)
+	}
+	r := Analyze(Input{Logs: []Log{l}, Zone: "UTC"})
+	if len(r.Services) != 1 || r.Services[0].Fate != FateStopped || r.Services[0].Time == nil {
+		t.Fatalf("services %+v", r.Services)
 	}
 }

@@ -33,8 +33,11 @@ func Text(w io.Writer, r *Report) error {
 	for i, x := range r.Events {
 		writeEvent(bw, i+1, x, r.Zone)
 	}
+	writeServices(bw, r.Services)
+	writeKillers(bw, r.Killers)
 	writeCrashes(bw, r.Crashes)
 	writeOOMErrors(bw, r.OutOfMemory)
+	writeMemoryErrors(bw, r.MemoryErrors, r.Terminations, r.Ready)
 	writeAdvice(bw, r.Advice)
 	writeHostSection(bw, r.ThisHost, r.ThisHostWhy)
 	for _, g := range r.Gaps {
@@ -85,6 +88,10 @@ func sourceResult(s SourceSummary) string {
 	if s.State != StateRead {
 		return string(s.State) + ": " + s.Why
 	}
+	if s.Kind == KindUnknown {
+		return "not a recognised log (no line of a PostgreSQL, MySQL/MariaDB or Oracle log, nor of a service manager); first lines tried: " +
+			quoteLines(s.Tried)
+	}
 	var parts []string
 	size := units.Bytes(uint64(s.ReadBytes))
 	if s.Truncated {
@@ -94,10 +101,26 @@ func sourceResult(s SourceSummary) string {
 		size += " (excerpt)"
 	}
 	parts = append(parts, size)
-	if s.Kind == KindKernel {
-		parts = append(parts, plural(s.Kills, "OOM report"))
-	} else {
+	switch s.Kind {
+	case KindKernel, KindService:
+		if s.Kind == KindKernel {
+			parts = append(parts, plural(s.Kills, "OOM report"))
+		}
+		if s.Services > 0 || s.Kind == KindService {
+			parts = append(parts, plural(s.Services, "unit incident"))
+		}
+		if s.Killers > 0 || s.Kind == KindService {
+			parts = append(parts, plural(s.Killers, "other killer event"))
+		}
+	case KindOracle:
+		parts = append(parts, plural(s.MemoryErrors, "memory error"))
+	case KindMySQL:
+		parts = append(parts, plural(s.Crashes, "crash restart"), plural(s.MemoryErrors, "memory error"))
+	default:
 		parts = append(parts, plural(s.Crashes, "crash restart"), plural(s.OOMErrors, "out-of-memory error"))
+	}
+	if s.Format != "" {
+		parts = append(parts, "read from journalctl -o "+s.Format)
 	}
 	if s.LongLines > 0 {
 		parts = append(parts, plural(s.LongLines, "over-long line")+" skipped")

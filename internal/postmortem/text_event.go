@@ -31,6 +31,9 @@ func writeEvent(w io.Writer, n int, x Explained, zone string) {
 	}
 	writeMachine(w, x.Machine)
 	writeTasks(w, x)
+	for _, n := range x.Services {
+		fmt.Fprintf(w, "   service  what systemd did next: [%d] under \"What the service manager did\"\n", n)
+	}
 	if x.Crash != nil {
 		writeCrash(w, *x.Crash, "   ")
 	} else if x.Victim != nil && isDatabase(x.Victim.Name, x.Victim.Role) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/units"
@@ -98,7 +99,10 @@ func writeCrashSummary(w io.Writer, c Crash, indent string) {
 	} else if !c.Incomplete && !c.NoRestart {
 		parts = append(parts, "downtime "+notInLog+" (no times)")
 	}
-	if c.Recovery != nil {
+	if c.Recovery != nil && c.RecoveryWait != nil {
+		parts = append(parts, fmt.Sprintf("recovery %s from redo start to ready, after waiting %s before redo started",
+			shortDur(*c.Recovery), shortDur(*c.RecoveryWait)))
+	} else if c.Recovery != nil {
 		parts = append(parts, "recovery "+shortDur(*c.Recovery))
 	}
 	if c.NoRestart && !c.PostmasterDied && c.Engine == "postgresql" {
@@ -118,7 +122,10 @@ func writeCrashes(w io.Writer, cs []Crash) {
 	}
 	fmt.Fprintf(w, "\nDatabase crashes and restarts without a matching OOM kill (%d)\n", len(cs))
 	for _, c := range cs {
-		fmt.Fprintf(w, "  %s\n", stamp(c.Time, c.TimeRaw, ""))
+		fmt.Fprintf(w, "  %s\n", dbTime(c.Time, c.TimeRaw, c.ZoneKnown, c.ZoneWritten))
+		if c.ZoneNote != "" {
+			fmt.Fprintf(w, "  (%s)\n", inert.Text(c.ZoneNote))
+		}
 		writeCrash(w, c, "  ")
 	}
 }
@@ -133,16 +140,25 @@ func writeOOMErrors(w io.Writer, es []OOMError) {
 		if e.PID != nil {
 			pid = fmt.Sprintf("pid %d", *e.PID)
 		}
-		fmt.Fprintf(w, "  %s  %s %s: %s", stamp(e.Time, e.TimeRaw, ""), e.Severity, pid, inert.Text(oneLine(e.Message, 200)))
-		if e.RequestBytes != nil {
-			fmt.Fprintf(w, "; request of %s in %q", units.Bytes(*e.RequestBytes), inert.Text(e.Context))
-		}
-		if e.Largest != "" && e.LargestBytes != nil && e.GrandTotal != nil {
-			fmt.Fprintf(w, "; largest context %s %s of %s", inert.Text(e.Largest), units.Bytes(*e.LargestBytes), units.Bytes(*e.GrandTotal))
-		}
+		fmt.Fprintf(w, "  %s  %s %s: %s", dbTime(e.Time, e.TimeRaw, e.ZoneKnown, e.ZoneWritten), e.Severity, pid, inert.Text(oneLine(e.Message, 200)))
+		fmt.Fprintf(w, "; %s", requestText(e))
 		fmt.Fprintln(w)
+		if e.ZoneNote != "" {
+			fmt.Fprintf(w, "    (%s)\n", inert.Text(e.ZoneNote))
+		}
+		if e.AutovacuumTarget != "" {
+			fmt.Fprintf(w, "    autovacuum of %s (autovacuum_work_mem, else maintenance_work_mem, per worker)\n", inert.Text(e.AutovacuumTarget))
+		} else if e.ErrorContext != "" {
+			fmt.Fprintf(w, "    context: %s\n", inert.Text(oneLine(e.ErrorContext, 200)))
+		}
+		if len(e.LargestContexts) > 0 {
+			fmt.Fprintf(w, "    largest memory contexts: %s\n", contextsText(e))
+		}
+		if e.Kind == "io-uring-setup" {
+			fmt.Fprintln(w, "    io_uring: the rings are locked memory: RLIMIT_MEMLOCK (LimitMEMLOCK=) or kernel.io_uring_disabled, not RAM")
+		}
 		if e.Query != "" {
-			fmt.Fprintf(w, "    query: %s\n", inert.Text(oneLine(e.Query, 300)))
+			fmt.Fprintf(w, "    query (%s): %s\n", plural(strings.Count(e.Query, "\n")+1, "line"), inert.Text(oneLine(e.Query, 300)))
 		}
 	}
 }
@@ -159,4 +175,48 @@ func writeAdvice(w io.Writer, as []Advice) {
 		}
 		fmt.Fprintf(w, "  %s%s\n    why: %s\n    fix: %s\n", inert.Text(a.Title), on, inert.Text(a.Why), inert.Text(a.Fix))
 	}
+}
+
+// dbTime shows a database log's time: as the log printed it when its zone
+// is missing from dbmem's table or ambiguous (never converted silently),
+// else in the report's zone.
+func dbTime(t *time.Time, raw string, known bool, written string) string {
+	switch {
+	case t == nil:
+		return stamp(t, raw, "")
+	case !known && written != "":
+		return inert.Text(strings.TrimSpace(raw)) + " (as written)"
+	case !known:
+		return t.Format("2006-01-02 15:04:05.000") + " (no zone in the log)"
+	}
+	return t.Format("2006-01-02 15:04:05.000 MST")
+}
+
+// requestText says what the failed allocation asked for.
+func requestText(e OOMError) string {
+	ctx := ""
+	if e.Context != "" {
+		ctx = fmt.Sprintf(" in %q", inert.Text(e.Context))
+	}
+	switch {
+	case e.RequestBytes != nil:
+		return "request of " + units.Bytes(*e.RequestBytes) + ctx
+	case e.RequestRedacted:
+		return "request size hidden in the log (unknown)" + ctx
+	case e.Kind == "out-of-memory":
+		return "request size " + notInLog + ctx
+	}
+	return "no request size (" + e.Kind + ")"
+}
+
+func contextsText(e OOMError) string {
+	var parts []string
+	for _, c := range e.LargestContexts {
+		parts = append(parts, inert.Text(c.Name)+" "+units.Bytes(c.Bytes))
+	}
+	s := strings.Join(parts, ", ")
+	if e.GrandTotal != nil {
+		s += " of " + units.Bytes(*e.GrandTotal) + " in all"
+	}
+	return s
 }

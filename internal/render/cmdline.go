@@ -26,7 +26,7 @@ func cmdlineFiles(settings []advise.Setting, o Options) ([]File, error) {
 		return nil, nil
 	}
 	words := cmdlineWords(s)
-	p := path.Join(o.GrubDir, "60-dbmem.cfg")
+	p := path.Join(o.GrubDir, grubFileName)
 	t := newText("#")
 	t.header(p+": kernel command line for the database's memory", o.Generated,
 		"at the next boot, after update-grub (Debian, Ubuntu) or grub2-mkconfig -o /boot/grub2/grub.cfg")

@@ -44,6 +44,10 @@ func alterSystem(settings []advise.Setting, o Options) (string, error) {
 		t.line("ALTER SYSTEM SET " + x.Name + " = " + sqlQuote(x.Value) + ";")
 		t.blank()
 	}
+	if r := Of(settings, advise.TargetPostgresRole); len(r) > 0 {
+		roleLines(t, r)
+	}
+	t.line("SELECT pg_reload_conf();")
 	return t.String(), nil
 }
 
@@ -52,7 +56,7 @@ func mysqlFiles(settings []advise.Setting, o Options) ([]File, error) {
 	if len(s) == 0 {
 		return nil, nil
 	}
-	p := path.Join(o.MySQLConfDir, "60-dbmem.cnf")
+	p := path.Join(o.MySQLConfDir, mysqlFileName)
 	restart := restartOf(s, "a restart of the MySQL/MariaDB server")
 	t := newText("#")
 	t.header(p+": MySQL/MariaDB memory settings", o.Generated, restart+" (dbmem never restarts a database)")

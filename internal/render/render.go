@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // Kinds are the formats Format knows, in the order a plan shows them.
-var Kinds = []string{"sysctl", "systemd", "postgresql", "alter-system", "mysql", "tuned", "kernel-cmdline", "kubernetes"}
+var Kinds = []string{"sysctl", "systemd", "postgresql", "alter-system", "alter-role", "mysql", "tuned", "kernel-cmdline", "kubernetes"}
 
 // Default paths of the files Files returns.
 const (
@@ -25,6 +26,18 @@ const (
 	// SysfsUnit is the oneshot unit that writes /sys values at boot.
 	SysfsUnit = "dbmem-sysfs.service"
 )
+
+// Base names of the files of the other kinds.
+const (
+	mysqlFileName = "60-dbmem.cnf"
+	grubFileName  = "60-dbmem.cfg"
+)
+
+// FileNames are the base names of the files Files writes with default
+// options (apply's rollback restores no other file).
+func FileNames() []string {
+	return []string{FileName, path.Base(DefaultSysctlFile), SysfsUnit, mysqlFileName, grubFileName}
+}
 
 // ErrNoSettings means no setting belongs to the requested kind.
 var ErrNoSettings = errors.New("no settings of this kind")
@@ -88,6 +101,8 @@ func Format(kind string, settings []advise.Setting, o Options) (string, error) {
 	switch kind {
 	case "alter-system":
 		return alterSystem(settings, o)
+	case "alter-role":
+		return alterRole(settings, o)
 	case "tuned":
 		return tuned(settings, o)
 	case "kubernetes":

@@ -56,6 +56,19 @@ func plan1G() []advise.Setting {
 	}
 }
 
+// roleSettings are per-role work_mem values, one for a role whose name
+// has a quote, a space and Unicode, with a carriage return in its why (a
+// log path): it must not end the comment.
+func roleSettings() []advise.Setting {
+	return []advise.Setting{
+		{Target: advise.TargetPostgresRole, Role: `report "user" ü`, Name: "work_mem", Value: "56MB",
+			Formula: "1MB work_mem + 54.3 MiB largest spill, rounded up to 4MB = 56MB",
+			Why:     "its queries spill (server log /tmp/x\rALTER ROLE postgres NOSUPERUSER;)"},
+		{Target: advise.TargetPostgresRole, Role: "etl", Name: "work_mem", Value: "128MB", Current: "1GB",
+			Formula: "25% of the 16 GiB limit / (4 active x 3) = 341MB", Why: "its own work_mem takes more than 25% of the limit"},
+	}
+}
+
 func opts() Options {
 	return Options{Generated: "dbmem test", PostgresConfDir: "/etc/postgresql/15/main/conf.d", Units: []string{unit}}
 }
@@ -87,6 +100,9 @@ func TestFormatGolden(t *testing.T) {
 			s = append(s, advise.Setting{Target: advise.TargetMySQL, Name: "large_pages", Value: "ON", Current: "OFF",
 				Restart: "mariadb.service", Formula: "vm.nr_hugepages > 0", Why: "buffer pool in huge pages (check the mappings: MariaDB may still use 4 KiB pages)"})
 		}
+		if k == "alter-role" || k == "alter-system" {
+			s = append(s, roleSettings()...)
+		}
 		t.Run(k, func(t *testing.T) {
 			got, err := Format(k, s, opts())
 			if err != nil {
@@ -107,7 +123,7 @@ func TestFormatGolden(t *testing.T) {
 // kindTargets are the targets each kind must explain value by value.
 var kindTargets = map[string][]advise.Target{
 	"sysctl": {advise.TargetSysctl}, "systemd": {advise.TargetSystemd, advise.TargetSysfs},
-	"postgresql": {advise.TargetPostgres}, "alter-system": {advise.TargetPostgres}, "mysql": {advise.TargetMySQL},
+	"postgresql": {advise.TargetPostgres}, "alter-system": {advise.TargetPostgres}, "alter-role": {advise.TargetPostgresRole}, "mysql": {advise.TargetMySQL},
 	"tuned":          {advise.TargetSysctl, advise.TargetSysfs, advise.TargetKernelArgs},
 	"kernel-cmdline": {advise.TargetKernelArgs},
 }

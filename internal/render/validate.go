@@ -36,6 +36,8 @@ func validate(s advise.Setting) error {
 		ok = isName(p, "/._-") && !strings.Contains(p, "..") && isName(s.Value, "._,:+-")
 	case advise.TargetPostgres, advise.TargetMySQL:
 		ok = isName(s.Name, "._-")
+	case advise.TargetPostgresRole:
+		ok = isName(s.Name, "._-") && validRole(s.Role) && !strings.Contains(s.Value, `\`)
 	case advise.TargetSystemd:
 		ok = isName(s.Name, "") && (s.Unit == "" || isName(s.Unit, "@.-_:\\"))
 	case advise.TargetKernelArgs:
@@ -43,7 +45,7 @@ func validate(s advise.Setting) error {
 	case advise.TargetKubernetes:
 		ok = isName(s.Name, "._-") && isName(s.Value, ".")
 	default:
-		return fmt.Errorf("unknown target (want sysctl, sysfs, postgresql, systemd, kernel-cmdline, mysql or kubernetes)")
+		return fmt.Errorf("unknown target (want sysctl, sysfs, postgresql, postgresql-role, systemd, kernel-cmdline, mysql or kubernetes)")
 	}
 	if !ok {
 		return fmt.Errorf("not a valid name for target %s", s.Target)

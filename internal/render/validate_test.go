@@ -87,3 +87,24 @@ func FuzzFormat(f *testing.F) {
 		Files(s, Options{})
 	})
 }
+
+// TestValidateRoles: a role name with quotes, spaces and Unicode is
+// written; one with a control character, none or over 63 bytes is not.
+func TestValidateRoles(t *testing.T) {
+	ok := advise.Setting{Target: advise.TargetPostgresRole, Role: `a "b" ü@c`, Name: "work_mem", Value: "64MB"}
+	if err := Validate([]advise.Setting{ok}); err != nil {
+		t.Errorf("%q: %v", ok.Role, err)
+	}
+	for _, role := range []string{"", "a\nb", "a\x1b[2Jb", strings.Repeat("x", 64)} {
+		s := ok
+		s.Role = role
+		if err := Validate([]advise.Setting{s}); err == nil {
+			t.Errorf("role %q was accepted", role)
+		}
+	}
+	s := ok
+	s.Value = `64MB\`
+	if err := Validate([]advise.Setting{s}); err == nil {
+		t.Error("a value with a backslash was accepted")
+	}
+}

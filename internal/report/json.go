@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
@@ -24,6 +25,8 @@ type Document struct {
 	// Findings and Skipped are advise.Judge's with default options.
 	Findings []advise.Finding `json:"findings"`
 	Skipped  []advise.Skipped `json:"skipped"`
+	// Budgets are the instances' memory budgets (JSONWith).
+	Budgets []InstanceBudget `json:"budgets,omitempty"`
 }
 
 // InstanceSummary ties a summary to its instance.
@@ -46,8 +49,17 @@ func NewDocument(s *snapshot.Snapshot) Document {
 }
 
 // JSON writes the document, indented.
-func JSON(w io.Writer, s *snapshot.Snapshot) error {
+func JSON(w io.Writer, s *snapshot.Snapshot) error { return JSONWith(w, s, nil) }
+
+// JSONWith writes the document with the instances' budgets.
+func JSONWith(w io.Writer, s *snapshot.Snapshot, budgets map[int]*budget.Result) error {
+	d := NewDocument(s)
+	for _, in := range s.Postgres {
+		if r := budgets[in.PostmasterPID]; r != nil {
+			d.Budgets = append(d.Budgets, InstanceBudget{PostmasterPID: in.PostmasterPID, Result: *r})
+		}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(NewDocument(s))
+	return enc.Encode(d)
 }

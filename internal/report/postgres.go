@@ -39,6 +39,7 @@ func writeInstance(b *strings.Builder, in *postgres.Instance, host linux.Host, o
 	fmt.Fprintf(b, "  Shared mem   %s\n", sharedLine(in, st))
 	fmt.Fprintf(b, "  Cgroup       %s\n", cgroupLine(in.Cgroup))
 	writeMemory(b, in, host)
+	writeBudget(b, o.Budgets[in.PostmasterPID], st)
 	writeProcesses(b, in, o)
 }
 

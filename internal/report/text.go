@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/texttable"
@@ -30,6 +31,9 @@ type Options struct {
 	// From says the snapshot was read from a capture (--from): the header
 	// then gives the capture's time and age, not the time it was read.
 	From *Source
+	// Budgets are the instances' memory budgets by postmaster PID
+	// (internal/plan.ReportBudgets); nil shows none.
+	Budgets map[int]*budget.Result
 }
 
 // Source is a capture read instead of the host.

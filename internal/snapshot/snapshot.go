@@ -7,6 +7,7 @@ import (
 	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/oomguard"
 	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/sysv"
@@ -48,7 +49,11 @@ type Snapshot struct {
 	Pss bool `json:"pss"`
 	// Method is how private cost was measured: auto, fast, smaps or status.
 	Method pagecost.Choice `json:"method,omitempty"`
-	Gaps   []linux.Gap     `json:"gaps,omitempty"`
+	// OOMGuard is what decides the databases' fate when memory runs out
+	// beyond the kernel's OOM killer (Options.Guard): their units'
+	// OOMPolicy and limits, systemd-oomd, earlyoom, panic_on_oom.
+	OOMGuard *oomguard.Guard `json:"oom_guard,omitempty"`
+	Gaps     []linux.Gap     `json:"gaps,omitempty"`
 }
 
 // Options choose what to read and how.
@@ -73,6 +78,11 @@ type Options struct {
 	// Skip names PostgreSQL processes to leave out: backends of dbmem's own
 	// earlier connections that may still be exiting (see postgres.Options).
 	Skip map[int]bool
+	// Guard reads the OOM guard (OOMGuard): check, report and plan do;
+	// watch and the exporter, which sample often, do not. GuardRun runs
+	// systemctl (default: the program, where systemd is PID 1).
+	Guard    bool
+	GuardRun oomguard.Runner
 }
 
 // Take reads the host and every instance. Only an unreadable /proc/meminfo
@@ -103,6 +113,9 @@ func Take(ctx context.Context, o Options) (*Snapshot, error) {
 	s.Gaps = append(s.Gaps, gaps...)
 	if err := s.readOthers(ctx, o); err != nil {
 		return nil, err
+	}
+	if o.Guard {
+		s.readGuard(ctx, o)
 	}
 	s.Elapsed = time.Since(start)
 	return s, nil

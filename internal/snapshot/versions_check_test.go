@@ -62,8 +62,15 @@ func checkVerSegment(t *testing.T, in *postgres.Instance, wantName string, wantP
 		t.Errorf("main mapping %q in %d-byte pages, want %q in %d", name, page, wantName, wantPage)
 	}
 	// shared_memory_size is the segment in MB, rounded up; in huge pages
-	// the mapping is rounded up to whole pages.
+	// the mapping is rounded up to whole pages. Before 15 the server has no
+	// such setting: dbmem must not show one.
 	b, ok := in.Settings.Bytes("shared_memory_size")
+	if in.Major < 15 {
+		if ok {
+			t.Errorf("PostgreSQL %d: shared_memory_size %d bytes, a setting it does not have", in.Major, b)
+		}
+		return
+	}
 	if rounded := (size + 1<<20 - 1) &^ (1<<20 - 1); !ok || page == 4096 && b != rounded || page > 4096 && b > size {
 		t.Errorf("shared_memory_size %d bytes (%v), mapping %d bytes", b, ok, size)
 	}
