@@ -170,7 +170,7 @@ func TestHelperUnitsShape(t *testing.T) {
 		}
 	}
 	for k, want := range map[string]string{"User": "postgres", "CapabilityBoundingSet": "", "NoNewPrivileges": "yes",
-		"StandardInput": "socket", "StandardOutput": "socket", "ExecStart": "/usr/bin/dbmem " + postgres.HelperCommand} {
+		"StandardInput": "socket", "StandardOutput": "socket", "ExecStart": "/usr/bin/dbmem " + postgres.HelperCommand + " --" + postgres.HelperReadOnlyFlag} {
 		if svc[k] != want {
 			t.Errorf("dbmem-pg-helper@.service: %s=%q, want %q", k, svc[k], want)
 		}
