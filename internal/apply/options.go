@@ -25,6 +25,11 @@ type Options struct {
 	// a test or a review writes into a directory instead.
 	FilesRoot  string
 	JournalDir string // default DefaultJournalDir
+	// Restorable, when set, names more files a rollback may restore than
+	// those render writes: the configuration files of a running PgBouncer
+	// that `dbmem pooler rollback` found (internal/pooler/iniapply). A
+	// journal naming any other file is refused.
+	Restorable func(path string) bool
 	Render     render.Options
 	// Postgres, MySQL and Boot allow writing those files (each needs a
 	// restart or a reboot, which apply never does).

@@ -93,7 +93,7 @@ func reversePlan(j *Journal, o Options) (*Plan, error) {
 		p.Live = append(p.Live, c)
 	}
 	for i := len(j.Files) - 1; i >= 0; i-- {
-		if err := fileOK(j.Files[i], j, o.JournalDir); err != nil {
+		if err := fileOK(j.Files[i], j, o); err != nil {
 			return nil, err
 		}
 		f, err := reverseFile(j.Files[i], p)
@@ -162,13 +162,14 @@ func reverseFile(rec FileRecord, p *Plan) (FileChange, error) {
 // in the journal directory for a rollback), a created directory that is
 // not above the file. A journal is root's, in root's directory; this
 // stops a damaged or forged one from restoring any other file.
-func fileOK(rec FileRecord, j *Journal, dir string) error {
+func fileOK(rec FileRecord, j *Journal, o Options) error {
+	dir := o.JournalDir
 	bad := ""
 	switch {
 	case !filepath.IsAbs(rec.Path) || filepath.Clean(rec.Path) != rec.Path:
 		bad = "not an absolute, clean path"
-	case !slices.Contains(render.FileNames(), filepath.Base(rec.Path)):
-		bad = "not a file dbmem writes (" + strings.Join(render.FileNames(), ", ") + ")"
+	case !slices.Contains(render.FileNames(), filepath.Base(rec.Path)) && (o.Restorable == nil || !o.Restorable(rec.Path)):
+		bad = "not a file dbmem writes (" + strings.Join(render.FileNames(), ", ") + ")" + restoreHint(j)
 	case rec.Backup != "" && rec.Backup != backupName(rec.Path, j.ID) &&
 		filepath.Clean(rec.Backup) != filepath.Join(filepath.Clean(dir), j.ID+".files", flatName(rec.Path)):
 		bad = "its backup " + rec.Backup + " is not where dbmem keeps one"
@@ -213,4 +214,15 @@ func readBackup(rec FileRecord) ([]byte, os.FileInfo, error) {
 			rec.Backup, rec.Path, sum(b)[:12], rec.OldSHA256[:min(12, len(rec.OldSHA256))])
 	}
 	return b, st, nil
+}
+
+// restoreHint names the command that undoes a run of another dbmem
+// command (its note says which: `dbmem pooler set` writes pgbouncer.ini).
+func restoreHint(j *Journal) string {
+	for _, n := range j.Notes {
+		if strings.Contains(n, "dbmem pooler rollback") {
+			return "; this run is a 'dbmem pooler set': undo it with dbmem pooler rollback --id " + j.ID
+		}
+	}
+	return ""
 }

@@ -38,7 +38,7 @@ func (b *pgBudget) lowerConnections(set Setting, idle uint64) Setting {
 	}
 	want := ceilInt(max(2*used, s.SuperuserReserved+10), 10)
 	pools := ""
-	if p := b.in.Pools; p != nil {
+	if p := b.in.Pools; p != nil && p.MaxServerConnections > 0 {
 		pools = fmt.Sprintf(", at least the %d server connections the poolers open + %d reserved", p.MaxServerConnections, s.SuperuserReserved)
 		want = max(want, ceilInt(p.MaxServerConnections+s.SuperuserReserved, 10))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/plan"
+	"github.com/dbmem/dbmem/internal/pooler"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/postmortem"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -26,6 +27,8 @@ type CaptureOptions struct {
 	Live postgres.LiveSource
 	// MySQLLive reads MySQL/MariaDB settings over SQL; nil reads files only.
 	MySQLLive mysql.LiveSource
+	// PoolerConsole reads PgBouncer's admin console; nil reads files only.
+	PoolerConsole pooler.ConsoleSource
 	// Pss reads smaps_rollup for every database process, as report does.
 	Pss bool
 	// WithQueries keeps query texts in the database logs.
@@ -80,7 +83,12 @@ func collect(ctx context.Context, o CaptureOptions) (*collected, error) {
 	if o.MySQLLive != nil {
 		mysrc = mylive
 	}
-	snap, err := snapshot.Take(ctx, snapshot.Options{FS: fs, Live: src, MySQLLive: mysrc, Pss: o.Pss, Now: o.Now})
+	poolers := &capture.PoolerRecorder{Inner: o.PoolerConsole}
+	var console pooler.ConsoleSource
+	if o.PoolerConsole != nil {
+		console = poolers
+	}
+	snap, err := snapshot.Take(ctx, snapshot.Options{FS: fs, Live: src, MySQLLive: mysrc, PoolerConsole: console, Pss: o.Pss, Now: o.Now})
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +116,9 @@ func collect(ctx context.Context, o CaptureOptions) (*collected, error) {
 	if err == nil {
 		err = c.contents.addMySQLLive(mylive)
 	}
+	if err == nil {
+		err = c.contents.addFiles(poolers.Files())
+	}
 	return c, err
 }
 
@@ -127,6 +138,14 @@ func (c *contents) addMySQLLive(r *capture.MySQLLiveRecorder) error {
 		c.manifest.Redaction.Files.Changed[p] = n
 	}
 	return nil
+}
+
+// addFiles adds files recorded beside the tree (live/...).
+func (c *contents) addFiles(files map[string][]byte, err error) error {
+	for p, b := range files {
+		c.files[p] = b
+	}
+	return err
 }
 
 // assemble redacts what was recorded and lays out the bundle.

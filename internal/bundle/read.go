@@ -13,6 +13,7 @@ import (
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/pooler"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
@@ -137,6 +138,15 @@ func (b *Bundle) MySQLLive() mysql.LiveSource {
 		return nil
 	}
 	return capture.TreeMySQLLive{Dir: treeRoot, Read: b.tree.ReadFile}
+}
+
+// PoolerConsole answers with what each PgBouncer's console said at
+// capture time; nil when the capture did not ask (--no-connect).
+func (b *Bundle) PoolerConsole() pooler.ConsoleSource {
+	if !b.Manifest.SQL {
+		return nil
+	}
+	return capture.TreePoolerConsole{Dir: treeRoot, Read: b.tree.ReadFile}
 }
 
 // addLinks adds the recorded /proc links of links.json.

@@ -54,7 +54,7 @@ func (e *env) pgPort() (int, error) {
 // snapshot.Take of the CLI (directly, or through a watch.Sampler or a
 // capture) starts from them, so the connection flags apply everywhere.
 func (e *env) snapshotOptions() snapshot.Options {
-	o := snapshot.Options{FS: e.fs(), Live: e.live(), MySQLLive: e.mysqlLive()}
+	o := snapshot.Options{FS: e.fs(), Live: e.live(), MySQLLive: e.mysqlLive(), PoolerConsole: e.poolerConsole()}
 	if e.from.b != nil {
 		at := e.from.b.Manifest.CapturedAt // a bundle's snapshot is of its capture, not of now
 		o.Now = func() time.Time { return at }
@@ -103,5 +103,5 @@ func (e *env) sampler() *watch.Sampler {
 // captureOptions fills the reading part of a capture's options.
 func (e *env) captureOptions(o *bundle.CaptureOptions) {
 	so := e.snapshotOptions()
-	o.FS, o.Live, o.MySQLLive = so.FS, so.Live, so.MySQLLive
+	o.FS, o.Live, o.MySQLLive, o.PoolerConsole = so.FS, so.Live, so.MySQLLive, so.PoolerConsole
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/pooler"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
@@ -13,7 +14,7 @@ import (
 // the tests re-executes it (/proc/self/exe) as a data directory's owner,
 // and removes the binaries the end-to-end tests built.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == postgres.HelperCommand {
+	if len(os.Args) > 1 && (os.Args[1] == postgres.HelperCommand || os.Args[1] == pooler.ConsoleHelperCommand) {
 		os.Exit(Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	code := m.Run()

@@ -107,7 +107,7 @@ func newRoot(e *env) *cobra.Command {
 		e.inertOutput()
 		return e.openFrom(cmd)
 	}
-	for _, c := range []*cobra.Command{newReportCmd(e), newCheckCmd(e), newPlanCmd(e), newApplyCmd(e), newRollbackCmd(e), newLabCmd(e), newWatchCmd(e), newHistoryCmd(e), newExporterCmd(e), newPostmortemCmd(e), newCaptureCmd(e), newHelperCmd(e)} {
+	for _, c := range []*cobra.Command{newReportCmd(e), newCheckCmd(e), newPlanCmd(e), newApplyCmd(e), newRollbackCmd(e), newLabCmd(e), newWatchCmd(e), newHistoryCmd(e), newExporterCmd(e), newPostmortemCmd(e), newCaptureCmd(e), newHelperCmd(e), newPoolerHelperCmd(e), newPoolerCmd(e)} {
 		root.AddCommand(c)
 	}
 	registerCompletions(root)

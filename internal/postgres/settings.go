@@ -41,7 +41,7 @@ var SettingNames = []string{
 	"dynamic_shared_memory_type", "min_dynamic_shared_memory",
 	"shared_memory_size", "shared_memory_size_in_huge_pages", "huge_pages_status",
 	"jit", "shared_preload_libraries", "effective_cache_size", "update_process_title",
-	"config_file", "unix_socket_directories", "log_destination", "logging_collector", "log_directory", "log_filename",
+	"config_file", "unix_socket_directories", "listen_addresses", "log_destination", "logging_collector", "log_directory", "log_filename",
 	"log_line_prefix", "log_timezone", "restart_after_crash", "io_method", "io_workers", "log_temp_files",
 }
 

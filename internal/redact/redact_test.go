@@ -9,6 +9,8 @@ func TestSecrets(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"primary_conninfo = 'host=p user=rep password=s3cret port=5432'", "primary_conninfo = 'host=p user=rep password=REDACTED port=5432'"},
 		{"password = 'quoted secret'", "password = REDACTED"},
+		{"shop = host=/run/postgresql password='a b''c' pool_size=3", "shop = host=/run/postgresql password=REDACTED pool_size=3"},
+		{"app = password='' user=x", "app = password=REDACTED user=x"},
 		{`[client]` + "\n" + `password="x y"`, "[client]\npassword=REDACTED"},
 		{"PGPASSWORD=abc psql", "PGPASSWORD=REDACTED psql"},
 		{"MYSQL_PWD=abc", "MYSQL_PWD=REDACTED"},

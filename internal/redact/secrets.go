@@ -42,8 +42,9 @@ var secretRules = []secretRule{
 	// key=value (or key: value) whose key ends in password, passwd or
 	// pwd: conninfo strings (primary_conninfo), option files ([client]
 	// password=), PGPASSWORD=, MYSQL_PWD=, --password=. A value that is a
-	// PASSWORD( call was handled above.
-	{re: regexp.MustCompile(`(?i)\b[a-z0-9_]*(?:password|passwd|pwd)\s*[=:]\s*('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|[^\s'",;&\\]+)`),
+	// PASSWORD( call was handled above. A quote doubled inside quotes is
+	// one quote (PgBouncer's [databases] password='it''s').
+	{re: regexp.MustCompile(`(?i)\b[a-z0-9_]*(?:password|passwd|pwd)\s*[=:]\s*('(?:[^'\\\n]|\\.|'')*'|"(?:[^"\\\n]|\\.)*"|[^\s'",;&\\]+)`),
 		bare: true, keep: isPasswordCall},
 	// Tokens and keys as key=value (GITHUB_TOKEN=x, --api-key=x,
 	// client_secret=x, AWS_SECRET_ACCESS_KEY=x): only with "=", since

@@ -25,6 +25,9 @@ type Document struct {
 	// Findings and Skipped are advise.Judge's with default options.
 	Findings []advise.Finding `json:"findings"`
 	Skipped  []advise.Skipped `json:"skipped"`
+	// PoolerLimits are, per instance a pooler points at, the server
+	// connections the poolers may open to it (pooler.ServerConnections).
+	PoolerLimits []InstancePoolerLimit `json:"pooler_limits,omitempty"`
 	// Budgets are the instances' memory budgets (JSONWith).
 	Budgets []InstanceBudget `json:"budgets,omitempty"`
 }
@@ -45,6 +48,7 @@ func NewDocument(s *snapshot.Snapshot) Document {
 	for _, in := range s.Postgres {
 		d.Summaries = append(d.Summaries, InstanceSummary{PostmasterPID: in.PostmasterPID, Summary: postgres.Summarize(in)})
 	}
+	d.PoolerLimits = poolerLimits(s)
 	return d
 }
 

@@ -61,6 +61,7 @@ func Text(w io.Writer, s *snapshot.Snapshot, o Options) error {
 		writeInstance(&b, in, s.Host, o, st)
 	}
 	writeOthers(&b, s, st)
+	writePoolers(&b, s, st)
 	b.WriteString("\n")
 	r := findingsOf(s, o)
 	writeFindings(&b, r.Findings, st)

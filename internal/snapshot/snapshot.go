@@ -9,6 +9,7 @@ import (
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/oomguard"
 	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/pooler"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/sysv"
 )
@@ -43,6 +44,9 @@ type Snapshot struct {
 	// Software is what runs beside the databases and changes memory
 	// advice (Redis, MongoDB, JVMs, Erlang VMs, Oracle, kubelet).
 	Software []cohost.Software `json:"software,omitempty"`
+	// Poolers are the connection poolers running here (PgBouncer, pgcat,
+	// Odyssey): their configuration and PgBouncer's pools.
+	Poolers []*pooler.Pooler `json:"poolers,omitempty"`
 	// Pss says whether Pss_Anon was measured for every process (with
 	// smaps_rollup or the exact fast path, see Method) rather than RssAnon
 	// standing in for it.
@@ -74,7 +78,10 @@ type Options struct {
 	// MySQLLive reads settings from running MySQL/MariaDB servers (a
 	// mysql.Connector); nil reads their option files only.
 	MySQLLive mysql.LiveSource
-	Now       func() time.Time
+	// PoolerConsole reads PgBouncer's admin console (a pooler.Connector,
+	// or a bundle's record); nil reads the poolers' files only.
+	PoolerConsole pooler.ConsoleSource
+	Now           func() time.Time
 	// Skip names PostgreSQL processes to leave out: backends of dbmem's own
 	// earlier connections that may still be exiting (see postgres.Options).
 	Skip map[int]bool
@@ -114,6 +121,7 @@ func Take(ctx context.Context, o Options) (*Snapshot, error) {
 	if err := s.readOthers(ctx, o); err != nil {
 		return nil, err
 	}
+	s.readPoolers(ctx, o)
 	if o.Guard {
 		s.readGuard(ctx, o)
 	}

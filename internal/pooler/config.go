@@ -1,0 +1,90 @@
+package pooler
+
+import (
+	"context"
+	"time"
+
+	"github.com/dbmem/dbmem/internal/linux"
+)
+
+// readConfig reads the pooler's configuration files with fs (the pooler's
+// own rights) and cwd (its working directory, for relative includes).
+func (p *Pooler) readConfig(ctx context.Context, fs linux.FS, cwd string, lim Limits) {
+	switch p.Kind {
+	case PgBouncer:
+		l := loadINI(ctx, fs, p.ConfigFile, cwd, lim)
+		c, probs := parsePgBouncer(l)
+		p.Files, p.Problems, p.Refused = l.Files, append(l.Problems, probs...), l.Refused || len(probs) > 0
+		p.PgBouncer = &c
+		p.NotRead = []string{"auth_file and auth_query (credentials: never read)", "[peers] (cancel requests between PgBouncers)"}
+	case PgCat:
+		p.readPgCat(fs, lim)
+	case Odyssey:
+		lim = lim.withDefaults()
+		if lim.Depth == DefaultLimits.Depth {
+			lim.Depth = 16 // Odyssey's own OD_CFG_MAX_INCLUDE_DEPTH
+		}
+		l := &loader{ctx: ctx, fs: fs, cwd: cwd, lim: lim, deadline: time.Now().Add(lim.Time)}
+		nodes := l.odysseyFile(p.ConfigFile, nil, 0, "")
+		c, probs := interpretOdyssey(nodes)
+		p.Files, p.Problems, p.Refused = l.out.Files, append(l.out.Problems, probs...), l.out.Refused || len(probs) > 0
+		p.Odyssey = &c
+		p.NotRead = []string{"shared pools (pool_shared)", "LDAP and rule-specific storages (ldap_storage_credentials)",
+			"client_max (clients, not server connections)", "its console (needs a password: dbmem sends none)"}
+	}
+}
+
+// readPgCat reads one pgcat.toml (pgcat has no includes).
+func (p *Pooler) readPgCat(fs linux.FS, lim Limits) {
+	lim = lim.withDefaults()
+	b, err := readBounded(fs, p.ConfigFile, lim.FileBytes)
+	if err != nil {
+		p.Problems, p.Refused = append(p.Problems, Problem{File: p.ConfigFile, What: err.Error()}), true
+		return
+	}
+	p.Files = []string{p.ConfigFile}
+	keys, err := parseTOML(string(b))
+	if err != nil {
+		p.Problems, p.Refused = append(p.Problems, Problem{File: p.ConfigFile, What: err.Error() + ": pgcat refuses the file"}), true
+	}
+	c, probs := parsePgCat(p.ConfigFile, keys)
+	p.Problems = append(p.Problems, probs...)
+	p.Refused = p.Refused || len(probs) > 0
+	p.PgCat = &c
+	p.NotRead = []string{"mirrors (their connections are not in the pools)", "auth_query passthrough",
+		"the CONFIG_FILE environment variable (dbmem reads no environments; the command line's file is read)",
+		"its admin console (needs a password: dbmem sends none)"}
+}
+
+// odysseyFile reads one Odyssey file and, in place, its include "file"
+// statements, within the loader's limits.
+func (l *loader) odysseyFile(name string, stack []string, line int, from string) []odNode {
+	if !l.admit(name, stack, line, from) {
+		return nil
+	}
+	b, err := readBounded(l.fs, name, min(l.lim.FileBytes, l.lim.TotalBytes-l.total))
+	if err != nil {
+		l.refuse(firstNonEmpty(from, name), line, readProblem(name, err, l.lim))
+		return nil
+	}
+	l.total += int64(len(b))
+	l.out.Files = append(l.out.Files, name)
+	nodes, err := parseOdyssey(name, string(b))
+	if err != nil {
+		l.refuse(name, 0, err.Error()+": Odyssey refuses the file")
+		return nil
+	}
+	var out []odNode
+	for _, n := range nodes {
+		if n.Key != "include" {
+			out = append(out, n)
+			continue
+		}
+		// Odyssey opens the path as written: from its working directory.
+		out = append(out, l.odysseyFile(l.resolve(arg(n, 0)), append(stack, name), n.Line, name)...)
+		if l.out.Refused {
+			return out
+		}
+	}
+	return out
+}
