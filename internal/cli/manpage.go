@@ -17,14 +17,17 @@ var (
 		{ExitUsage, "usage error: an unknown flag, a missing or invalid value"},
 	}
 	moreExits = map[string][]ExitCode{
-		"dbmem check":    {{ExitFindings, "a finding at or above the severity given with --exit-code"}},
-		"dbmem apply":    {{exitRefused, "refused: a change would make the host worse, or another apply or rollback holds the lock; nothing was changed"}},
-		"dbmem rollback": {{exitRefused, "refused: a value or file cannot be restored safely, or another apply or rollback holds the lock; nothing was changed"}},
+		"dbmem check":           {{ExitFindings, "a finding at or above the severity given with --exit-code"}},
+		"dbmem apply":           {{exitRefused, "refused: a change would make the host worse, or another apply or rollback holds the lock; nothing was changed"}},
+		"dbmem pooler":          {{exitRefused, "pooler set, pooler rollback: refused, another apply or rollback runs; nothing was changed"}},
+		"dbmem pooler set":      {{exitRefused, "refused: another apply or rollback holds the lock; nothing was changed"}},
+		"dbmem pooler rollback": {{exitRefused, "refused: another apply or rollback holds the lock; nothing was changed"}},
+		"dbmem rollback":        {{exitRefused, "refused: a value or file cannot be restored safely, or another apply or rollback holds the lock; nothing was changed"}},
 	}
 	// rootExits are the codes only some commands use, on dbmem's own page.
 	rootExits = []ExitCode{
 		{ExitFindings, "check: a finding at or above the severity given with --exit-code"},
-		{exitRefused, "apply, rollback: refused, nothing was changed"},
+		{exitRefused, "apply, rollback, pooler set, pooler rollback: refused, nothing was changed"},
 	}
 )
 
@@ -68,6 +71,13 @@ var examples = map[string]string{
   dbmem postmortem --since 24h --last 3
   dbmem postmortem --kernel-log /var/log/kern.log --db-log /var/log/postgresql/postgresql-15-main.log
   dbmem postmortem --from dbmem-db1-20250301T120000Z.tar.gz`,
+	"dbmem pooler": `  dbmem report                 # the POOLERS section: pools and the server connections they may open
+  dbmem pooler set default_pool_size=15
+  dbmem pooler set default_pool_size=15 --yes
+  dbmem pooler rollback --yes`,
+	"dbmem pooler rollback": `  dbmem pooler rollback
+  dbmem pooler rollback --yes
+  dbmem pooler rollback --pid 4242 --id 20250301T120000.000Z --yes`,
 	"dbmem capture": `  dbmem capture
   dbmem capture -o /tmp/db1.tar.gz --fast
   dbmem report --from /tmp/db1.tar.gz`,
