@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/growth"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/report"
@@ -32,12 +33,20 @@ func newCheckCmd(e *env) *cobra.Command {
 	var o advise.Options
 	var exitAt, minSev string
 	var fast bool
+	var hist string
+	var g growth.Options
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Find what will hurt this host's databases: huge pages, page tables, OOM, overcommit, swap, THP",
 		Long: `check reads the host and every running PostgreSQL instance (as report does) and lists
 findings, most severe first, each with the numbers read, why it matters and the fix.
 Severities: info, notice, warning, critical (thresholds in docs/check-plan.md).
+
+With a recording of 'dbmem watch --record' (--history, by default the file the
+dbmem-watch-record service writes, when it exists), check also finds steady growth
+(memory.growth): the roles and backends whose private cost grew steadily over the last
+--growth-window, and when MemAvailable, the cgroup limit or an enforced CommitLimit
+would be reached at that rate.
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severity.`,
 		Args: noArgs,
@@ -50,6 +59,9 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 				if _, err := parseSeverityFlag("exit-code", exitAt); err != nil {
 					return err
 				}
+			}
+			if g.Window <= 0 || g.MinSpan <= 0 || g.MinSpan > g.Window {
+				return usageError{fmt.Errorf("--growth-window and --growth-min-span must be positive, the span within the window")}
 			}
 			so := e.snapshotOptions()
 			so.Guard = e.from.b == nil // systemd units, oomd, earlyoom, panic_on_oom; a bundle does not carry them
@@ -64,6 +76,9 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 			}
 			o.Processes = procs
 			r := advise.Judge(snap, o)
+			if e.from.b == nil {
+				growthFindings(cmd.Context(), &r, hist, cmd.Flags().Changed("history"), g, time.Now())
+			}
 			if err := writeCheck(e, snap, r, append(snap.Gaps, gaps...)); err != nil {
 				return err
 			}
@@ -75,6 +90,9 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 	f.StringVar(&minSev, "min-severity", "info", "list only findings at or above this severity")
 	f.IntVar(&o.NodesPerQuery, "nodes", advise.DefaultNodesPerQuery, "sort/hash nodes per query assumed in the worst case")
 	f.BoolVar(&o.SharedHost, "shared-host", false, "the host runs other software too: do not advise strict overcommit")
+	f.StringVar(&hist, "history", defaultHistory, "a recording of 'dbmem watch --record' to find steady growth in (\"\": none)")
+	f.DurationVar(&g.Window, "growth-window", 30*time.Minute, "with --history: the window a growth rate is measured over, ending now")
+	f.DurationVar(&g.MinSpan, "growth-min-span", 10*time.Minute, "with --history: the least time of points a growth rate needs")
 	f.BoolVar(&fast, "fast", false, "skip smaps_rollup (Pss): cheaper, the backend baseline becomes an over-estimate")
 	return cmd
 }

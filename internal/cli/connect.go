@@ -69,10 +69,21 @@ func (e *env) live() postgres.LiveSource {
 	if e.from.b != nil {
 		return e.from.b.Live() // what the servers said at capture time
 	}
-	if !e.fs().IsLive() || e.conn.Disabled {
+	c, ok := e.liveConnector()
+	if !ok {
 		return nil
 	}
-	return e.pgConnector()
+	return c
+}
+
+// liveConnector is the verified connection to PostgreSQL servers on this
+// host (the X-ray, watch's per-backend view); ok is false when reading a
+// capture or a copied tree, or with --no-connect.
+func (e *env) liveConnector() (postgres.Connector, bool) {
+	if e.from.b != nil || !e.fs().IsLive() || e.conn.Disabled {
+		return postgres.Connector{}, false
+	}
+	return e.pgConnector(), true
 }
 
 // pgConnector connects to a PostgreSQL instance as the connection flags

@@ -10,12 +10,14 @@ import (
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/report"
 	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/xray"
 )
 
 func newReportCmd(e *env) *cobra.Command {
 	var o report.Options
 	var fast, noBudget bool
 	var method string
+	var xf xrayFlags
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Show where the host's memory goes: host, huge pages, every PostgreSQL instance and process",
@@ -34,11 +36,21 @@ Pss_Anon + VmPTE + VmSwap: what one more such process costs.
           page table entry (about 45 ms per backend with 3 GiB of shared memory touched)
   status  status only (RssAnon, an over-estimate); --fast is the same
 
+--contexts N X-rays the N client backends with the highest private cost (at most 10;
+--contexts-pid PID names one): each writes its memory contexts to the server's log
+(pg_log_backend_memory_contexts, PostgreSQL 14+, superuser or GRANT EXECUTE), dbmem reads
+the dump back and splits the backend's private cost into catalog caches, plan cache,
+running query, JIT, other contexts and what lies outside them, each with its fix. It
+adds one LOG line per memory context to the server's log.
+
 It only reads. Run as root for the exact fast path.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			m, err := reportMethod(method, fast, cmd.Flags().Changed("method"))
 			if err != nil {
+				return err
+			}
+			if err := xf.check(e); err != nil {
 				return err
 			}
 			e.conn.Work = !noBudget // the budget reads spills and roles' settings
@@ -49,20 +61,33 @@ It only reads. Run as root for the exact fast path.`,
 			if err != nil {
 				return err
 			}
+			var xr []xray.Result
+			if xf.on() {
+				if xr, err = e.xrays(cmd.Context(), snap, xf); err != nil {
+					return err
+				}
+			}
 			o.Budgets = plan.ReportBudgets(e.fs(), snap, plan.BudgetOptions{Off: noBudget, Profile: "web"})
 			if e.json {
-				return report.JSONWith(e.stdout, snap, o.Budgets)
+				doc := report.DocumentWith(snap, o.Budgets)
+				doc.XRay = xr
+				return report.WriteJSON(e.stdout, doc)
 			}
 			o.Color, o.Width = e.color(), e.width()
 			if b := e.from.b; b != nil {
 				o.From = &report.Source{Path: b.Path, CapturedAt: b.Manifest.CapturedAt, Now: time.Now()}
 			}
-			return report.Text(e.stdout, snap, o)
+			if err := report.Text(e.stdout, snap, o); err != nil || !xf.on() {
+				return err
+			}
+			return writeXRayText(e.stdout, xr, o.Width)
 		},
 	}
 	cmd.Flags().BoolVar(&o.All, "all", false, "list every process (default: the 10 most expensive client backends)")
 	cmd.Flags().IntVar(&o.TopClients, "top", 10, "client backends to list when not --all")
 	cmd.Flags().StringVar(&method, "method", string(pagecost.ChoiceAuto), "how to measure Pss_Anon: auto, fast, smaps or status")
+	cmd.Flags().IntVar(&xf.n, "contexts", 0, "X-ray the N client backends with the highest private cost: their memory contexts by group (PostgreSQL 14+; at most 10)")
+	cmd.Flags().IntSliceVar(&xf.pids, "contexts-pid", nil, "X-ray this backend (repeatable)")
 	cmd.Flags().BoolVar(&fast, "fast", false, "same as --method status: cheap, but private cost becomes an over-estimate")
 	cmd.Flags().BoolVar(&noBudget, "no-budget", false, "leave out each instance's memory budget (work_mem and its companions; dbmem plan shows it whole)")
 	return cmd

@@ -31,15 +31,30 @@ Every tick reads only constant-time files (status, stat, oom_score); smaps_rollu
 (exact Pss, a page-table walk per process) is read every --smaps-interval. Each
 tick shows what it cost in CPU time.
 
+BACKENDS lists every PostgreSQL backend as pg_activity does (pid, role, user,
+database, state, age, query start, private cost, and the query, cut to the width),
+most expensive first; the queries are read over the verified connection at each
+tick and are never recorded nor printed in --json.
+
 On a terminal the screen is redrawn in place, fitted to its width, and keys act:
 q (or Ctrl-C) quits, p pauses, s sorts the PostgreSQL instances by the next column, + and -
-change the interval, h shows help. Otherwise, or with --json, one block (one JSON
+change the interval, j/k (or the arrows) select a backend, x X-rays it (its memory
+contexts by group, as report --contexts-pid), b hides BACKENDS, h shows help. Otherwise, or with --json, one block (one JSON
 object) is printed per tick and no key is read. --record FILE keeps every tick in
-an SQLite file for 'dbmem history'.`,
+an SQLite file for 'dbmem history'.
+
+GROWTH lists the backends and roles whose private cost grows steadily (a least-squares
+slope over --growth-window, with at least --growth-min-span of points and a line that
+explains them), and when MemAvailable, the instance's cgroup limit or CommitLimit
+(enforced with vm.overcommit_memory=2) would be reached at that rate. Two X-rays of a
+growing backend (x, or --xray-growing) tell a leak from cache growth.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Interval <= 0 || o.SmapsEvery < 0 || o.Count < 0 {
 				return usageError{fmt.Errorf("--interval must be positive, --smaps-interval and --count not negative")}
+			}
+			if o.Growth.Window <= 0 || o.Growth.MinSpan <= 0 || o.Growth.MinSpan > o.Growth.Window || o.XRayGrowing < 0 {
+				return usageError{fmt.Errorf("--growth-window and --growth-min-span must be positive, the span within the window; --xray-growing not negative")}
 			}
 			s := e.sampler()
 			s.FS.Deadlines = linux.NewDeadlines(readTimeout) // a hung read shows as a gap
@@ -53,6 +68,7 @@ an SQLite file for 'dbmem history'.`,
 					o.Keys = e.stdin
 				}
 			}
+			e.watchBackends(s, &o)
 			if record != "" {
 				st, err := history.Open(record, retention)
 				if err != nil {
@@ -72,5 +88,8 @@ an SQLite file for 'dbmem history'.`,
 	f.IntVar(&o.Top, "top", 5, "processes in each top list")
 	f.StringVar(&record, "record", "", "record every tick into this SQLite file (created if missing)")
 	f.DurationVar(&retention, "retention", 7*24*time.Hour, "with --record: delete samples older than this (0: keep all)")
+	f.DurationVar(&o.Growth.Window, "growth-window", 30*time.Minute, "GROWTH: the window a backend's or a role's growth rate is measured over")
+	f.DurationVar(&o.Growth.MinSpan, "growth-min-span", 10*time.Minute, "GROWTH: the least time of points a growth rate needs")
+	f.DurationVar(&o.XRayGrowing, "xray-growing", 0, "X-ray each steadily growing backend at most this often (0: never): two X-rays tell a leak from cache growth; each writes a LOG line per memory context")
 	return cmd
 }

@@ -62,12 +62,6 @@ type MemoryContext struct {
 }
 
 var (
-	// "  ExecutorState: 8192 total in 1 blocks; 3504 free (0 chunks); 4688 used: ident"
-	ctxRe = regexp.MustCompile(`^( *)(.+?): (\d+) total in (\d+) blocks?; (\d+) free \((\d+) chunks?\); (\d+) used(?:: (.*))?$`)
-	// "  12 more child contexts containing 30720 total in 13 blocks; ..."
-	moreRe = regexp.MustCompile(`^( *)(\d+) more child contexts containing (\d+) total in (\d+) blocks?; (\d+) free \((\d+) chunks?\); (\d+) used`)
-	// "Grand total: 1234 bytes in 5 blocks; 678 free (9 chunks); 556 used"
-	grandRe = regexp.MustCompile(`^Grand total: (\d+) bytes in (\d+) blocks?; (\d+) free \((\d+) chunks?\); (\d+) used`)
 	// "Failed on request of size 536870912 in memory context "ExecutorState"."
 	requestRe = regexp.MustCompile(`Failed on request of size (\S+?)(?:\.?$| in memory context "([^"]*)")`)
 	// "automatic vacuum of table "db.schema.t"", "automatic analyze of table ...".
@@ -81,36 +75,11 @@ const (
 	OOMIoUring     = "io-uring-setup" // could not setup io_uring queue: Cannot allocate memory
 )
 
-// parseDumpLine reads one line of a memory context dump.
+// parseDumpLine reads one line of a memory context dump written to stderr
+// (or, pasted without its prefix, in the LOG form): ParseContextLine.
 func parseDumpLine(raw string) (c MemoryContext, grand bool, ok bool) {
-	if len(raw) > maxDumpLine || !strings.Contains(raw, " total ") && !strings.HasPrefix(raw, "Grand total: ") {
-		return c, false, false
-	}
-	if m := grandRe.FindStringSubmatch(raw); m != nil {
-		c = MemoryContext{Name: "Grand total"}
-		setCounts(&c, m[1:6])
-		return c, true, true
-	}
-	if m := moreRe.FindStringSubmatch(raw); m != nil {
-		c = MemoryContext{Depth: len(m[1]) / 2}
-		c.MoreChildren, _ = strconv.Atoi(m[2])
-		setCounts(&c, m[3:8])
-		return c, false, true
-	}
-	if m := ctxRe.FindStringSubmatch(raw); m != nil {
-		c = MemoryContext{Name: m[2], Ident: m[8], Depth: len(m[1]) / 2}
-		setCounts(&c, m[3:8])
-		return c, false, true
-	}
-	return c, false, false
-}
-
-func setCounts(c *MemoryContext, f []string) {
-	n := make([]uint64, 5)
-	for i := range n {
-		n[i], _ = strconv.ParseUint(f[i], 10, 64)
-	}
-	c.TotalBytes, c.Blocks, c.FreeBytes, c.FreeChunks, c.UsedBytes = n[0], n[1], n[2], n[3], n[4]
+	l, ok := ParseContextLine(raw)
+	return l.MemoryContext, l.Grand, ok
 }
 
 // Largest returns the n named contexts that hold the most memory.

@@ -26,6 +26,9 @@ type PostgresLog struct {
 	// Postmasters are the postmaster PIDs the log shows ("ready to accept
 	// connections", "starting PostgreSQL" and "listening on" lines).
 	Postmasters []Postmaster
+	// ContextDumps are the memory context dumps pg_log_backend_memory_contexts
+	// had backends write (PostgreSQL 14+), in the order they started.
+	ContextDumps []ContextDump
 	// Stats counts the lines read and the over-long ones skipped.
 	Stats loglines.Stats
 }
@@ -63,6 +66,7 @@ func (o Options) ParsePostgres(r io.Reader) (PostgresLog, error) {
 	}
 	st.trailingDump()
 	st.end("the log ends before the server was ready again")
+	st.out.ContextDumps = st.ctx.finish()
 	return st.out, err
 }
 
@@ -85,6 +89,8 @@ type pgState struct {
 	// says whether it caused a restart.
 	exited *CrashRestart
 	grand  *MemoryContext
+	// ctx assembles the dumps written one LOG entry per context.
+	ctx dumps
 	// shutdown is set by an immediate shutdown request: the crash warnings
 	// that follow are the shutdown's, not a crash's. stopAsked is the last
 	// smart or fast shutdown request.
@@ -129,6 +135,9 @@ func (s *pgState) dumpLine(raw string) {
 }
 
 func (s *pgState) entry(e entry) {
+	if s.ctx.add(e) {
+		return
+	}
 	s.notePostmaster(e)
 	o, ok := outOfMemory(e)
 	if !ok {

@@ -23,6 +23,7 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 // The metrics. HELP texts say the formula; units are in the names.
 var (
 	descHugePool  = desc("host_huge_pages_pool", "Huge pages in the host-wide pool of this page size (nr_hugepages + surplus).", "page_size_bytes")
+	descAvailable = desc("host_mem_available_bytes", "MemAvailable from /proc/meminfo: what can be allocated before the host reclaims hard or OOM-kills (the classic estimate on kernels before 3.14).")
 	descHugeInUse = desc("host_huge_pages_in_use", "Huge pages in use or reserved: Total - Free + Rsvd.", "page_size_bytes")
 
 	descInfo        = desc("postgres_info", "A PostgreSQL instance found on this host (1); labels say its version, huge_pages setting and whether settings came from a connection.", with(inst, "version", "huge_pages", "connected")...)
@@ -31,6 +32,8 @@ var (
 	descMaxConn     = desc("postgres_max_connections", "The max_connections setting.", inst...)
 	descPrivate     = desc("postgres_private_bytes", "Private memory by role at scrape time: RssAnon + VmPTE + VmSwap from /proc/PID/status (an over-estimate: copy-on-write pages count fully).", instRole...)
 	descPssPrivate  = desc("postgres_pss_private_bytes", "Private memory by role from the last smaps pass: Pss_Anon + VmPTE + VmSwap, the cost of these processes beyond shared memory.", instRole...)
+	descLongLived   = desc("postgres_long_lived_private_bytes", "Private memory by role of the processes alive for 10 minutes or more: RssAnon + VmPTE + VmSwap. Steady growth here is caches or a leak, not new connections (predict_linear over it: deploy/prometheus).", instRole...)
+	descLongLivedN  = desc("postgres_long_lived_processes", "Processes by role alive for 10 minutes or more (the ones in dbmem_postgres_long_lived_private_bytes).", instRole...)
 	descPTE         = desc("postgres_page_table_bytes", "Page tables (VmPTE) summed by role: kernel memory in no RSS or Pss.", instRole...)
 	descShared      = desc("postgres_shared_memory_bytes", "Size of the main shared memory segment as the postmaster maps it.", inst...)
 	descSharedPage  = desc("postgres_shared_memory_page_size_bytes", "Page size the kernel really uses for the main shared segment (4096: huge pages are not in use).", inst...)
@@ -76,5 +79,5 @@ var allDescs = []*prometheus.Desc{
 	descColDur, descColCPU, descColOK, descSmapsTS, descSmapsDur, descSmapsCPU, descSmapsOK,
 	descInstOK, descInstGaps, descBuild,
 	descMyInfo, descMyPool, descMyPoolPage, descMyHugeMaps, descMyHugeNeed, descMyMaxConn, descMyWorstCase,
-	descMyPrivate, descMyPss, descMyPTE,
+	descMyPrivate, descMyPss, descMyPTE, descAvailable, descLongLived, descLongLivedN,
 }

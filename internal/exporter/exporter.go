@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/watch"
 )
 
@@ -88,7 +89,8 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	if ok {
 		pss := e.lastSmaps()
 		collectHost(out, s)
-		collectPostgres(out, s, pss)
+		boot, _ := linux.BootTime(e.o.Sampler.FS) // ages unknown without it: no long-lived series
+		collectPostgres(out, s, pss, boot)
 		collectMySQL(out, s, pss)
 		collectOOM(out, s, e.o.Top)
 		if e.o.Sampler.Check != nil {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -61,7 +63,7 @@ func collected(t *testing.T, s *watch.Sample) map[string][]map[string]string {
 	t.Helper()
 	c := collectorFunc(func(ch chan<- prometheus.Metric) {
 		out := newSink(ch, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		collectPostgres(out, s, smapsResult{})
+		collectPostgres(out, s, smapsResult{}, time.Time{})
 	})
 	out := map[string][]map[string]string{}
 	for name, ms := range gather(t, c) {
@@ -145,3 +147,66 @@ func (f collectorFunc) Describe(ch chan<- *prometheus.Desc) { prometheus.Describ
 func (f collectorFunc) Collect(ch chan<- prometheus.Metric) { f(ch) }
 
 func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// dbmem_postgres_long_lived_private_bytes sums by role the processes
+// alive for ten minutes or more, and is absent without the boot time.
+func TestLongLivedByRole(t *testing.T) {
+	s := sampleOf(t, "pg15-hugepages-off")
+	in := s.Snapshot.Postgres[0]
+	clients := in.ByRole(postgres.RoleClient)
+	if len(clients) < 2 {
+		t.Fatalf("%d clients in the fixture", len(clients))
+	}
+	// Boot so that the clients that started first are ten minutes old or
+	// more at the sample, the others younger: the boundary falls between
+	// two start times.
+	var ticks []uint64
+	for _, p := range clients {
+		ticks = append(ticks, p.StartTicks)
+	}
+	slices.Sort(ticks)
+	k := 0
+	for k+1 < len(ticks) && ticks[k+1] == ticks[k] {
+		k++
+	}
+	if k+1 == len(ticks) {
+		t.Fatal("every client started at the same tick")
+	}
+	boundary := (ticks[k] + ticks[k+1]) / 2
+	boot := s.Snapshot.TakenAt.Add(-LongLived).Add(-time.Duration(boundary) * time.Second / 100)
+	var want uint64
+	n := 0
+	for _, p := range clients {
+		if p.StartTicks <= boundary {
+			st := p.Status
+			want += *st.RssAnonBytes + *st.VmPTEBytes + *st.VmSwapBytes
+			n++
+		}
+	}
+	c := collectorFunc(func(ch chan<- prometheus.Metric) {
+		out := newSink(ch, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		collectPostgres(out, s, smapsResult{}, boot)
+	})
+	got := gather(t, c)
+	var bytes, procs float64
+	for _, m := range got["dbmem_postgres_long_lived_private_bytes"] {
+		for _, lp := range m.GetLabel() {
+			if lp.GetName() == "role" && lp.GetValue() == "client backend" {
+				bytes = m.GetGauge().GetValue()
+			}
+		}
+	}
+	for _, m := range got["dbmem_postgres_long_lived_processes"] {
+		for _, lp := range m.GetLabel() {
+			if lp.GetName() == "role" && lp.GetValue() == "client backend" {
+				procs = m.GetGauge().GetValue()
+			}
+		}
+	}
+	if bytes != float64(want) || int(procs) != n || n >= len(clients) {
+		t.Errorf("long-lived clients: %v bytes, %v processes; want %d bytes, %d processes (of %d)", bytes, procs, want, n, len(clients))
+	}
+	if len(collected(t, s)["dbmem_postgres_long_lived_private_bytes"]) != 0 {
+		t.Error("long-lived series sent without the boot time")
+	}
+}

@@ -3,6 +3,7 @@ package exporter
 import (
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
@@ -11,6 +12,9 @@ import (
 )
 
 func collectHost(out *sink, s *watch.Sample) {
+	if v, _, ok := s.Snapshot.Host.Meminfo.Available(); ok {
+		out.gauge(descAvailable, float64(v))
+	}
 	for _, p := range s.Snapshot.Host.HugePools {
 		inUse, ok := p.InUse()
 		if p.Node >= 0 || !ok {
@@ -34,12 +38,13 @@ func pgLabels(s *watch.Sample) [][]string {
 
 // collectPostgres sends every instance's metrics, each instance on its own:
 // one that fails is left out with dbmem_instance_scrape_success 0.
-func collectPostgres(out *sink, s *watch.Sample, pss smapsResult) {
+func collectPostgres(out *sink, s *watch.Sample, pss smapsResult, boot time.Time) {
 	labels := pgLabels(s)
 	for i, in := range s.Snapshot.Postgres {
 		l := labels[i]
 		ok := out.collectInstance("postgresql "+in.DataDir, func() {
 			collectInstance(out, in, s.Snapshot.Host, l)
+			collectLongLived(out, in, boot, s.Snapshot.TakenAt, l)
 			collectPss(out, pss.private[in.PostmasterPID], l)
 		})
 		out.gauge(descInstOK, b2f(ok), with(l, "postgresql")...)
@@ -121,6 +126,33 @@ func collectRoles(out *sink, in *postgres.Instance, l []string) {
 	}
 	if pm, ok := in.Postmaster(); ok && pm.OOMScoreAdj != nil {
 		out.gauge(descOOMAdj, float64(*pm.OOMScoreAdj), l...)
+	}
+}
+
+// LongLived is the age from which a process counts as long-lived.
+const LongLived = 10 * time.Minute
+
+// collectLongLived sums by role the private cost of the processes alive
+// for LongLived or more (the postmaster left out): a series that new
+// connections do not move, for predict_linear. Nothing is sent without
+// the boot time (process ages unknown).
+func collectLongLived(out *sink, in *postgres.Instance, boot, now time.Time, l []string) {
+	if boot.IsZero() {
+		return
+	}
+	sums, counts := map[string]uint64{}, map[string]int{}
+	for _, p := range in.Processes {
+		st := p.Status
+		if p.Role == postgres.RolePostmaster || now.Sub(linux.Started(boot, p.StartTicks)) < LongLived ||
+			st.RssAnonBytes == nil || st.VmPTEBytes == nil || st.VmSwapBytes == nil {
+			continue
+		}
+		sums[string(p.Role)] += *st.RssAnonBytes + *st.VmPTEBytes + *st.VmSwapBytes
+		counts[string(p.Role)]++
+	}
+	for _, role := range sortedKeys(sums) {
+		out.gauge(descLongLived, float64(sums[role]), with(l, role)...)
+		out.gauge(descLongLivedN, float64(counts[role]), with(l, role)...)
 	}
 }
 

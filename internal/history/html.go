@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"io"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/growth"
 )
 
 // HTML writes a self-contained page: every chart as inline SVG with its
@@ -36,6 +38,15 @@ var page = template.Must(template.New("history").Funcs(template.FuncMap{
 	"dur": dur,
 	"ts":  func(t time.Time) string { return t.Format("2006-01-02 15:04:05") },
 	"inc": func(i int) int { return i + 1 },
+	"who": func(g Growing) string {
+		if g.Kind == "backend" {
+			return fmt.Sprintf("pid %s %s %s@%s", g.PID, g.Role, g.User, g.Database)
+		}
+		return "role " + g.Role
+	},
+	"bytes":    func(v float64) string { return Format(v, UnitBytes) },
+	"rate":     growth.Rate,
+	"forecast": forecastText,
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>dbmem history {{.H.Path}}</title>
 <style>
@@ -55,6 +66,11 @@ table{border-collapse:collapse;font-size:12px}td,th{padding:2px 8px;text-align:l
 <div class="legend">{{range .Legend}}<span><i style="background:{{.Color}}"></i>{{.Name}}</span>{{end}}</div>
 {{.SVG}}
 {{end}}
+{{if .H.GrowthWindow}}<h2>Growth and time to OOM</h2>
+<p>Steady growth of private cost (RssAnon + VmPTE + VmSwap) over the last {{.H.GrowthWindow}} of each series, and when each limit would be reached at that rate.</p>
+{{if .H.Growing}}<table><tr><th>instance</th><th>what</th><th class="num">at the end</th><th class="num">rate</th><th class="num">R²</th><th>forecast (soonest first)</th><th>cause</th></tr>
+{{range .H.Growing}}<tr><td>{{.Instance}}</td><td>{{who .}}</td><td class="num">{{bytes .Trend.Last}}</td><td class="num">{{rate .Trend.Rate}}</td><td class="num">{{printf "%.2f" .Trend.R2}}</td><td>{{forecast .Forecast}}</td><td>{{.Cause}}</td></tr>
+{{end}}</table>{{else}}<p>No role or backend grew steadily.</p>{{end}}{{end}}
 <h2>Findings</h2>
 <p>Each finding is shaded, with its number, on the charts of what it is about: the host's, or its instance's.</p>
 {{if .H.Findings}}<table><tr><th class="num">#</th><th>first seen</th><th>last seen</th><th class="num">ticks</th><th>severity</th><th>id</th><th>subject</th><th>title</th></tr>

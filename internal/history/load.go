@@ -54,6 +54,11 @@ type History struct {
 	Costs    []TickCost    `json:"costs"`
 	Series   []Series      `json:"series"`
 	Findings []FindingSpan `json:"findings"`
+	// Growing is what Growth found, when the caller asked (dbmem history
+	// does): Text and HTML show it.
+	Growing []Growing `json:"growing,omitempty"`
+	// GrowthWindow is the window Growing was measured over.
+	GrowthWindow time.Duration `json:"growth_window_ns,omitempty"`
 }
 
 // Load reads what was recorded between from and to (zero times: no bound).

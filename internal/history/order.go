@@ -26,6 +26,8 @@ var seriesNames = []struct{ name, title string }{
 	{"rss_anon_bytes", "Private (RssAnon)"},
 	{"pss_anon_bytes", "Private (Pss_Anon)"},
 	{"vm_pte_bytes", "Page tables (VmPTE sum)"},
+	{"cgroup_limit_bytes", "Cgroup memory limit"},
+	{"cgroup_usage_bytes", "Cgroup memory usage"},
 }
 
 // Title names a series for people.

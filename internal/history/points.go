@@ -61,7 +61,7 @@ func PointsOf(f watch.Frame) []Point {
 	for _, m := range f.MySQL {
 		ps = append(ps, mysqlPoints(m, f.Mode != "status")...)
 	}
-	return ps
+	return append(ps, growthPoints(f)...)
 }
 
 // InstanceLabels names a PostgreSQL instance in series labels:

@@ -37,6 +37,7 @@ func Text(w io.Writer, h *History, o TextOptions) error {
 		fmt.Fprintf(&b, "  %-8s ticks %6d  CPU avg %s, max %s; wall avg %s\n", c.Mode, c.Ticks, dur(c.AvgCPU), dur(c.MaxCPU), dur(c.AvgWall))
 	}
 	writeSeries(&b, h, o.Width)
+	writeGrowth(&b, h)
 	writeFindings(&b, h)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -55,6 +56,9 @@ func writeSeries(b *strings.Builder, h *History, width int) {
 		}
 	}
 	for _, s := range h.Series {
+		if strings.Contains(s.Labels, ExtraSep) || s.Name == "overcommit_memory" {
+			continue // roles, backends and X-rays: under GROWTH
+		}
 		engine, g := InstanceOf(s.Labels)
 		key := ""
 		if g {
@@ -96,6 +100,25 @@ func Format(v float64, unit string) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
+}
+
+func writeGrowth(b *strings.Builder, h *History) {
+	if h.GrowthWindow == 0 {
+		return
+	}
+	if len(h.Growing) == 0 {
+		fmt.Fprintf(b, "\nGROWTH  no role or backend grew steadily over the last %s of its series\n", h.GrowthWindow)
+		return
+	}
+	fmt.Fprintf(b, "\nGROWTH  steady growth of private cost (RssAnon + VmPTE + VmSwap) over the last %s of each series, and when it reaches a limit at that rate\n", h.GrowthWindow)
+	inst := ""
+	for _, g := range h.Growing {
+		if g.Instance != inst {
+			inst = g.Instance
+			fmt.Fprintf(b, "  POSTGRESQL %s\n", inert.Text(inst))
+		}
+		fmt.Fprintf(b, "    %s\n", inert.Text(GrowingText(g)))
+	}
 }
 
 func writeFindings(b *strings.Builder, h *History) {

@@ -78,5 +78,15 @@ func liveOver(ctx context.Context, d dialSpec, check func(Live) error) (Live, er
 			return Live{}, err
 		}
 	}
+	if d.backends != nil {
+		if l.Backends, err = readBackends(ctx, conn); err != nil {
+			return Live{}, err
+		}
+	}
+	if d.contexts != nil {
+		if l.Contexts, err = runContexts(ctx, conn, d.contexts); err != nil {
+			return Live{}, err
+		}
+	}
 	return l, nil
 }

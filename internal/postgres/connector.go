@@ -23,6 +23,12 @@ type Connector struct {
 	// directory's owner through dbmem's own binary, as `sudo -u postgres
 	// psql` would (peer authentication). nil: no helper.
 	Helper *asowner.Runner
+	// contexts, when set, is run on the connection once it is checked
+	// (LogContexts).
+	contexts *ContextsRequest
+	// backends, when set, reads every backend's activity and query too
+	// (Backends).
+	backends *backendsRequest
 }
 
 func (c Connector) fs() linux.FS {

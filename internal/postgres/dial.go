@@ -46,6 +46,10 @@ type dialSpec struct {
 	// (ConnOptions.Statements).
 	work  bool
 	stmts []string
+	// contexts is run once the server is checked (Connector.LogContexts).
+	contexts *ContextsRequest
+	// backends reads BackendActivity (Connector.Backends).
+	backends *backendsRequest
 }
 
 // pgxConfig builds the connection's configuration from d alone: the

@@ -41,6 +41,10 @@ type helperRequest struct {
 	TimeoutMS int64    `json:"timeout_ms"`
 	Work      bool     `json:"work,omitempty"`
 	Stmts     []string `json:"statements,omitempty"`
+	// Contexts asks backends of PID to log their memory contexts.
+	Contexts *ContextsRequest `json:"contexts,omitempty"`
+	// Backends asks for every backend's activity and query.
+	Backends *backendsRequest `json:"backends,omitempty"`
 }
 
 // ServeHelper is the helper's side (the hidden subcommand): one request
@@ -77,6 +81,12 @@ func serveHelper(ctx context.Context, req helperRequest) (any, error) {
 	proof := &servertrust.Proof{PID: req.PID, Account: servertrust.Account{UID: req.UID}, Socket: req.Socket}
 	d := dialSpec{target: target{host: req.SocketDir, port: req.Port, proof: proof}, user: req.User,
 		database: req.Database, requireAuth: "none", timeout: time.Duration(req.TimeoutMS) * time.Millisecond, work: req.Work, stmts: req.Stmts}
+	d.backends = req.Backends
+	if req.Contexts != nil {
+		c := *req.Contexts
+		c.Postmaster = req.PID // only backends of the postmaster the helper proved
+		d.contexts = &c
+	}
 	return liveOver(ctx, d, sameInstance{fs: linux.DefaultFS(), postmaster: req.PID, dataDir: req.DataDir, port: req.Port}.check)
 }
 
@@ -84,7 +94,7 @@ func serveHelper(ctx context.Context, req helperRequest) (any, error) {
 func (c Connector) viaHelper(ctx context.Context, in *Instance, d dialSpec, gid uint32) (Live, error) {
 	p := d.proof
 	req := helperRequest{Socket: p.Socket, SocketDir: d.host, Port: d.port, PID: p.PID, DataDir: in.DataDir, UID: p.Account.UID,
-		User: d.user, Database: d.database, TimeoutMS: d.timeout.Milliseconds(), Work: d.work, Stmts: d.stmts}
+		User: d.user, Database: d.database, TimeoutMS: d.timeout.Milliseconds(), Work: d.work, Stmts: d.stmts, Contexts: d.contexts, Backends: d.backends}
 	var l Live
 	a := asowner.Account{UID: p.Account.UID, GID: gid, Name: p.Account.String()}
 	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout+10*time.Second)

@@ -15,7 +15,7 @@ import (
 // by a trusted account (or over TCP, bound to the host and port, in TLS),
 // and require_auth so that pgx sends nothing the rules do not allow.
 func (c Connector) spec(t target, u, db string, o ConnOptions) dialSpec {
-	d := dialSpec{target: t, user: u, database: db, timeout: o.Timeout, work: o.Work, stmts: o.Statements}
+	d := dialSpec{target: t, user: u, database: db, timeout: o.Timeout, work: o.Work, stmts: o.Statements, contexts: c.contexts, backends: c.backends}
 	q := passwordQuery{host: "localhost", port: t.port, database: db, user: u, bound: t.tcp}
 	if t.tcp {
 		q.host = t.host

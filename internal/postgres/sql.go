@@ -55,6 +55,11 @@ type Live struct {
 	// Results are the rows of ConnOptions.Statements, one list per
 	// statement, every value as text ("" for NULL).
 	Results [][][]string `json:"results,omitempty"`
+	// Contexts is the answer to Connector.LogContexts.
+	Contexts *ContextsAnswer `json:"contexts,omitempty"`
+	// Backends is the answer to Connector.Backends: query texts, never
+	// recorded (capture's recorder asks only for Live).
+	Backends *[]BackendActivity `json:"backends,omitempty"`
 }
 
 // Activity is one pg_stat_activity row.

@@ -79,19 +79,4 @@ func ZoneName(loc *time.Location, t time.Time) string {
 }
 
 // BootTime reads the boot time (btime) from /proc/stat.
-func BootTime(fs linux.FS) (time.Time, error) {
-	b, err := fs.ReadFile(fs.ProcPath("stat"))
-	if err != nil {
-		return time.Time{}, err
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "btime "); ok {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if err != nil {
-				return time.Time{}, fmt.Errorf("read %s: btime %q: %w", fs.ProcPath("stat"), v, err)
-			}
-			return time.Unix(n, 0).UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("read %s: no btime line", fs.ProcPath("stat"))
-}
+func BootTime(fs linux.FS) (time.Time, error) { return linux.BootTime(fs) }

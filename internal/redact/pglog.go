@@ -3,6 +3,8 @@ package redact
 import (
 	"regexp"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/dblog"
 )
 
 // QueryRedacted replaces query texts in captured logs.
@@ -29,9 +31,6 @@ var (
 	// pgStatementLogRe is a message that logs a query (log_statement,
 	// log_min_duration_statement, auto_explain): the part kept.
 	pgStatementLogRe = regexp.MustCompile(`^((?:duration: [\d.]+ ms\s+)?(?:statement|execute [^:]*|bind [^:]*|parse [^:]*|plan|fastpath function call)):`)
-	// dumpIdentRe is a memory context dump line with an ident (which can
-	// be the start of a query).
-	dumpIdentRe = regexp.MustCompile(`^(\s*\S.*: \d+ total in \d+ blocks?; \d+ free \(\d+ chunks?\); \d+ used): .+$`)
 )
 
 // redactPGMessage redacts the text of one PostgreSQL message by severity;
@@ -50,6 +49,13 @@ func redactPGMessage(sev, text string) (out string, n int, more bool) {
 	}
 	if m := pgStatementLogRe.FindStringSubmatch(text); m != nil {
 		return m[1] + ": " + QueryRedacted, 1, true
+	}
+	if sev == "LOG" {
+		// pg_log_backend_memory_contexts: one context per message; its
+		// ident can be the start of a query.
+		if out, ok := dblog.StripContextIdent(text); ok {
+			return out, 1, false
+		}
 	}
 	return text, 0, false
 }
@@ -74,8 +80,8 @@ func redactPGLine(line string, withQueries bool, skip *bool, r *LogCounts) (stri
 			out, n, more := redactPGMessage(sev, text)
 			line, *skip = line[:m[1]]+out, more
 			r.Queries += n
-		case dumpIdentRe.MatchString(line):
-			line = dumpIdentRe.ReplaceAllString(line, "$1")
+		case isDumpIdent(line):
+			line, _ = dblog.StripContextIdent(line)
 			r.Queries++
 		case strings.Contains(line, "Query Text: "):
 			line = line[:strings.Index(line, "Query Text: ")] + "Query Text: " + QueryRedacted
@@ -85,6 +91,14 @@ func redactPGLine(line string, withQueries bool, skip *bool, r *LogCounts) (stri
 	line, k := Secrets(line)
 	r.Secrets += k
 	return line, true
+}
+
+// isDumpIdent reports whether line is a memory context dump line with an
+// ident (which can be the start of a query), as written to stderr with an
+// out-of-memory error.
+func isDumpIdent(line string) bool {
+	_, ok := dblog.StripContextIdent(line)
+	return ok
 }
 
 // ParamsRedacted replaces bind parameters, even with --with-queries: they

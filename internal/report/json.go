@@ -8,6 +8,7 @@ import (
 	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/xray"
 )
 
 // JSONSchema versions the --json document of `dbmem report`. v2: the
@@ -30,6 +31,9 @@ type Document struct {
 	PoolerLimits []InstancePoolerLimit `json:"pooler_limits,omitempty"`
 	// Budgets are the instances' memory budgets (JSONWith).
 	Budgets []InstanceBudget `json:"budgets,omitempty"`
+	// XRay is each instance's X-ray (report --contexts), in its own
+	// schema (xray.SchemaVersion); absent without the flag.
+	XRay []xray.Result `json:"xray,omitempty"`
 }
 
 // InstanceSummary ties a summary to its instance.
@@ -57,12 +61,22 @@ func JSON(w io.Writer, s *snapshot.Snapshot) error { return JSONWith(w, s, nil) 
 
 // JSONWith writes the document with the instances' budgets.
 func JSONWith(w io.Writer, s *snapshot.Snapshot, budgets map[int]*budget.Result) error {
+	return WriteJSON(w, DocumentWith(s, budgets))
+}
+
+// DocumentWith builds the document with the instances' budgets.
+func DocumentWith(s *snapshot.Snapshot, budgets map[int]*budget.Result) Document {
 	d := NewDocument(s)
 	for _, in := range s.Postgres {
 		if r := budgets[in.PostmasterPID]; r != nil {
 			d.Budgets = append(d.Budgets, InstanceBudget{PostmasterPID: in.PostmasterPID, Result: *r})
 		}
 	}
+	return d
+}
+
+// WriteJSON writes a document, indented.
+func WriteJSON(w io.Writer, d Document) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(d)

@@ -26,10 +26,19 @@ type Frame struct {
 	MySQL      []MySQLServer `json:"mysql"`
 	TopPrivate []Proc        `json:"top_private"`
 	TopOOM     []Proc        `json:"top_oom"`
-	Findings   []FindingSeen `json:"findings"`
-	Cost       Cost          `json:"cost"`
-	LastSmaps  *SmapsPass    `json:"last_smaps,omitempty"`
-	Gaps       []linux.Gap   `json:"gaps,omitempty"`
+	// Backends is the per-backend view (every PostgreSQL process but the
+	// postmasters), most expensive first, at most MaxFrameBackends.
+	Backends []Backend `json:"backends,omitempty"`
+	// Growing are the backends and roles whose private cost grows steadily,
+	// with a forecast of when each limit would be reached.
+	Growing []Growing `json:"growing,omitempty"`
+	// XRays are the X-rays taken since the previous frame (the x key,
+	// --xray-growing), by group.
+	XRays     []XRayParts   `json:"xrays,omitempty"`
+	Findings  []FindingSeen `json:"findings"`
+	Cost      Cost          `json:"cost"`
+	LastSmaps *SmapsPass    `json:"last_smaps,omitempty"`
+	Gaps      []linux.Gap   `json:"gaps,omitempty"`
 }
 
 // HostFrame is the host-wide numbers that move. A field is nil (omitted)
@@ -96,6 +105,10 @@ type Instance struct {
 	// when it was not seen (the postmaster's smaps needs root).
 	SharedBytes     *uint64 `json:"shared_bytes,omitempty"`
 	SharedPageBytes *uint64 `json:"shared_page_bytes,omitempty"`
+	// CgroupLimitBytes and CgroupUsageBytes are the instance's memory
+	// cgroup's, as of the last discovery; nil without a limit.
+	CgroupLimitBytes *uint64 `json:"cgroup_limit_bytes,omitempty"`
+	CgroupUsageBytes *uint64 `json:"cgroup_usage_bytes,omitempty"`
 }
 
 // Proc is one line of a top list.

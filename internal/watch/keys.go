@@ -35,6 +35,7 @@ type view struct {
 	interval time.Duration
 	help     bool
 	keys     bool // keys are read: show the status line and sort
+	backendKeys
 }
 
 // press applies one key; quit is true for q and Ctrl-C.
@@ -80,7 +81,7 @@ func (v view) status() string {
 	if v.paused {
 		state = "PAUSED  "
 	}
-	return fmt.Sprintf("%skeys: q quit  p pause  s sort (%s)  +/- interval (%s)  h help", state, sortKeys[v.sort], v.interval)
+	return fmt.Sprintf("%skeys: q quit  p pause  s sort (%s)  +/- interval (%s)  x X-ray  h help", state, sortKeys[v.sort], v.interval)
 }
 
 // helpLines explain the keys.
@@ -92,6 +93,10 @@ func (v view) helpLines() []string {
 		"  s          sort the PostgreSQL instances by the next column: " + strings.Join(sortKeys, ", ") +
 			" (the MySQL/MariaDB servers keep the order found)",
 		"  +, -       sample less or more often: " + strings.Join(durations(intervals), ", "),
+		"  j, k, arrows  select a backend in BACKENDS (most expensive first)",
+		"  x          X-ray the selected backend: its memory contexts by group (PostgreSQL 14+; one LOG line per",
+		"             context in the server's log); x again closes it",
+		"  b          show or hide BACKENDS",
 		"  h, ?       show or hide this help",
 	}
 }

@@ -21,7 +21,7 @@ func liveSampler() *Sampler {
 	return &Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}}}
 }
 
-func instanceOf(t *testing.T, s *Sample, c *pgcluster.Cluster) *postgres.Instance {
+func instanceOf(t testing.TB, s *Sample, c *pgcluster.Cluster) *postgres.Instance {
 	t.Helper()
 	for _, in := range s.Snapshot.Postgres {
 		if in.PostmasterPID == c.PID {

@@ -28,6 +28,12 @@ type RenderOptions struct {
 	Help []string
 	// Sort orders the instance table by one of sortKeys ("": as found).
 	Sort string
+	// Backends is how many lines of the per-backend view to show (0:
+	// none); Selected the PID of the selected backend; XRay the lines of
+	// the last X-ray shown below it.
+	Backends int
+	Selected int
+	XRay     []string
 }
 
 // line is one line of output and how to colour it.
@@ -54,11 +60,19 @@ func Render(w io.Writer, f Frame, o RenderOptions) error {
 		ls = append(ls, line{h, sgrCyan})
 	}
 	ls = append(ls, headLines(f)...)
-	ls = append(ls, hostLines(f.Host, f.Tick)...)
-	ls = append(ls, instanceLines(f, o.Width, o.Sort)...)
-	ls = append(ls, mysqlLines(f, o.Width)...)
-	ls = append(ls, topLines(f, o.Width)...)
-	ls = append(ls, findingLines(f, o.Checking)...)
+	bv := backendView{rows: o.Backends, selected: o.Selected, keys: o.Status != "", xray: o.XRay}
+	if len(o.XRay) > 0 { // the X-ray takes the screen: a few backends, then it
+		bv.rows = min(bv.rows, 5)
+		ls = append(ls, backendLines(f, o.Width, bv)...)
+	} else {
+		ls = append(ls, hostLines(f.Host, f.Tick)...)
+		ls = append(ls, instanceLines(f, o.Width, o.Sort)...)
+		ls = append(ls, mysqlLines(f, o.Width)...)
+		ls = append(ls, backendLines(f, o.Width, bv)...)
+		ls = append(ls, growthLines(f)...)
+		ls = append(ls, topLines(f, o.Width)...)
+		ls = append(ls, findingLines(f, o.Checking)...)
+	}
 	var b strings.Builder
 	for _, l := range ls {
 		for _, t := range strings.Split(texttable.Wrap(l.text, o.Width), "\n") {

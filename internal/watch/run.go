@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/growth"
 	"github.com/dbmem/dbmem/internal/inert"
+	"github.com/dbmem/dbmem/internal/xray"
 )
 
 // Options drive Run.
@@ -38,6 +40,17 @@ type Options struct {
 	Keys io.Reader
 	// OnFrame, when set, sees every sample and frame (recording).
 	OnFrame func(*Sample, Frame) error
+	// Backends is how many lines of the per-backend view to show (0:
+	// none; on a terminal, what the height leaves, at least 5).
+	Backends int
+	// XRay, when set, X-rays a backend (the x key, XRayGrowing): it gets
+	// the last sample and the backend's PID.
+	XRay func(ctx context.Context, s *Sample, pid int) xray.Result
+	// XRayGrowing, when set with XRay, X-rays each steadily growing
+	// backend at most this often: two X-rays tell a leak from cache growth.
+	XRayGrowing time.Duration
+	// Growth says what counts as sustained growth (growth.Options).
+	Growth growth.Options
 }
 
 // rediscoverEvery is how often instances and settings are read again when
@@ -53,7 +66,7 @@ func Run(ctx context.Context, s *Sampler, o Options) error {
 	if o.Interval <= 0 {
 		o.Interval = 2 * time.Second
 	}
-	w := &Watcher{Top: o.Top}
+	w := &Watcher{Top: o.Top, Growth: o.Growth}
 	if o.Screen && !o.JSON {
 		io.WriteString(o.Out, "\x1b[?1049h\x1b[?25l")
 		defer io.WriteString(o.Out, "\x1b[?25h\x1b[?1049l")
@@ -67,8 +80,14 @@ func Run(ctx context.Context, s *Sampler, o Options) error {
 	ticker := time.NewTicker(o.Interval)
 	defer ticker.Stop()
 	sched := schedule{smapsEvery: o.SmapsEvery}
+	xr := &xrayRunner{width: o.Render.Width}
+	auto := autoXRay{every: o.XRayGrowing}
 	for tick := 1; ; tick++ {
-		f, err := o.tick(ctx, s, w, &sched, tick)
+		f, smp, err := o.tick(ctx, s, w, &sched, tick)
+		xr.last = smp
+		if err == nil && o.XRay != nil {
+			auto.run(ctx, o.XRay, w, smp, f)
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -81,29 +100,29 @@ func Run(ctx context.Context, s *Sampler, o Options) error {
 		if o.Count > 0 && tick >= o.Count {
 			return nil
 		}
-		if quit, err := o.wait(ctx, ticker, keys, v, f); quit || err != nil {
+		if quit, err := o.wait(ctx, ticker, keys, v, f, xr, w); quit || err != nil {
 			return err
 		}
 	}
 }
 
 // tick samples once and makes the frame.
-func (o Options) tick(ctx context.Context, s *Sampler, w *Watcher, sched *schedule, tick int) (Frame, error) {
+func (o Options) tick(ctx context.Context, s *Sampler, w *Watcher, sched *schedule, tick int) (Frame, *Sample, error) {
 	smp, err := sampleUntil(ctx, s, sched.next(tick, s.now()))
 	if err != nil {
-		return Frame{}, err
+		return Frame{}, nil, err
 	}
 	sched.done(smp)
 	f := w.Frame(smp)
 	if o.OnFrame != nil {
 		err = o.OnFrame(smp, f)
 	}
-	return f, err
+	return f, smp, err
 }
 
 // wait returns when the next tick is due (not while paused), or with quit
 // set when the user quits or ctx ends. A key redraws the last frame.
-func (o Options) wait(ctx context.Context, ticker *time.Ticker, keys <-chan byte, v *view, last Frame) (bool, error) {
+func (o Options) wait(ctx context.Context, ticker *time.Ticker, keys <-chan byte, v *view, last Frame, xr *xrayRunner, w *Watcher) (bool, error) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -112,18 +131,25 @@ func (o Options) wait(ctx context.Context, ticker *time.Ticker, keys <-chan byte
 			if !v.paused {
 				return false, nil
 			}
+		case done := <-xr.done:
+			xr.finish(v, done)
+			w.NoteXRay(done.result)
+			if err := o.show(last, *v); err != nil {
+				return true, err
+			}
 		case k, ok := <-keys:
 			if !ok {
 				keys = nil // the terminal is gone: go on without keys
 				continue
 			}
 			before := v.interval
-			if v.press(k) {
+			if !v.pressBackend(k, last) && v.press(k) {
 				return true, nil
 			}
 			if v.interval != before {
 				ticker.Reset(v.interval)
 			}
+			xr.start(ctx, o.XRay, v)
 			if err := o.show(last, *v); err != nil {
 				return true, err
 			}
@@ -175,6 +201,13 @@ func (o Options) show(f Frame, v view) error {
 	height := 0
 	if o.Size != nil {
 		ro.Width, height = o.Size()
+	}
+	ro.Backends, ro.Selected, ro.XRay = o.Backends, v.selected, v.xray
+	if v.keys && height > 0 {
+		ro.Backends = max(5, height/4)
+	}
+	if v.hidden {
+		ro.Backends = 0
 	}
 	var buf bytes.Buffer
 	if err := Render(&buf, f, ro); err != nil {

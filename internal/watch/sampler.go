@@ -59,6 +59,9 @@ type Sample struct {
 	VMStat    VMStat           `json:"vmstat"`
 	Findings  []advise.Finding `json:"findings"`
 	Cost      Cost             `json:"cost"`
+	// Backends is each connected instance's pg_stat_activity with queries,
+	// by postmaster PID, when the Sampler has a BackendSource.
+	Backends map[int][]postgres.BackendActivity `json:"-"`
 }
 
 // Sampler reads samples. It keeps the last discovery (instances, settings,
@@ -71,6 +74,9 @@ type Sampler struct {
 	MySQLLive mysql.LiveSource
 	Check     Checker          // nil: no findings
 	Now       func() time.Time // nil: time.Now
+	// Backends, when set, reads every backend's activity and query at each
+	// sample (the per-backend view).
+	Backends BackendSource
 	// PssMethod is how a Smaps sample measures Pss_Anon: "" reads
 	// smaps_rollup; pagecost.ChoiceAuto takes the exact fast path
 	// (/proc/kpagecount, root) and smaps_rollup where it cannot.
@@ -131,6 +137,11 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 	if err != nil {
 		return nil, err
 	}
+	var sessions []int
+	var bgaps []linux.Gap
+	out.Backends, sessions, bgaps = s.readBackends(ctx, out.Snapshot.Postgres)
+	s.noteSessions(sessions)
+	gaps = append(gaps, bgaps...)
 	out.Snapshot.Gaps = append(out.Snapshot.Gaps, gaps...)
 	if s.Check != nil {
 		out.Findings = s.Check(out.Snapshot, out.Processes)
@@ -162,6 +173,21 @@ func (s *Sampler) discover(ctx context.Context, fs linux.FS, pss bool, skip map[
 		}
 	}
 	return snap, nil
+}
+
+// noteSessions remembers backends of dbmem's own connections.
+func (s *Sampler) noteSessions(pids []int) {
+	if len(pids) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sessions == nil {
+		s.sessions = map[int]bool{}
+	}
+	for _, pid := range pids {
+		s.sessions[pid] = true
+	}
 }
 
 // liveSessions forgets the sessions that are gone from procs and returns

@@ -3,9 +3,11 @@ package watch
 import (
 	"time"
 
+	"github.com/dbmem/dbmem/internal/growth"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/xray"
 )
 
 // Watcher turns successive samples into frames: it remembers the previous
@@ -14,6 +16,16 @@ import (
 type Watcher struct {
 	// Top is the length of the top lists (default 5).
 	Top int
+	// Growth says what counts as sustained growth of a backend's or a
+	// role's private cost (growth.Options defaults: 30 min window, 10 min
+	// of points at least).
+	Growth growth.Options
+
+	tracker *tracker
+	// xrays are the last two X-rays of each backend, by PID.
+	xrays map[int][2]xray.Backend
+	// pendingXRays go into the next frame.
+	pendingXRays []XRayParts
 
 	tick     int
 	prev     *Sample
@@ -53,6 +65,13 @@ func (w *Watcher) Frame(s *Sample) Frame {
 		func(a, b Proc) bool { return *a.PrivateBytes > *b.PrivateBytes })
 	f.TopOOM = topBy(known(procs, func(p Proc) bool { return p.OOMScore != nil }), top,
 		func(a, b Proc) bool { return *a.OOMScore > *b.OOMScore })
+	f.Backends = backends(s)
+	if w.tracker == nil {
+		w.tracker = newTracker(w.Growth)
+	}
+	w.tracker.add(snap)
+	f.Growing = w.withCauses(w.tracker.growing(snap))
+	f.XRays, w.pendingXRays = w.pendingXRays, nil
 	f.Findings = w.findings(s)
 	w.prev = s
 	return f
@@ -128,6 +147,9 @@ func (w *Watcher) instances(snap *snapshot.Snapshot) []Instance {
 		}
 		if in.Shared != nil {
 			fi.SharedBytes, fi.SharedPageBytes = new(in.Shared.SizeBytes), new(in.Shared.PageSizeBytes)
+		}
+		if cg := in.Cgroup; cg != nil && cg.LimitBytes != nil {
+			fi.CgroupLimitBytes, fi.CgroupUsageBytes = cg.LimitBytes, cg.UsageBytes
 		}
 		if fi.PrivateExact {
 			w.exact[in.PostmasterPID] = pssCost{*sum.PrivateBytes, snap.TakenAt}

@@ -1,0 +1,75 @@
+package termtest
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dbmem/dbmem/internal/pgtest"
+)
+
+// At 80 columns watch shows BACKENDS, pg_activity's view of every backend
+// with its private cost and its query cut to the width; j moves the
+// selection to a backend of a test cluster that filled its catalog caches,
+// x X-rays it below the table, and every line still fits.
+func TestWatchBackendsAndXRayKey(t *testing.T) {
+	c := pgtest.Start(t, map[string]string{"jit": "off", "shared_buffers": "32MB"})
+	var ddl strings.Builder
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&ddl, "CREATE TABLE t%d (a int PRIMARY KEY);", i)
+	}
+	pgtest.Exec(t, c, ddl.String())
+	conn := pgtest.Connect(t, c)
+	marker := "SELECT 'termtest-xray-marker', count(*) FROM pg_class"
+	if _, err := conn.Exec(context.Background(), `DO $$ BEGIN FOR i IN 1..500 LOOP EXECUTE format('SELECT * FROM t%s', i); END LOOP; END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(context.Background(), marker); err != nil {
+		t.Fatal(err)
+	}
+	pid := strconv.Itoa(int(conn.PgConn().PID()))
+	p := newPane(t, 80, 60)
+	startWatch(t, p, fmt.Sprintf("--interval 1s --pg-port %d", c.Port))
+	p.waitFor("BACKENDS")
+	line := selectPID(t, p, pid)
+	if !strings.Contains(line, "SELECT 'termtest-xray") {
+		t.Errorf("the selected backend's line lacks its query: %q", line)
+	}
+	if bad := p.tooWide(p.screen()); len(bad) > 0 {
+		t.Errorf("BACKENDS at 80 columns: lines too wide:\n%s", strings.Join(bad, "\n"))
+	}
+	p.tmux("send-keys", "x")
+	screen := p.waitFor("= private cost")
+	text := strings.Join(screen, "\n")
+	for _, want := range []string{"MEMORY CONTEXTS (X-ray", "pid " + pid, "catalog caches", "CacheMemoryContext"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the X-ray lacks %q:\n%s", want, text)
+		}
+	}
+	if bad := p.tooWide(screen); len(bad) > 0 {
+		t.Errorf("the X-ray at 80 columns: lines too wide:\n%s", strings.Join(bad, "\n"))
+	}
+	p.tmux("send-keys", "x") // closes it
+	p.waitFor("TOP BY PRIVATE COST")
+	p.tmux("send-keys", "q")
+	checkRestored(t, p.waitFor("__STTY__"), "0")
+}
+
+// selectPID presses j until the selected line ("> PID") is pid's, and
+// returns that line.
+func selectPID(t *testing.T, p *pane, pid string) string {
+	t.Helper()
+	for range 300 {
+		for _, l := range p.screen() {
+			if f := strings.Fields(l); len(f) > 1 && f[0] == ">" && f[1] == pid {
+				return l
+			}
+		}
+		p.tmux("send-keys", "j")
+		p.waitFor("> ")
+	}
+	t.Fatalf("backend %s never selected:\n%s", pid, strings.Join(p.screen(), "\n"))
+	return ""
+}
