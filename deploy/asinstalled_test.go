@@ -147,7 +147,7 @@ func startWithHelper(t *testing.T, root string, u unit, argv []string, stdout, s
 	writeScript(t, script, "set -e",
 		"mount -t tmpfs -o mode="+sock["DirectoryMode"]+" tmpfs "+shellWords([]string{dir}),
 		mountProc(u),
-		"systemd-socket-activate --inetd --accept --listen="+shellWords([]string{path})+" -- unshare --mount --propagation private "+helperScript+" </dev/null >/dev/null 2>>"+filepath.Join(tmp, "helper.log")+" &",
+		"setpriv --pdeathsig=KILL systemd-socket-activate --inetd --accept --listen="+shellWords([]string{path})+" -- unshare --mount --propagation private "+helperScript+" </dev/null >/dev/null 2>>"+filepath.Join(tmp, "helper.log")+" &",
 		"echo $! > "+pidFile,
 		"i=0; while [ ! -S "+shellWords([]string{path})+" ]; do i=$((i+1)); [ $i -lt 1200 ] || exit 1; sleep 0.1; done",
 		"chmod "+sock["SocketMode"]+" "+shellWords([]string{path}),
@@ -155,6 +155,10 @@ func startWithHelper(t *testing.T, root string, u unit, argv []string, stdout, s
 	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", script)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = 10 * time.Second
+	// Both end with this test binary, even when a timeout kills it before
+	// the cleanup runs: the shell (then the service) with it, the socket
+	// activator with the service.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
