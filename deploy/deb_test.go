@@ -39,7 +39,7 @@ func TestDebInstalls(t *testing.T) {
 	}
 	run(t, "bash", "-c", "source /usr/share/bash-completion/completions/dbmem && declare -F __start_dbmem")
 	// The installed units, with the man pages their Documentation= names.
-	for u := range map[string]bool{"dbmem-exporter.service": true, "dbmem-watch-record.service": true} {
+	for _, u := range []string{"dbmem-exporter.service", "dbmem-watch-record.service", "dbmem-pg-helper.socket", "dbmem-pg-helper@.service"} {
 		out, err := exec.Command("systemd-analyze", "verify", "/usr/lib/systemd/system/"+u).CombinedOutput()
 		if err != nil || strings.TrimSpace(string(out)) != "" {
 			t.Errorf("systemd-analyze verify %s: %v\n%s", u, err, out)

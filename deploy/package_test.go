@@ -73,6 +73,8 @@ var packaged = []string{
 	"/usr/bin/dbmem",
 	"/usr/lib/systemd/system/dbmem-exporter.service",
 	"/usr/lib/systemd/system/dbmem-watch-record.service",
+	"/usr/lib/systemd/system/dbmem-pg-helper.socket",
+	"/usr/lib/systemd/system/dbmem-pg-helper@.service",
 	"/etc/default/dbmem-exporter",
 	"/etc/default/dbmem-watch-record",
 	"/usr/share/man/man1/dbmem.1.gz",
@@ -82,6 +84,7 @@ var packaged = []string{
 	"/usr/share/fish/vendor_completions.d/dbmem.fish",
 	"/usr/share/dbmem/grafana/dbmem-dashboard.json",
 	"/usr/share/dbmem/prometheus/dbmem-alerts.yml",
+	"/usr/share/dbmem/prometheus/tests/dbmem-alerts-test.yml",
 	"/usr/share/dbmem/kubernetes/dbmem-exporter-daemonset.yaml",
 }
 

@@ -22,48 +22,106 @@ import (
 type unit struct {
 	exec    []string // ExecStart, $ARGS expanded as systemd does
 	caps    []string // CapabilityBoundingSet, lower case without CAP_
+	ambient []string // AmbientCapabilities, the same way
+	user    string   // User= ("": root)
+	group   string   // Group=
 	noNew   bool     // NoNewPrivileges
 	filters []string // SystemCallFilter lines, in order
+	kv      map[string]string
 }
 
 // readUnit reads an installed unit and the EnvironmentFile it names.
 func readUnit(t *testing.T, path string) unit {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	return readUnitIn(t, "/", path)
+}
+
+// readUnitIn reads a unit of a package unpacked at root (path is where the
+// package installs it): its EnvironmentFile and the binary of its
+// ExecStart are taken from under root too.
+func readUnitIn(t *testing.T, root, path string) unit {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, path))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var u unit
+	u := unit{kv: map[string]string{}}
 	env := map[string]string{}
-	var execLine string
 	for _, l := range strings.Split(strings.ReplaceAll(string(b), "\\\n", " "), "\n") {
 		k, v, ok := strings.Cut(strings.TrimSpace(l), "=")
 		if !ok || strings.HasPrefix(k, "#") {
 			continue
 		}
+		u.kv[k] = v
 		switch k {
-		case "ExecStart":
-			execLine = v
 		case "EnvironmentFile":
-			env = envFile(t, strings.TrimPrefix(v, "-"))
+			env = envFile(t, filepath.Join(root, strings.TrimPrefix(v, "-")))
 		case "CapabilityBoundingSet":
-			for _, c := range strings.Fields(v) {
-				u.caps = append(u.caps, strings.ToLower(strings.TrimPrefix(c, "CAP_")))
-			}
+			u.caps = capNames(v)
+		case "AmbientCapabilities":
+			u.ambient = capNames(v)
+		case "User":
+			u.user = v
+		case "Group":
+			u.group = v
 		case "NoNewPrivileges":
 			u.noNew = v == "yes"
 		case "SystemCallFilter":
 			u.filters = append(u.filters, v)
 		}
 	}
-	for _, w := range strings.Fields(execLine) {
+	for _, w := range strings.Fields(u.kv["ExecStart"]) {
 		if name, ok := strings.CutPrefix(w, "$"); ok { // unbraced: split at white space
 			u.exec = append(u.exec, strings.Fields(env[name])...)
 			continue
 		}
 		u.exec = append(u.exec, w)
 	}
+	if len(u.exec) > 0 && root != "/" {
+		u.exec[0] = filepath.Join(root, u.exec[0])
+	}
 	return u
+}
+
+func capNames(v string) []string {
+	var out []string
+	for _, c := range strings.Fields(v) {
+		out = append(out, strings.ToLower(strings.TrimPrefix(c, "CAP_")))
+	}
+	return out
+}
+
+// setpriv is the command that starts a process as the unit would: its
+// User and Group (with the user's groups, as systemd sets them), only its
+// bounding set (what CapabilityBoundingSet= does; for root it is then
+// all it has), its ambient capabilities, no new privileges.
+func (u unit) setpriv(t *testing.T) []string {
+	t.Helper()
+	set := func(caps []string) string {
+		s := "-all"
+		for _, c := range caps {
+			s += ",+" + c
+		}
+		return s
+	}
+	args := []string{"setpriv", "--bounding-set=" + set(u.caps), "--inh-caps=" + set(u.ambient)}
+	if len(u.ambient) > 0 {
+		if u.user != "" {
+			t.Fatalf("a unit with both User= and AmbientCapabilities= is not emulated here: setpriv drops the capabilities with the uid")
+		}
+		args = append(args, "--ambient-caps="+set(u.ambient))
+	}
+	if u.user != "" {
+		group := u.group
+		if group == "" {
+			group = u.user
+		}
+		args = append(args, "--reuid="+u.user, "--regid="+group, "--init-groups")
+	}
+	if u.noNew {
+		args = append(args, "--no-new-privs")
+	}
+	return append(args, "--")
 }
 
 // envFile reads KEY=VALUE lines with optional double quotes, as systemd's

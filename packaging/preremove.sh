@@ -7,7 +7,7 @@ case "$1" in
 	*) exit 0 ;;
 esac
 if [ -d /run/systemd/system ]; then
-	for u in dbmem-exporter.service dbmem-watch-record.service; do
+	for u in dbmem-exporter.service dbmem-watch-record.service dbmem-pg-helper.socket; do
 		systemctl disable --now "$u" >/dev/null 2>&1 || true
 	done
 fi

@@ -6,4 +6,9 @@
 // environment and / as working directory, writes one versioned JSON
 // request on its stdin and reads one bounded, strictly parsed JSON answer
 // from its stdout. The helper is given no password.
+//
+// Where systemd serves a helper socket for the account (DefaultSocketDir,
+// the package's dbmem-pg-helper.socket), the request goes through it
+// instead, to the same helper started by systemd as the account: a
+// service then needs no capability to change its identity.
 package asowner

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -23,6 +22,12 @@ type Runner struct {
 	Args []string
 	// MaxAnswer bounds the answer (default DefaultMaxAnswer).
 	MaxAnswer int64
+	// SocketDir, when set, holds helper sockets systemd serves
+	// (DefaultSocketDir): a helper for an account with a trusted socket
+	// there is reached through it, and needs no capability here; other
+	// accounts' helpers are executed, which takes CAP_SETUID and
+	// CAP_SETGID.
+	SocketDir string
 }
 
 // Account is who the helper runs as.
@@ -42,7 +47,7 @@ func (r *Runner) Run(ctx context.Context, a Account, req, resp any) error {
 	if err != nil {
 		return fmt.Errorf("encode the helper's request: %w", err)
 	}
-	out, err := r.exec(ctx, a, in)
+	out, err := r.answer(ctx, a, in)
 	if err != nil {
 		return err
 	}
@@ -62,12 +67,34 @@ func (r *Runner) Run(ctx context.Context, a Account, req, resp any) error {
 	return nil
 }
 
-// exec runs the binary as a with stdin and returns its bounded stdout.
-func (r *Runner) exec(ctx context.Context, a Account, stdin []byte) ([]byte, error) {
+// answer runs the helper as a, through its socket when there is one, and
+// returns its bounded answer.
+func (r *Runner) answer(ctx context.Context, a Account, stdin []byte) ([]byte, error) {
 	max := r.MaxAnswer
 	if max == 0 {
 		max = DefaultMaxAnswer
 	}
+	sock, serr := r.socketFor(a)
+	if sock != "" {
+		return r.dial(ctx, a, sock, stdin, max)
+	}
+	var out []byte
+	var err error
+	if missing := missingCaps(); missing != "" {
+		// Not even tried: the kernel would refuse, and a service's system
+		// call filter would see setgroups denied.
+		err = fmt.Errorf("dbmem lacks %s, which running its helper as OS user %s takes: %s", missing, a.Name, r.socketHint(a))
+	} else {
+		out, err = r.exec(ctx, a, stdin, max)
+	}
+	if err != nil && serr != nil {
+		err = fmt.Errorf("%w; %v", err, serr)
+	}
+	return out, err
+}
+
+// exec runs the binary as a with stdin and returns its bounded stdout.
+func (r *Runner) exec(ctx context.Context, a Account, stdin []byte, max int64) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "/proc/self/exe", r.Args...)
 	cmd.Args[0] = "dbmem"
 	cmd.Dir, cmd.Env = "/", []string{"LC_ALL=C"}
@@ -83,7 +110,7 @@ func (r *Runner) exec(ctx context.Context, a Account, stdin []byte) ([]byte, err
 	var stderr limitedBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		return nil, startError(a, err)
+		return nil, r.startError(a, err)
 	}
 	out, readErr := readBounded(stdout, max)
 	if readErr != nil {
@@ -97,15 +124,6 @@ func (r *Runner) exec(ctx context.Context, a Account, stdin []byte) ([]byte, err
 		return nil, fmt.Errorf("helper running as %s: %v %s", a.Name, waitErr, strings.TrimSpace(stderr.String()))
 	}
 	return out, nil
-}
-
-// startError explains a helper that could not start.
-func startError(a Account, err error) error {
-	if errors.Is(err, os.ErrPermission) {
-		exe, _ := os.Readlink("/proc/self/exe")
-		return fmt.Errorf("OS user %s may not execute dbmem's binary %s (make it mode 0755): %w", a.Name, exe, err)
-	}
-	return fmt.Errorf("start the helper as OS user %s: %w", a.Name, err)
 }
 
 // limitedBuffer keeps the first 4 KiB written to it.

@@ -19,8 +19,9 @@ import (
 func newExporterCmd(e *env) *cobra.Command {
 	var so exporter.ServeOptions
 	var smaps, readTimeout, scrapeTimeout time.Duration
-	var top int
+	var top, maxConns int
 	var method string
+	memLimit := byteSize(defaultMemoryLimit)
 	logc := promslog.Config{Level: promslog.NewLevel(), Format: promslog.NewFormat()}
 	cmd := &cobra.Command{
 		Use:   "exporter",
@@ -53,7 +54,11 @@ every Prometheus exporter.`,
 			s.FS.Deadlines = readDeadlines(readTimeout, log)
 			x := exporter.New(exporter.Options{Sampler: s, Top: top, ScrapeTimeout: scrapeTimeout, Logger: log, Version: version()})
 			so.Version, so.Logger = version(), log
-			h, err := exporter.Handler(exporter.Registry(x), so)
+			so.Conns, so.Timeouts = exporter.NewConns(maxConns, log), exporter.DefaultTimeouts(scrapeTimeout)
+			limitMemory(memLimit, log)
+			reg := exporter.Registry(x)
+			reg.MustRegister(so.Conns)
+			h, err := exporter.Handler(reg, so)
 			if err != nil {
 				return err
 			}
@@ -75,6 +80,8 @@ every Prometheus exporter.`,
 	f.IntVar(&top, "oom-top", 5, "how many of the host's processes dbmem_process_oom_score lists")
 	f.DurationVar(&readTimeout, "read-timeout", defaultReadTimeout, "abandon a read of /proc, /sys or a host file after this long; the process or file is skipped while it hangs (dbmem_read_timeouts_total)")
 	f.DurationVar(&scrapeTimeout, "scrape-timeout", 30*time.Second, "serve a scrape without the status collector when it takes longer (dbmem_scrape_collector_timeouts_total)")
+	f.IntVar(&maxConns, "web.max-connections", exporter.DefaultMaxConnections, "keep at most this many HTTP connections open; at the cap a new one closes the one longest without a request (dbmem_http_connections_evicted_total)")
+	f.Var(&memLimit, "memory-limit", "the Go runtime's soft memory limit (GOMEMLIMIT, when set, wins): the garbage collector works harder near it, so a collection run by hand stays near the size the unit's MemoryMax=256M allows")
 	addLogFlags(f, &logc)
 	return cmd
 }

@@ -111,6 +111,7 @@ func newRoot(e *env) *cobra.Command {
 		root.AddCommand(c)
 	}
 	registerCompletions(root)
+	addExamples(root)
 	return root
 }
 

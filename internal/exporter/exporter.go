@@ -134,12 +134,17 @@ func (e *Exporter) RefreshSmaps(ctx context.Context) error {
 }
 
 // RunSmaps calls RefreshSmaps now and then every interval until ctx ends.
-// Errors go to report (nil: dropped); they also show as dbmem_smaps_success 0.
+// A pass that has not ended when the next is due (or after a minute, for
+// intervals under one) is abandoned: its reads stop. Errors go to report
+// (nil: dropped); they also show as dbmem_smaps_success 0.
 func (e *Exporter) RunSmaps(ctx context.Context, every time.Duration, report func(error)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if err := e.RefreshSmaps(ctx); err != nil && report != nil && ctx.Err() == nil {
+		pass, cancel := context.WithTimeout(ctx, max(every, time.Minute))
+		err := e.RefreshSmaps(pass)
+		cancel()
+		if err != nil && report != nil && ctx.Err() == nil {
 			report(err)
 		}
 		select {

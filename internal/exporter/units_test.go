@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dbmem/dbmem/internal/asowner"
+	"github.com/dbmem/dbmem/internal/postgres"
 )
 
 // units are the shipped systemd units and the defaults file each reads.
@@ -15,6 +18,10 @@ var units = map[string]string{
 	"dbmem-exporter.service":     "/etc/default/dbmem-exporter",
 	"dbmem-watch-record.service": "/etc/default/dbmem-watch-record",
 }
+
+// helperUnits serve dbmem's PostgreSQL helper as postgres to the services
+// (internal/asowner's sockets).
+var helperUnits = []string{"dbmem-pg-helper.socket", "dbmem-pg-helper@.service"}
 
 // debianExporterExposure is what `systemd-analyze security --offline=yes`
 // (systemd 252, Debian 12) says of Debian's own prometheus-node-exporter
@@ -51,7 +58,7 @@ func unitRoot(t *testing.T) string {
 	for _, f := range targets {
 		copyFile(t, f, filepath.Join(sys, filepath.Base(f)), 0o644)
 	}
-	for u := range units {
+	for _, u := range append(helperUnits, "dbmem-exporter.service", "dbmem-watch-record.service") {
 		copyFile(t, filepath.Join(deployDir, "systemd", u), filepath.Join(sys, u), 0o644)
 	}
 	self, err := os.Executable()
@@ -79,7 +86,7 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 // (and for most makes it fail).
 func TestUnitsVerify(t *testing.T) {
 	sa, root := systemdAnalyze(t), unitRoot(t)
-	for u := range units {
+	for _, u := range append(helperUnits, "dbmem-exporter.service", "dbmem-watch-record.service") {
 		out, err := exec.Command(sa, "verify", "--man=no", "--root="+root, u).CombinedOutput()
 		if err != nil || len(strings.TrimSpace(string(out))) > 0 {
 			t.Errorf("systemd-analyze verify %s: %v\n%s", u, err, out)
@@ -91,7 +98,7 @@ var exposureRE = regexp.MustCompile(`Overall exposure level for \S+: ([0-9.]+)`)
 
 func TestUnitsHardened(t *testing.T) {
 	sa, root := systemdAnalyze(t), unitRoot(t)
-	for u := range units {
+	for _, u := range []string{"dbmem-exporter.service", "dbmem-watch-record.service", "dbmem-pg-helper@postgres.service"} {
 		out, err := exec.Command(sa, "security", "--offline=yes", "--no-pager", "--root="+root, u).CombinedOutput()
 		m := exposureRE.FindSubmatch(out)
 		if err != nil || m == nil {
@@ -142,4 +149,35 @@ func directives(unit string) map[string]string {
 		}
 	}
 	return out
+}
+
+// The helper socket is root's alone, where asowner looks for it, and
+// wanted by both services; the helper runs as postgres with no capability,
+// one per connection, talking over the socket.
+func TestHelperUnitsShape(t *testing.T) {
+	read := func(u string) map[string]string {
+		b, err := os.ReadFile(filepath.Join(deployDir, "systemd", u))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return directives(string(b))
+	}
+	sock, svc := read("dbmem-pg-helper.socket"), read("dbmem-pg-helper@.service")
+	for k, want := range map[string]string{"ListenStream": asowner.DefaultSocketDir + "/postgres.sock", "SocketUser": "root",
+		"SocketGroup": "root", "SocketMode": "0600", "DirectoryMode": "0700", "Accept": "yes"} {
+		if sock[k] != want {
+			t.Errorf("dbmem-pg-helper.socket: %s=%s, want %s", k, sock[k], want)
+		}
+	}
+	for k, want := range map[string]string{"User": "postgres", "CapabilityBoundingSet": "", "NoNewPrivileges": "yes",
+		"StandardInput": "socket", "StandardOutput": "socket", "ExecStart": "/usr/bin/dbmem " + postgres.HelperCommand + " --" + postgres.HelperReadOnlyFlag} {
+		if svc[k] != want {
+			t.Errorf("dbmem-pg-helper@.service: %s=%q, want %q", k, svc[k], want)
+		}
+	}
+	for u := range units {
+		if kv := read(u); !strings.Contains(kv["Wants"], "dbmem-pg-helper.socket") || !strings.Contains(kv["After"], "dbmem-pg-helper.socket") {
+			t.Errorf("%s does not want and follow dbmem-pg-helper.socket: Wants=%s After=%s", u, kv["Wants"], kv["After"])
+		}
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"time"
 )
@@ -64,10 +63,16 @@ type History struct {
 
 // Load reads what was recorded between from and to (zero times: no bound).
 func Load(ctx context.Context, path string, from, to time.Time) (*History, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("history file: %w", err)
+	f, err := checkPath(path, false)
+	if err != nil {
+		return nil, err
 	}
-	db, err := openDB(path, true)
+	if head, err := readHeader(f.path); err == nil && isWAL(head) {
+		if err := f.claimSidecars(); err != nil {
+			return nil, err
+		}
+	}
+	db, err := openDB(f, true)
 	if err != nil {
 		return nil, err
 	}

@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
 )
 
 // ApplicationID marks an SQLite file as dbmem's history (PRAGMA
@@ -25,29 +25,31 @@ var sqliteMagic = []byte("SQLite format 3\x00")
 // one that holds tables other than dbmem's. A missing or empty file, an
 // empty database and a dbmem history (marked, or with dbmem's meta table)
 // are fine. It only reads: a refused file is left byte for byte as it was.
-func checkOwn(path string) error {
-	head, err := readHeader(path)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && len(head) == 0 {
+func checkOwn(f historyFile) error {
+	head, err := readHeader(f.path)
+	if err == nil && len(head) == 0 {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("history file %s: %w", path, err)
+		return fmt.Errorf("history file %s: %w", f.path, err)
 	}
 	if len(head) < 100 || !bytes.HasPrefix(head, sqliteMagic) {
-		return foreignError(path, "it is not an SQLite file")
+		return foreignError(f.path, "it is not an SQLite file")
 	}
 	switch id := binary.BigEndian.Uint32(head[68:72]); id {
 	case ApplicationID:
 		return nil
 	case 0:
-		return checkTables(path)
+		return checkTables(f)
 	default:
-		return foreignError(path, fmt.Sprintf("its application_id is %#x, another program's (dbmem's is %#x)", id, ApplicationID))
+		return foreignError(f.path, fmt.Sprintf("its application_id is %#x, another program's (dbmem's is %#x)", id, ApplicationID))
 	}
 }
 
+// readHeader reads the first 100 bytes of the file checkPath checked (no
+// link is followed).
 func readHeader(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -69,15 +71,15 @@ func readHeader(path string) ([]byte, error) {
 
 // checkTables opens an unmarked SQLite file read-only: no tables (a new
 // database) or dbmem's meta table with a dbmem schema are fine.
-func checkTables(path string) error {
-	db, err := sql.Open("sqlite", "file:"+path+"?"+url.Values{"mode": {"ro"}}.Encode())
+func checkTables(f historyFile) error {
+	db, err := sql.Open("sqlite", f.uri(url.Values{"mode": {"ro"}}.Encode()))
 	if err != nil {
-		return fmt.Errorf("history file %s: %w", path, err)
+		return fmt.Errorf("history file %s: %w", f.path, err)
 	}
 	defer db.Close()
 	names, err := tableNames(db)
 	if err != nil {
-		return foreignError(path, "its tables cannot be read ("+err.Error()+")")
+		return foreignError(f.path, "its tables cannot be read ("+err.Error()+")")
 	}
 	if len(names) == 0 {
 		return nil
@@ -90,7 +92,7 @@ func checkTables(path string) error {
 	if len(names) > 5 {
 		names = append(names[:5], "...")
 	}
-	return foreignError(path, "it holds tables dbmem did not create ("+strings.Join(names, ", ")+")")
+	return foreignError(f.path, "it holds tables dbmem did not create ("+strings.Join(names, ", ")+")")
 }
 
 func tableNames(db *sql.DB) ([]string, error) {

@@ -30,10 +30,17 @@ type Store struct {
 // minutes of recording. A file that is not dbmem's (another program's
 // SQLite database, or not SQLite) is refused and left untouched.
 func Open(path string, retention time.Duration) (*Store, error) {
-	if err := checkOwn(path); err != nil {
+	f, err := checkPath(path, true)
+	if err != nil {
 		return nil, err
 	}
-	db, err := openDB(path, false)
+	if err := checkOwn(f); err != nil {
+		return nil, err
+	}
+	if err := f.claimSidecars(); err != nil {
+		return nil, err
+	}
+	db, err := openDB(f, false)
 	if err != nil {
 		return nil, err
 	}
@@ -45,26 +52,35 @@ func Open(path string, retention time.Duration) (*Store, error) {
 	return s, nil
 }
 
-// openDB opens the file with WAL (a reader such as `dbmem history` does not
-// block the recorder) and a busy timeout.
-func openDB(path string, readOnly bool) (*sql.DB, error) {
+// openDB opens the checked file with WAL (a reader such as `dbmem history`
+// does not block the recorder) and a busy timeout. A new file is made a
+// WAL database with its first change journaled in memory: SQLite then
+// never creates a rollback journal next to it.
+func openDB(f historyFile, readOnly bool) (*sql.DB, error) {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(5000)")
 	if readOnly {
 		q.Add("mode", "ro")
 	} else {
+		if f.isNew {
+			q.Add("_pragma", "journal_mode(MEMORY)")
+		}
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open("sqlite", f.uri(q.Encode()))
 	if err != nil {
-		return nil, fmt.Errorf("open history %s: %w", path, err)
+		return nil, fmt.Errorf("open history %s: %w", f.path, err)
 	}
 	db.SetMaxOpenConns(1)
 	if err := db.Ping(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open history %s: %w (is it an SQLite file written by dbmem watch --record?)", path, err)
+		return nil, fmt.Errorf("open history %s: %w (is it an SQLite file written by dbmem watch --record?)", f.path, err)
+	}
+	if err := f.sameAsOpened(); err != nil {
+		db.Close()
+		return nil, err
 	}
 	return db, nil
 }

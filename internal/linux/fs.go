@@ -2,6 +2,7 @@ package linux
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +41,30 @@ type FS struct {
 	// that account could (OpenAs): the files a database names are read
 	// with its rights, and links only root made are followed.
 	Account *Account
+	// ctx, when set (WithContext), ends the reads: once it is done every
+	// read fails at once, so a collection nobody waits for any more (a
+	// scrape that timed out) stops at its next read instead of reading
+	// the whole host.
+	ctx context.Context
+}
+
+// WithContext returns fs whose reads fail, without touching the file, once
+// ctx is done. A read already running ends as it would have (under
+// Deadlines, at its deadline).
+func (fs FS) WithContext(ctx context.Context) FS {
+	fs.ctx = ctx
+	return fs
+}
+
+// stopped is the error of a read asked for after fs's context ended.
+func (fs FS) stopped() error {
+	if fs.ctx == nil {
+		return nil
+	}
+	if err := fs.ctx.Err(); err != nil {
+		return fmt.Errorf("not read, the collection was abandoned: %w", err)
+	}
+	return nil
 }
 
 // Files is a read-only tree that stands in for the file system. Errors
@@ -106,6 +131,9 @@ func (fs FS) ReadFile(path string) ([]byte, error) {
 
 // ReadDir lists the names in dir.
 func (fs FS) ReadDir(dir string) ([]string, error) {
+	if err := fs.stopped(); err != nil {
+		return nil, fs.pathError("list", dir, err)
+	}
 	if fs.Files != nil {
 		names, err := fs.Files.ReadDir(dir)
 		if err != nil {
@@ -156,8 +184,12 @@ func (fs FS) Readlink(path string) (string, error) {
 	return s, nil
 }
 
-// bounded runs read under the Deadlines, if any.
+// bounded runs read under the Deadlines, if any, unless fs's context
+// ended.
 func (fs FS) bounded(path string, read func() error) error {
+	if err := fs.stopped(); err != nil {
+		return err
+	}
 	if fs.Deadlines == nil || !fs.bounds(path) {
 		return read()
 	}
@@ -166,6 +198,9 @@ func (fs FS) bounded(path string, read func() error) error {
 
 // Exists reports whether path exists (for optional files).
 func (fs FS) Exists(path string) bool {
+	if fs.stopped() != nil {
+		return false
+	}
 	if fs.Files != nil {
 		return fs.Files.Exists(path)
 	}

@@ -18,8 +18,13 @@ import (
 // and answers with what the server said.
 const HelperCommand = "internal-pg-helper"
 
-// NewHelper returns the runner of dbmem's helper (nil runs none).
-func NewHelper() *asowner.Runner { return &asowner.Runner{Args: []string{HelperCommand}} }
+// NewHelper returns the runner of dbmem's helper (nil runs none): through
+// the socket systemd serves for the account (the package's
+// dbmem-pg-helper.socket, for postgres), else by executing dbmem's binary
+// as the account.
+func NewHelper() *asowner.Runner {
+	return &asowner.Runner{Args: []string{HelperCommand}, SocketDir: asowner.DefaultSocketDir}
+}
 
 // helperRequest is what the helper is asked: connect over the socket at
 // Socket, served by postmaster PID run by UID (the helper's own account),
@@ -46,6 +51,24 @@ type helperRequest struct {
 // on stdin, one answer on stdout.
 func ServeHelper(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	return asowner.Serve(ctx, stdin, stdout, serveHelper)
+}
+
+// HelperReadOnlyFlag makes the hidden subcommand ServeReadHelper: the
+// helper systemd serves on a socket (dbmem-pg-helper@.service) to root's
+// services only reads.
+const HelperReadOnlyFlag = "read-only"
+
+// ServeReadHelper is ServeHelper that refuses to run statements: a service
+// that may ask it (root's exporter, without CAP_SETUID) gets the server's
+// settings and activity as the account, never a statement run as the
+// account, which could be the database's superuser.
+func ServeReadHelper(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	return asowner.Serve(ctx, stdin, stdout, func(ctx context.Context, req helperRequest) (any, error) {
+		if len(req.Stmts) > 0 {
+			return nil, fmt.Errorf("this helper (--%s, served on a socket to root's services) only reads: %d statements refused; dbmem runs statements through a helper of its own, as root", HelperReadOnlyFlag, len(req.Stmts))
+		}
+		return serveHelper(ctx, req)
+	})
 }
 
 func serveHelper(ctx context.Context, req helperRequest) (any, error) {
@@ -76,7 +99,12 @@ func (c Connector) viaHelper(ctx context.Context, in *Instance, d dialSpec, gid 
 	a := asowner.Account{UID: p.Account.UID, GID: gid, Name: p.Account.String()}
 	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout+10*time.Second)
 	defer cancel()
-	if err := c.Helper.Run(ctx, a, req, &l); err != nil {
+	r := c.Helper
+	if len(req.Stmts) > 0 { // the socket's helper only reads: statements need root's own
+		own := *c.Helper
+		own.SocketDir, r = "", &own
+	}
+	if err := r.Run(ctx, a, req, &l); err != nil {
 		return Live{}, err
 	}
 	return l, nil

@@ -67,7 +67,7 @@ func TestLiveStatusSeesNewConnection(t *testing.T) {
 	}
 	// Other clusters on this machine come and go and would turn a Status
 	// sample into a rediscovery; rebuild from the first discovery directly.
-	procs, _, err := s.readProcesses()
+	procs, _, err := s.readProcesses(ctx, s.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestOwnSessionIsNotAConnection(t *testing.T) {
 	if n := clientCount(instanceOf(t, second, c)); n != 2 || len(l.pids) != 2 {
 		t.Errorf("second discovery: %d client backends (want the 2 readers), sessions %v", n, l.pids)
 	}
-	procs, _, err := s.readProcesses()
+	procs, _, err := s.readProcesses(ctx, s.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestOwnSessionIsNotAConnection(t *testing.T) {
 	// A session that has exited is forgotten (its PID may be reused).
 	l.conns[0].Close(ctx)
 	waitExited(t, l.pids[0])
-	if procs, _, err = s.readProcesses(); err != nil {
+	if procs, _, err = s.readProcesses(ctx, s.FS); err != nil {
 		t.Fatal(err)
 	}
 	if skip := s.liveSessions(procs); len(skip) != 1 || !skip[l.pids[1]] {

@@ -81,7 +81,7 @@ func TestLiveMySQLSection(t *testing.T) {
 	}
 	// A status tick, rebuilt from the last discovery whatever else starts
 	// or stops on this machine meanwhile.
-	procs, _, err := s.readProcesses()
+	procs, _, err := s.readProcesses(ctx, s.FS)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"time"
@@ -22,8 +23,9 @@ type procReader struct {
 }
 
 // read lists the processes. Processes that exit meanwhile are left out;
-// unreadable ones are counted in one gap.
-func (r *procReader) read(fs linux.FS) ([]linux.Process, []linux.Gap, error) {
+// unreadable ones are counted in one gap. It stops, with ctx's error, at
+// the first process after ctx ended.
+func (r *procReader) read(ctx context.Context, fs linux.FS) ([]linux.Process, []linux.Gap, error) {
 	pids, err := linux.ListPIDs(fs)
 	if err != nil {
 		return nil, nil, err
@@ -33,6 +35,9 @@ func (r *procReader) read(fs linux.FS) ([]linux.Process, []linux.Gap, error) {
 	var failed int
 	var lastErr error
 	for _, pid := range pids {
+		if err := abandoned(ctx); err != nil {
+			return nil, nil, err
+		}
 		p, ok, err := r.one(fs, pid, next)
 		switch {
 		case linux.IsGone(err):

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"context"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,7 +37,7 @@ func (c *countTap) reset()               { c.files = map[int][]string{} }
 func TestProcReaderMatchesReadProcess(t *testing.T) {
 	fs := capture.TreeFS(filepath.Join("..", "..", "testdata", "fixtures", "pg15-hugepages-off"))
 	var r procReader
-	procs, gaps, err := r.read(fs)
+	procs, gaps, err := r.read(context.Background(), fs)
 	if err != nil || len(gaps) > 0 {
 		t.Fatalf("read: %v, gaps %v", err, gaps)
 	}
@@ -62,7 +63,7 @@ func TestProcReaderReadsLittle(t *testing.T) {
 	fs.Tap = tap
 	var r procReader
 	tap.reset()
-	first, _, err := r.read(fs)
+	first, _, err := r.read(context.Background(), fs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestProcReaderReadsLittle(t *testing.T) {
 		}
 	}
 	tap.reset()
-	second, _, err := r.read(fs)
+	second, _, err := r.read(context.Background(), fs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"sync"
 	"time"
@@ -107,14 +108,18 @@ func (s *Sampler) Sample(ctx context.Context, mode Mode) (*Sample, error) {
 	return out, nil
 }
 
+// read reads the host through s.FS with ctx: once ctx ends, every read
+// fails at once and the sample is abandoned (an error, and nothing of it
+// kept for the next sample).
 func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
-	procs, gaps, err := s.readProcesses()
+	fs := s.FS.WithContext(ctx)
+	procs, gaps, err := s.readProcesses(ctx, fs)
 	if err != nil {
 		return nil, err
 	}
 	skip := s.liveSessions(procs)
 	out := &Sample{Mode: mode, Processes: procs}
-	if out.VMStat, err = ReadVMStat(s.FS); err != nil {
+	if out.VMStat, err = ReadVMStat(fs); err != nil {
 		gaps = append(gaps, linux.Gap{What: "/proc/vmstat (swap in/out)", Why: err.Error()})
 	}
 	base, seen := s.lastBase()
@@ -122,9 +127,12 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 		out.Mode = Discover
 	}
 	if out.Mode == Status {
-		out.Snapshot, err = rebuild(s.FS, base, procs, skip, s.now())
+		out.Snapshot, err = rebuild(fs, base, procs, skip, s.now())
 	} else {
-		out.Snapshot, err = s.discover(ctx, out.Mode == Smaps, skip, mysqlServers(procs))
+		out.Snapshot, err = s.discover(ctx, fs, out.Mode == Smaps, skip, mysqlServers(procs))
+	}
+	if err == nil {
+		err = abandoned(ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -141,12 +149,15 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 	return out, nil
 }
 
-func (s *Sampler) discover(ctx context.Context, pss bool, skip map[int]bool, mysqlSeen map[procKey]bool) (*snapshot.Snapshot, error) {
-	o := snapshot.Options{FS: s.FS, Live: s.Live, MySQLLive: s.MySQLLive, Pss: pss, Now: s.Now, Skip: skip}
+func (s *Sampler) discover(ctx context.Context, fs linux.FS, pss bool, skip map[int]bool, mysqlSeen map[procKey]bool) (*snapshot.Snapshot, error) {
+	o := snapshot.Options{FS: fs, Live: s.Live, MySQLLive: s.MySQLLive, Pss: pss, Now: s.Now, Skip: skip}
 	if pss {
 		o.Method = s.PssMethod
 	}
 	snap, err := snapshot.Take(ctx, o)
+	if err == nil {
+		err = abandoned(ctx) // a discovery cut short is never the base of the next samples
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -197,10 +208,19 @@ func (s *Sampler) liveSessions(procs []linux.Process) map[int]bool {
 	return maps.Clone(alive) // a discovery adds to s.sessions meanwhile
 }
 
-func (s *Sampler) readProcesses() ([]linux.Process, []linux.Gap, error) {
+func (s *Sampler) readProcesses(ctx context.Context, fs linux.FS) ([]linux.Process, []linux.Gap, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.procs.read(s.FS)
+	return s.procs.read(ctx, fs)
+}
+
+// abandoned is the error of a sample whose context ended while it was
+// read: what it read is incomplete, and is dropped.
+func abandoned(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sample abandoned before it was complete: %w", err)
+	}
+	return nil
 }
 
 func (s *Sampler) lastBase() (*snapshot.Snapshot, map[procKey]bool) {

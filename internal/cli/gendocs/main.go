@@ -1,5 +1,6 @@
 // Command gendocs writes dbmem's man pages (section 1, one per command,
-// from the cobra commands' help) and its bash, zsh and fish completion
+// from the cobra commands' help, with their options, exit statuses and
+// examples) and its bash, zsh and fish completion
 // scripts, for scripts/package:
 //
 //	go run ./internal/cli/gendocs -out DIR -version VERSION
@@ -18,7 +19,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 
 	"github.com/dbmem/dbmem/internal/cli"
 )
@@ -48,8 +48,7 @@ func run(out, version string) error {
 	if err := os.MkdirAll(man, 0o755); err != nil {
 		return err
 	}
-	h := &doc.GenManHeader{Title: "DBMEM", Section: "1", Source: "dbmem " + version, Manual: "dbmem manual", Date: &date}
-	if err := doc.GenManTree(root, h, man); err != nil {
+	if err := manTree(root, man, version, date); err != nil {
 		return fmt.Errorf("man pages: %w", err)
 	}
 	return completions(root, filepath.Join(out, "completions"))
