@@ -5,6 +5,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/servertrust"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
@@ -22,6 +23,10 @@ type Options struct {
 	SharedHost bool
 	// MinSeverity drops findings below it.
 	MinSeverity Severity
+	// Trust says whose instances count in host-wide sums and advice
+	// (--server-account; the zero value trusts postgres, mysql and the
+	// account dbmem runs as).
+	Trust servertrust.Policy
 }
 
 // host is what the host checks read.
@@ -52,6 +57,9 @@ type host struct {
 	mysqlWaiting string
 	// skipped collects the checks that could not run (see need).
 	skipped *[]Skipped
+	// leftOut says, by subject, why an instance is not a trusted
+	// account's: it counts in no host-wide sum (check_untrusted.go).
+	leftOut map[string]string
 }
 
 // Result is what Judge found, and the checks it could not make.
@@ -90,6 +98,7 @@ func Judge(s *snapshot.Snapshot, o Options) Result {
 	hugeSize, _ := s.Host.DefaultPageSize()
 	for _, in := range s.Postgres {
 		v := fromPostgres(in, hugeSize, o)
+		v.Untrusted = h.vouch(v.Subject, in.Owners, "postgres")
 		if cg, ok := s.CgroupOf(in.PostmasterPID); ok {
 			v.Hugetlb = cg.Hugetlb
 		}
@@ -99,7 +108,9 @@ func Judge(s *snapshot.Snapshot, o Options) Result {
 		if bp := m.Memory.BufferPool; m.LargePages() && bp != nil && !bp.Hugetlb && h.mysqlWaiting == "" {
 			h.mysqlWaiting = MySQLSubject(m)
 		}
-		h.Others = append(h.Others, Engine{Name: string(m.Flavor), Major: m.Major, Minor: m.Minor})
+		if h.vouch(MySQLSubject(m), m.Owners, "mysql") == "" {
+			h.Others = append(h.Others, Engine{Name: string(m.Flavor), Major: m.Major, Minor: m.Minor})
+		}
 		if m.Process.PID > 0 {
 			h.OtherProcs = append(h.OtherProcs, mysqlProcess(m))
 		}

@@ -58,6 +58,8 @@ func checkHugePagesUsed(h host, in instance) []Finding {
 	f.Fix = fmt.Sprintf("Reserve the pool and require it: vm.nr_hugepages covering %s, huge_pages=on, then restart (`dbmem plan`).", needText(in))
 	if s, ok := poolSetting(h, in); ok {
 		f.Settings = append(f.Settings, s)
+	} else if in.Untrusted != "" {
+		f.Evidence = append(f.Evidence, leftOutEvidence(in))
 	}
 	return []Finding{f}
 }
@@ -114,6 +116,8 @@ func checkPoolTooSmall(h host, in instance) []Finding {
 	}
 	if s, ok := poolSetting(h, in); ok {
 		f.Settings = []Setting{s}
+	} else if in.Untrusted != "" {
+		f.Evidence = append(f.Evidence, leftOutEvidence(in))
 	}
 	return []Finding{f}
 }
@@ -267,10 +271,10 @@ func needText(in instance) string {
 }
 
 // poolSetting is vm.nr_hugepages grown to hold the instance beside what is
-// in use now.
+// in use now; none for an instance of an untrusted account.
 func poolSetting(h host, in instance) (Setting, bool) {
 	p, ok := h.DefaultPool()
-	if !ok || in.NeedPages == 0 {
+	if !ok || in.NeedPages == 0 || in.Untrusted != "" {
 		return Setting{}, false
 	}
 	want := hostInUse(p) + in.NeedPages

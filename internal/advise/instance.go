@@ -42,6 +42,9 @@ type instance struct {
 	// innodb_buffer_pool_size).
 	SharedBuffers Evidence
 	CacheBytes    uint64
+	// Untrusted says why the instance is not a trusted server account's
+	// ("" when it is): its findings stand, it shapes no host-wide advice.
+	Untrusted string
 }
 
 // segment is a shared memory mapping as the kernel maps it.

@@ -131,13 +131,16 @@ func checkPageTablesNow(h host) []Finding {
 	}}
 }
 
-// engines lists the database engines running here: the instances judged,
-// the MySQL/MariaDB servers, and the co-hosted databases (Redis, MongoDB,
-// Oracle); PostgreSQL for a host without any.
+// engines lists the database engines running here: the instances judged
+// and the MySQL/MariaDB servers (of trusted accounts: THP is host-wide),
+// and the co-hosted databases (Redis, MongoDB, Oracle); PostgreSQL for a
+// host without any.
 func (h host) engines() []Engine {
 	var out []Engine
 	for _, in := range h.Instances {
-		out = append(out, in.Engine)
+		if in.Untrusted == "" {
+			out = append(out, in.Engine)
+		}
 	}
 	out = append(out, h.Others...)
 	out = append(out, softwareEngines(h.Software)...)
@@ -148,7 +151,13 @@ func (h host) engines() []Engine {
 }
 
 // databases reports whether a database runs here: an instance, a
-// MySQL/MariaDB server, or co-hosted Redis, MongoDB or Oracle.
+// MySQL/MariaDB server (of a trusted account), or co-hosted Redis,
+// MongoDB or Oracle.
 func (h host) databases() bool {
-	return len(h.Instances)+len(h.Others)+len(softwareEngines(h.Software)) > 0
+	for _, in := range h.Instances {
+		if in.Untrusted == "" {
+			return true
+		}
+	}
+	return len(h.Others)+len(softwareEngines(h.Software)) > 0
 }

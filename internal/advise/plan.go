@@ -103,6 +103,9 @@ type PlannedInstance struct {
 	// does): its cache is too large for the RAM, or a pool would leave too
 	// little beside it. Set by Plan.
 	NoHuge string `json:"no_huge,omitempty"`
+	// Untrusted says why the instance is not a trusted server account's
+	// ("" when it is): Plan leaves it out of every host-wide setting.
+	Untrusted string `json:"untrusted,omitempty"`
 	// Budget is what internal/budget needs for a PostgreSQL instance (its
 	// settings, what was measured); Plan completes the host's limits. Nil:
 	// no budget.
@@ -171,6 +174,9 @@ type PlanResult struct {
 	// Budget is the PostgreSQL instance's memory budget (one instance).
 	Budget *budget.Result `json:"budget,omitempty"`
 	Notes  []string       `json:"notes,omitempty"`
+	// LeftOut are the instances of untrusted accounts: reported, never
+	// planned for (see leaveOutUntrusted).
+	LeftOut []LeftOut `json:"left_out,omitempty"`
 }
 
 // InstanceWorstCase is an instance's worst case once the plan is applied:
@@ -195,6 +201,7 @@ func Plan(in PlanInput) PlanResult {
 	in.Options = o
 	r := PlanResult{Schema: PlanSchema, Source: in.Source, Host: in.Host, WorstCases: []InstanceWorstCase{},
 		Notes: append([]string(nil), in.Notes...)}
+	in.Instances = leaveOutUntrusted(in.Instances, &r)
 	if !o.NoHugePages && len(in.Instances) > 0 {
 		in.Instances = guardPool(in, &r)
 		if hp, ok := poolFor(in); ok {

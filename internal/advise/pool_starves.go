@@ -62,12 +62,19 @@ func checkPoolStarvesHost(h host, s *snapshot.Snapshot) []Finding {
 	left := sub(h.RAM, pools)
 	var outs []outside
 	for _, in := range h.Instances {
-		outs = append(outs, instanceOutside(in))
+		if in.Untrusted == "" {
+			outs = append(outs, instanceOutside(in))
+		}
 	}
 	for _, my := range s.MySQL {
-		outs = append(outs, mysqlOutside(my))
+		if h.leftOut[MySQLSubject(my)] == "" {
+			outs = append(outs, mysqlOutside(my))
+		}
 	}
 	need, needText := outsideNeed(h, outs)
+	if t := h.leftOutText(); t != "" {
+		needText += "; left out, not trusted: " + t
+	}
 	pressure, pressureText := h.pressure()
 	critical := pressure && left < MinLeftBeside(h.RAM)
 	if left >= need && !critical {

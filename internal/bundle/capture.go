@@ -104,7 +104,7 @@ func collect(ctx context.Context, o CaptureOptions) (*collected, error) {
 		Postgres: snap.Postgres, MySQL: snap.MySQL, MaxBytes: o.MaxLogBytes, Zone: zone})
 	m := Manifest{Schema: Schema, DbmemVersion: o.Version, CapturedAt: snap.TakenAt, Host: snap.Host.Hostname,
 		Kernel: snap.Host.KernelRelease, Zone: zone, BootTime: boot, Pss: o.Pss, WithQueries: o.WithQueries, SQL: o.Live != nil || o.MySQLLive != nil,
-		Gaps: append(append([]linux.Gap(nil), snap.Gaps...), gaps...)}
+		Gaps: append(append([]linux.Gap(nil), snap.Gaps...), gaps...), Owners: snap.Owners()}
 	for _, in := range snap.Postgres {
 		m.Instances = append(m.Instances, advise.PostgresSubject(in))
 	}

@@ -88,7 +88,7 @@ func checkRedactedCapture(t *testing.T, c *pgcluster.Cluster) {
 		if b, err = Open(p, DefaultLimits); err != nil {
 			t.Fatal(err)
 		}
-		if replay, err = snapshot.Take(context.Background(), snapshot.Options{FS: b.FS(), Live: b.Live(), Pss: true}); err != nil {
+		if replay, err = snapshot.Take(context.Background(), snapshot.Options{FS: b.FS(), Live: b.Live(), Pss: true, Owners: b.Owners()}); err != nil {
 			t.Fatal(err)
 		}
 		if problems = replayProblems(t, got, replay, b); len(problems) == 0 {
@@ -125,7 +125,7 @@ func replayProblems(t *testing.T, got *Captured, replay *snapshot.Snapshot, b *B
 	if d := unexplained(diffDocs(t, live, rep, b.Dir), got.Manifest); len(d) > 0 {
 		out = append(out, "report --from differs from the live report of the capture's moment:\n"+strings.Join(d, "\n"))
 	}
-	again, err := snapshot.Take(context.Background(), snapshot.Options{FS: b.FS(), Live: b.Live(), Pss: true})
+	again, err := snapshot.Take(context.Background(), snapshot.Options{FS: b.FS(), Live: b.Live(), Pss: true, Owners: b.Owners()})
 	if err != nil {
 		t.Fatal(err)
 	}

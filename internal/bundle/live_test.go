@@ -57,7 +57,7 @@ func TestRootLivePostmortem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bsnap, err := snapshot.Take(ctx, snapshot.Options{FS: b.FS(), Live: b.Live()})
+	bsnap, err := snapshot.Take(ctx, snapshot.Options{FS: b.FS(), Live: b.Live(), Owners: b.Owners()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postmortem"
 	"github.com/dbmem/dbmem/internal/redact"
+	"github.com/dbmem/dbmem/internal/servertrust"
 )
 
 // Schema versions the bundle layout and manifest.
@@ -31,6 +32,10 @@ type Manifest struct {
 	SQL bool `json:"sql"`
 	// Instances are the database instances found.
 	Instances []string `json:"instances"`
+	// Owners are who owned each instance's process, binary and data
+	// directory, by server PID: a replay (plan --from) trusts only those
+	// of a trusted account, as on the live host.
+	Owners map[int]*servertrust.Ownership `json:"owners,omitempty"`
 	// Files and Links count the recorded /proc, /sys and host entries.
 	Files int `json:"files"`
 	Links int `json:"links"`

@@ -148,7 +148,7 @@ func (f applyFlags) settings(ctx context.Context, e *env) ([]advise.Setting, []*
 		return nil, nil, err
 	}
 	res, err := plan.Run(ctx, plan.Request{Snapshot: snap, Port: port, Unit: f.unit,
-		NodesPerQuery: advise.DefaultNodesPerQuery, FS: e.fs(), Budget: plan.BudgetOptions{Profile: "web"}})
+		NodesPerQuery: advise.DefaultNodesPerQuery, FS: e.fs(), Budget: plan.BudgetOptions{Profile: "web"}, Trust: e.trust()})
 	if errors.Is(err, plan.ErrUsage) {
 		return nil, nil, usageError{err}
 	}

@@ -58,6 +58,7 @@ func (e *env) snapshotOptions() snapshot.Options {
 	if e.from.b != nil {
 		at := e.from.b.Manifest.CapturedAt // a bundle's snapshot is of its capture, not of now
 		o.Now = func() time.Time { return at }
+		o.Owners = e.from.b.Owners() // who owned the instances, read on the captured host
 	}
 	return o
 }
@@ -108,7 +109,7 @@ func (e *env) mysqlLive() mysql.LiveSource {
 // sampler is the watch.Sampler of watch and exporter.
 func (e *env) sampler() *watch.Sampler {
 	o := e.snapshotOptions()
-	return &watch.Sampler{FS: o.FS, Live: o.Live, MySQLLive: o.MySQLLive, Check: watch.AdviseChecker(advise.Options{})}
+	return &watch.Sampler{FS: o.FS, Live: o.Live, MySQLLive: o.MySQLLive, Check: watch.AdviseChecker(advise.Options{Trust: e.trust()})}
 }
 
 // captureOptions fills the reading part of a capture's options.

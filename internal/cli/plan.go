@@ -82,6 +82,7 @@ or with --format kubernetes.`,
 				return err
 			}
 			req.MySQLPort = e.my.Port
+			req.Trust = e.trust()
 			in, err := plan.Build(cmd.Context(), req)
 			if errors.Is(err, plan.ErrUsage) {
 				return usageError{err}

@@ -86,9 +86,12 @@ func (r *oomRun) start(ctx context.Context, asLimit uint64) error {
 // it forks inherit it.
 func (r *oomRun) startLimited(ctx context.Context, limit uint64) error {
 	c := r.c
+	if err := pgcluster.CheckBin(c.Bin, "pg_ctl"); err != nil {
+		return err
+	}
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", `ulimit -v "$1" && shift && exec "$@"`, "sh", strconv.FormatUint(limit>>10, 10),
 		filepath.Join(c.Bin, "pg_ctl"), "-D", c.DataDir, "-l", c.LogFile, "-w", "-t", "180", "start")
-	cmd.Dir, cmd.Env = c.Dir, append(os.Environ(), "LC_ALL=C")
+	cmd.Dir, cmd.Env = c.Dir, pgcluster.Env()
 	if r.cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -35,8 +34,11 @@ type bench struct {
 func startBench(ctx context.Context, c *pgcluster.Cluster, cred *syscall.Credential, clients int, seconds int) (*bench, error) {
 	args := []string{"-n", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, 2)), "-T", strconv.Itoa(seconds),
 		"-P", "1", "--progress-timestamp", "-h", c.SocketDir, "-p", strconv.Itoa(c.Port), "-U", "postgres", "postgres"}
+	if err := pgcluster.CheckBin(c.Bin, "pgbench"); err != nil {
+		return nil, err
+	}
 	cmd := exec.CommandContext(ctx, filepath.Join(c.Bin, "pgbench"), args...)
-	cmd.Dir, cmd.Env = c.Dir, append(os.Environ(), "LC_ALL=C")
+	cmd.Dir, cmd.Env = c.Dir, pgcluster.Env()
 	if cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	}

@@ -150,7 +150,12 @@ func (r *run) checkTools() error {
 // fullVersion is "15.20 (Debian 15.20-0+deb12u1)" from postgres --version,
 // or the major version.
 func fullVersion(bin string, major int) string {
-	out, err := exec.Command(bin+"/postgres", "--version").Output()
+	if pgcluster.CheckBin(bin, "postgres") != nil {
+		return fmt.Sprint(major)
+	}
+	cmd := exec.Command(bin+"/postgres", "--version")
+	cmd.Env = pgcluster.Env()
+	out, err := cmd.Output()
 	if _, v, ok := strings.Cut(strings.TrimSpace(string(out)), "(PostgreSQL) "); err == nil && ok {
 		return v
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/servertrust"
 )
 
 // Flavor tells MariaDB from MySQL: defaults and the way huge pages are
@@ -33,6 +34,9 @@ type Instance struct {
 	// Account is the server's: the files it names are read only as it
 	// could read them.
 	Account *linux.Account `json:"-"`
+	// Owners is who owns the server process, its binary and its data
+	// directory (snapshot.Take; nil when not known).
+	Owners *servertrust.Ownership `json:"owners,omitempty"`
 	// OptionFiles are the my.cnf files read, in order.
 	OptionFiles []string `json:"option_files,omitempty"`
 	// Connection says how settings were read, or why not over SQL.

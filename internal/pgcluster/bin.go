@@ -53,7 +53,12 @@ func versionOf(initdb string) float64 {
 // MajorVersion runs `postgres --version` in bin and returns the major version
 // (15 for "postgres (PostgreSQL) 15.19 (Debian 15.19-0+deb12u1)").
 func MajorVersion(bin string) (int, error) {
-	out, err := exec.Command(filepath.Join(bin, "postgres"), "--version").Output()
+	if err := CheckBin(bin, "postgres"); err != nil {
+		return 0, err
+	}
+	cmd := exec.Command(filepath.Join(bin, "postgres"), "--version")
+	cmd.Env = Env()
+	out, err := cmd.Output()
 	if err != nil {
 		return 0, fmt.Errorf("run %s/postgres --version: %w", bin, err)
 	}

@@ -239,9 +239,12 @@ func (c *Cluster) run(ctx context.Context, prog string, args ...string) (string,
 
 // runIn runs prog in the cgroup (v2) open as cgroupFD; 0 leaves it in ours.
 func (c *Cluster) runIn(ctx context.Context, cgroupFD int, prog string, args ...string) (string, error) {
+	if err := CheckBin(c.Bin, prog); err != nil {
+		return "", err
+	}
 	cmd := exec.CommandContext(ctx, filepath.Join(c.Bin, prog), args...)
 	cmd.Dir = c.Dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	cmd.Env = Env()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred, UseCgroupFD: cgroupFD > 0, CgroupFD: cgroupFD}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

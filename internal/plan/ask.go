@@ -5,23 +5,21 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/dbmem/dbmem/internal/pgcluster"
 )
 
-// asker runs `postgres -C` against data directories: a stopped server's,
-// or a throwaway cluster it creates once per binary directory.
+// asker finds the PostgreSQL binaries to ask, and the throwaway clusters
+// it creates once per binary directory.
 type asker struct {
 	// bin overrides the PostgreSQL binary directory ("" finds one per major
 	// version).
 	bin        string
 	throwaways map[string]*pgcluster.Cluster
+	// refused are binary directories root may not run (pgcluster.CheckBin).
+	refused []string
 }
 
 // close removes the throwaway clusters.
@@ -32,7 +30,7 @@ func (a *asker) close() {
 }
 
 // binFor returns a PostgreSQL binary directory of the given major version
-// (0: any), or "" when none is installed.
+// (0: any), or "" when none is installed that root may run.
 func (a *asker) binFor(major int) string {
 	cands := []string{a.bin}
 	if a.bin == "" {
@@ -51,11 +49,29 @@ func (a *asker) binFor(major int) string {
 		if _, err := os.Stat(filepath.Join(b, "postgres")); err != nil {
 			continue
 		}
+		if err := pgcluster.CheckBin(b, "postgres"); err != nil {
+			a.refuse(err)
+			continue
+		}
 		if m, err := pgcluster.MajorVersion(b); err == nil && (major == 0 || m == major) {
 			return b
 		}
 	}
 	return ""
+}
+
+func (a *asker) refuse(err error) {
+	if s := err.Error(); !strings.Contains(strings.Join(a.refused, "\n"), s) {
+		a.refused = append(a.refused, s)
+	}
+}
+
+// why says why no binary was found: the directories refused, if any.
+func (a *asker) why() string {
+	if len(a.refused) == 0 {
+		return ""
+	}
+	return " (refused: " + strings.Join(a.refused, "; ") + ")"
 }
 
 // throwaway returns a stopped cluster made by initdb with bin, created on
@@ -75,60 +91,16 @@ func (a *asker) throwaway(ctx context.Context, bin string) (*pgcluster.Cluster, 
 	return c, nil
 }
 
-// ask runs `postgres -D dir -C name -c k=v ...` as dir's owner and returns
-// what it prints. The server must be stopped for runtime-computed values
-// (shared_memory_size_in_huge_pages).
-func ask(ctx context.Context, bin, dir, name string, set map[string]string) (string, error) {
-	args := []string{"-D", dir, "-C", name}
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		args = append(args, "-c", k+"="+set[k])
-	}
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, "postgres"), args...)
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	if cred, err := ownerOf(dir); err != nil {
+// run runs s's postgres with args in a cleared environment, as s's account.
+func (s server) run(ctx context.Context, args []string) (string, error) {
+	if err := pgcluster.CheckBin(s.bin, "postgres"); err != nil {
 		return "", err
-	} else if cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	}
+	cmd := s.command(ctx, args)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("%s %s: %w: %s", cmd.Path, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
 	}
 	return strings.TrimSpace(out.String()), nil
-}
-
-// ownerOf returns the credential to run PostgreSQL as: the owner of dir
-// when dbmem runs as root (PostgreSQL refuses root), nil otherwise.
-func ownerOf(dir string) (*syscall.Credential, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return nil, fmt.Errorf("data directory: %w", err)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || st.Uid == 0 {
-		return nil, fmt.Errorf("data directory %s is owned by root: PostgreSQL cannot run as root; give it to the postgres user", dir)
-	}
-	return &syscall.Credential{Uid: st.Uid, Gid: st.Gid}, nil
-}
-
-// askUint runs ask and parses a non-negative number.
-func askUint(ctx context.Context, bin, dir, name string, set map[string]string) (uint64, error) {
-	out, err := ask(ctx, bin, dir, name, set)
-	if err != nil {
-		return 0, err
-	}
-	n, err := strconv.ParseInt(out, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("postgres -C %s printed %q, not a count (huge pages unsupported by this build or kernel?)", name, out)
-	}
-	return uint64(n), nil
 }

@@ -76,7 +76,11 @@ func addMySQL(in *advise.PlanInput, r Request, s *snapshot.Snapshot, size uint64
 		return usage("%d MySQL/MariaDB servers run here: choose the one the changes are for with --mysql-port", len(chosen))
 	}
 	for _, my := range chosen {
-		in.Instances = append(in.Instances, runningMySQL(my, r.MySQLChanges, size, hostBasePage(s)))
+		pi := runningMySQL(my, r.MySQLChanges, size, hostBasePage(s))
+		if v := r.Trust.Vouch(my.Owners, "mysql"); v.Known && !v.Trusted {
+			pi.Untrusted = v.Why
+		}
+		in.Instances = append(in.Instances, pi)
 	}
 	return nil
 }

@@ -6,53 +6,62 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
 // askNeed asks PostgreSQL (15+) for the pool at pageSize with set applied:
 // shared_memory_size_in_huge_pages, and shared_memory_size for the bytes.
-func askNeed(ctx context.Context, bin, dir string, pageSize uint64, set map[string]string, source string) (advise.HugePageNeed, error) {
-	s := map[string]string{"huge_pages": "on", "huge_page_size": postgres.FormatMemory(pageSize)}
+// No library is loaded (server.args), so what shared_preload_libraries
+// would add is not in it (libraries.go).
+func askNeed(ctx context.Context, s server, pageSize uint64, set map[string]string, source string) (advise.HugePageNeed, error) {
+	c := map[string]string{"huge_pages": "on", "huge_page_size": postgres.FormatMemory(pageSize)}
 	for k, v := range set {
-		s[k] = v
+		c[k] = v
 	}
-	pages, err := askUint(ctx, bin, dir, "shared_memory_size_in_huge_pages", s)
+	pages, err := s.askUint(ctx, "shared_memory_size_in_huge_pages", c)
 	if err != nil {
 		return advise.HugePageNeed{}, err
 	}
-	mb, err := askUint(ctx, bin, dir, "shared_memory_size", s)
+	mb, err := s.askUint(ctx, "shared_memory_size", c)
 	if err != nil {
 		return advise.HugePageNeed{}, err
 	}
 	return advise.HugePageNeed{PageSizeBytes: pageSize, Pages: pages, SharedBytes: mb << 20, Source: source, Exact: true}, nil
 }
 
-// askPlanned asks a throwaway cluster of the same major version; when a
-// preloaded library cannot be loaded there it asks again without it.
-func (a *asker) askPlanned(ctx context.Context, major int, pageSize uint64, set map[string]string) (advise.HugePageNeed, []string, error) {
+// askPlanned asks a throwaway cluster of the same major version, with
+// only the settings that size shared memory (sizing).
+func (a *asker) askPlanned(ctx context.Context, major int, pageSize uint64, set map[string]string) (advise.HugePageNeed, error) {
+	s, err := a.throwawayServer(ctx, major)
+	if err != nil {
+		return advise.HugePageNeed{}, err
+	}
+	return askNeed(ctx, s, pageSize, set, "postgres -C shared_memory_size_in_huge_pages (throwaway cluster, planned settings)")
+}
+
+// throwawayServer is the throwaway cluster of a major version (15+).
+func (a *asker) throwawayServer(ctx context.Context, major int) (server, error) {
 	bin := a.binFor(major)
 	if bin == "" || major < 15 && major != 0 {
-		return advise.HugePageNeed{}, nil, fmt.Errorf("no PostgreSQL %d (15+) binaries to ask", major)
+		v := "15+"
+		if major != 0 {
+			v = fmt.Sprintf("%d (15+)", major)
+		}
+		return server{}, fmt.Errorf("no PostgreSQL %s binaries to ask%s", v, a.why())
+	}
+	if major == 0 {
+		major, _ = pgcluster.MajorVersion(bin)
 	}
 	c, err := a.throwaway(ctx, bin)
 	if err != nil {
-		return advise.HugePageNeed{}, nil, err
+		return server{}, err
 	}
-	src := "postgres -C shared_memory_size_in_huge_pages (throwaway cluster, planned settings)"
-	n, err := askNeed(ctx, bin, c.DataDir, pageSize, set, src)
-	if err == nil || set["shared_preload_libraries"] == "" {
-		return n, nil, err
+	cred, err := ownerOf(c.DataDir)
+	if err != nil {
+		return server{}, err
 	}
-	trimmed := map[string]string{}
-	for k, v := range set {
-		if k != "shared_preload_libraries" {
-			trimmed[k] = v
-		}
-	}
-	n, err2 := askNeed(ctx, bin, c.DataDir, pageSize, trimmed, src+" without shared_preload_libraries")
-	note := fmt.Sprintf("shared_preload_libraries=%q could not be loaded by the throwaway cluster (%v): the need leaves out what those libraries allocate; the margin must cover it",
-		set["shared_preload_libraries"], firstLine(err))
-	return n, []string{note}, err2
+	return server{bin: bin, major: major, dir: c.DataDir, cred: cred}, nil
 }
 
 // estimateNeed sizes the segment from settings when PostgreSQL cannot be

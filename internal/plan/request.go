@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/servertrust"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
@@ -36,6 +37,9 @@ type Request struct {
 	Options       advise.PlanOptions
 	// Bin is the PostgreSQL binary directory to ask ("" finds one).
 	Bin string
+	// Trust says which accounts' instances shape the host-wide plan and
+	// may have PostgreSQL run as them (--server-account).
+	Trust servertrust.Policy
 	// Budget says how to budget PostgreSQL's private memory.
 	Budget BudgetOptions
 	// FS is the host a running instance is measured on (zero: this host).

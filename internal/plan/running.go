@@ -42,7 +42,11 @@ func running(ctx context.Context, a *asker, r Request) (advise.PlanInput, error)
 		in.Notes = append(in.Notes, notes...)
 		in.Instances = append(in.Instances, pi)
 	}
-	return in, addMySQL(&in, r, s, size)
+	if err := addMySQL(&in, r, s, size); err != nil {
+		return in, err
+	}
+	in.Notes = append(in.Notes, unknownOwners(s)...)
+	return in, nil
 }
 
 func runningInstance(ctx context.Context, a *asker, r Request, pg *postgres.Instance, size uint64) (advise.PlannedInstance, []string, error) {
@@ -71,6 +75,11 @@ func runningInstance(ctx context.Context, a *asker, r Request, pg *postgres.Inst
 			pi.SharedIn4KBytes = sh.SizeBytes
 		}
 	}
+	if v := r.Trust.Vouch(pg.Owners, "postgres"); v.Known && !v.Trusted {
+		pi.Untrusted = v.Why // nothing is run for it: estimated, and left out of the host-wide plan
+		pi.Need = estimateNeed(set, size)
+		return pi, nil, nil
+	}
 	var notes []string
 	var err error
 	hostDefault, _ := r.Snapshot.Host.DefaultPageSize() // 0: unknown, shownNeed then needs huge_page_size
@@ -90,11 +99,16 @@ func runningNeed(ctx context.Context, a *asker, pg *postgres.Instance, set postg
 				Source: fmt.Sprintf("postmaster's shared mapping %d B / %s", sh.SizeBytes, units.Bytes(size))}, nil, nil
 		}
 	}
-	n, notes, err := a.askPlanned(ctx, pg.Major, size, sizing(set))
-	if err == nil {
+	n, err := a.askPlanned(ctx, pg.Major, size, sizing(set))
+	if err != nil {
+		n, notes := estimateNeed(set, size), []string{"could not ask PostgreSQL (" + firstLine(err) + "): estimated"}
+		if libs := preloaded(set); libs != "" {
+			notes = append(notes, librariesNote(advise.PostgresSubject(pg), libs))
+		}
 		return n, notes, nil
 	}
-	return estimateNeed(set, size), []string{"could not ask PostgreSQL (" + firstLine(err) + "): estimated"}, nil
+	n, notes := a.withLibraries(ctx, pg, set, size, n)
+	return n, notes, nil
 }
 
 // shownNeed is SHOW shared_memory_size_in_huge_pages when it was computed

@@ -12,64 +12,95 @@ import (
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
-// stopped plans this host for a stopped server's data directory, asking
-// its own binaries with `postgres -D DIR -C ...`.
+// stopped plans this host for a stopped server's data directory: its own
+// binaries asked with `postgres -D DIR -C ...` as the directory's owner
+// when that is a trusted server account, else estimated from its
+// configuration files without running anything, and left out of the
+// host-wide settings.
 func stopped(ctx context.Context, a *asker, r Request) (advise.PlanInput, error) {
 	in := advise.PlanInput{Source: fmt.Sprintf("host %s, stopped server %s", r.Snapshot.Host.Hostname, r.DataDir)}
 	var err error
 	if in.Host, in.Notes, err = hostFacts(r.Snapshot); err != nil {
 		return in, err
 	}
-	major, err := dataDirMajor(ctx, a, r.DataDir)
+	d, err := readDataDir(r.DataDir)
 	if err != nil {
 		return in, err
 	}
-	bin := a.binFor(major)
-	if bin == "" {
-		return in, fmt.Errorf("no PostgreSQL %d binaries found to ask about %s: install them or give --pg-bin", major, r.DataDir)
-	}
-	set, err := askSettings(ctx, bin, r.DataDir, major, r.Changes)
-	if err != nil {
-		return in, err
-	}
-	pi := advise.PlannedInstance{
-		Engine:  advise.Engine{Name: advise.EnginePostgres, Major: major},
-		Subject: fmt.Sprintf("postgresql %d (%s, stopped)", major, r.DataDir), Unit: r.Unit,
-		Changes: r.Changes, Current: currentOf(set, r.Changes), GID: -1,
-	}
-	if pi.Unit == "" {
-		pi.Unit = advise.UnitForDataDir(strings.TrimSuffix(r.DataDir, "/"))
-	}
-	pi.Work = advise.PostgresWorkload(&postgres.Instance{Major: major, Settings: overlay(set, r.Changes, postgres.FromCommandLine)}, r.NodesPerQuery)
 	size := r.pageSize(in.Host.DefaultHugePageBytes)
-	if major >= 15 {
-		pi.Need, err = askNeed(ctx, bin, r.DataDir, size, r.Changes, "postgres -D "+r.DataDir+" -C shared_memory_size_in_huge_pages")
-		if err != nil {
-			return in, fmt.Errorf("ask the stopped server its huge page need (is it running? then plan without --data-dir): %w", err)
-		}
+	var pi advise.PlannedInstance
+	var notes []string
+	if why := d.untrusted(r.Trust); why != "" {
+		pi, notes, err = untrustedStopped(d, r, size, why)
 	} else {
-		pi.Need = estimateNeed(overlay(set, r.Changes, postgres.FromCommandLine), size)
-		in.Notes = append(in.Notes, fmt.Sprintf("PostgreSQL %d cannot compute shared_memory_size_in_huge_pages: estimated from settings; start it once and plan the running server for the exact size", major))
+		pi, notes, err = askStopped(ctx, a, d, r, size)
 	}
+	if err != nil {
+		return in, err
+	}
+	in.Notes = append(in.Notes, notes...)
 	in.Instances = []advise.PlannedInstance{pi}
 	return in, addMySQL(&in, r, r.Snapshot, size)
 }
 
-// dataDirMajor reads PG_VERSION, in dir or in the data_directory a
-// configuration directory points to (Debian's /etc/postgresql/15/main).
-func dataDirMajor(ctx context.Context, a *asker, dir string) (int, error) {
-	if m, err := readMajor(dir); err == nil {
-		return m, nil
+// stoppedInstance is the plan's view of a stopped server with settings set.
+func stoppedInstance(d dataDir, r Request, set postgres.Settings) advise.PlannedInstance {
+	pi := advise.PlannedInstance{
+		Engine:  advise.Engine{Name: advise.EnginePostgres, Major: d.major},
+		Subject: fmt.Sprintf("postgresql %d (%s, stopped)", d.major, d.given), Unit: r.Unit,
+		Changes: r.Changes, Current: currentOf(set, r.Changes), GID: -1,
 	}
-	bin := a.binFor(0)
+	if pi.Unit == "" {
+		pi.Unit = advise.UnitForDataDir(strings.TrimSuffix(d.given, "/"))
+	}
+	pi.Work = advise.PostgresWorkload(&postgres.Instance{Major: d.major, Settings: overlay(set, r.Changes, postgres.FromCommandLine)}, r.NodesPerQuery)
+	return pi
+}
+
+// askStopped asks the server's own binaries, as its (trusted) owner.
+func askStopped(ctx context.Context, a *asker, d dataDir, r Request, size uint64) (advise.PlannedInstance, []string, error) {
+	bin := a.binFor(d.major)
 	if bin == "" {
-		return 0, fmt.Errorf("%s has no PG_VERSION and no PostgreSQL binaries are installed to read its data_directory", dir)
+		return advise.PlannedInstance{}, nil, fmt.Errorf("no PostgreSQL %d binaries found to ask about %s%s: install them or give --pg-bin", d.major, d.given, a.why())
 	}
-	dd, err := ask(ctx, bin, dir, "data_directory", nil)
+	cred, err := ownerOf(d.data)
 	if err != nil {
-		return 0, fmt.Errorf("%s has no PG_VERSION: is it a data or configuration directory? %w", dir, err)
+		return advise.PlannedInstance{}, nil, err
 	}
-	return readMajor(dd)
+	s := server{bin: bin, major: d.major, dir: d.given, cred: cred}
+	set, err := askSettings(ctx, s, r.Changes)
+	if err != nil {
+		return advise.PlannedInstance{}, nil, err
+	}
+	pi := stoppedInstance(d, r, set)
+	var notes []string
+	if d.major >= 15 {
+		pi.Need, err = askNeed(ctx, s, size, r.Changes, "postgres -D "+d.given+" -C shared_memory_size_in_huge_pages")
+		if err != nil {
+			return pi, nil, fmt.Errorf("ask the stopped server its huge page need (is it running? then plan without --data-dir): %w", err)
+		}
+	} else {
+		pi.Need = estimateNeed(overlay(set, r.Changes, postgres.FromCommandLine), size)
+		notes = append(notes, fmt.Sprintf("PostgreSQL %d cannot compute shared_memory_size_in_huge_pages: estimated from settings; start it once and plan the running server for the exact size", d.major))
+	}
+	if libs := preloaded(overlay(set, r.Changes, postgres.FromCommandLine)); libs != "" {
+		notes = append(notes, librariesNote(pi.Subject, libs))
+	}
+	return pi, notes, nil
+}
+
+// untrustedStopped estimates a stopped server of an untrusted account from
+// its configuration files, read with its rights; nothing is run.
+func untrustedStopped(d dataDir, r Request, size uint64, why string) (advise.PlannedInstance, []string, error) {
+	set, notes, err := d.fileSettings()
+	if err != nil {
+		return advise.PlannedInstance{}, nil, err
+	}
+	pi := stoppedInstance(d, r, set)
+	pi.Untrusted = why
+	pi.Need = estimateNeed(overlay(set, r.Changes, postgres.FromCommandLine), size)
+	note := fmt.Sprintf("%s: nothing was run for it (%s): its need is estimated from its configuration files", pi.Subject, why)
+	return pi, append([]string{note}, notes...), nil
 }
 
 func readMajor(dir string) (int, error) {
@@ -83,13 +114,13 @@ func readMajor(dir string) (int, error) {
 
 // askSettings reads the settings the plan needs with `postgres -C`, which
 // resolves includes and the command line as the server would.
-func askSettings(ctx context.Context, bin, dir string, major int, changes map[string]string) (postgres.Settings, error) {
+func askSettings(ctx context.Context, s server, changes map[string]string) (postgres.Settings, error) {
 	vals := map[string]string{}
-	for _, n := range append(append([]string{}, workloadNames...), sizingNames...) {
+	for _, n := range append(append([]string{"shared_preload_libraries"}, workloadNames...), sizingNames...) {
 		if _, done := vals[n]; done {
 			continue
 		}
-		v, err := ask(ctx, bin, dir, n, changes)
+		v, err := s.ask(ctx, n, changes)
 		if err != nil {
 			if strings.Contains(err.Error(), "unrecognized configuration parameter") {
 				continue // not in this version (hash_mem_multiplier < 13, huge_page_size < 14)
@@ -98,5 +129,5 @@ func askSettings(ctx context.Context, bin, dir string, major int, changes map[st
 		}
 		vals[n] = v
 	}
-	return overlay(postgres.Defaults(major), vals, postgres.FromConfigFile), nil
+	return overlay(postgres.Defaults(s.major), vals, postgres.FromConfigFile), nil
 }

@@ -54,10 +54,13 @@ func whatIfPostgres(ctx context.Context, a *asker, r Request, size uint64) (advi
 	}
 	var notes []string
 	var err error
-	pi.Need, notes, err = a.askPlanned(ctx, major, size, sizing(set))
+	pi.Need, err = a.askPlanned(ctx, major, size, sizing(set))
 	if err != nil {
 		pi.Need = estimateNeed(set, size)
 		notes = append(notes, "could not ask PostgreSQL ("+firstLine(err)+"): estimated from settings")
+	}
+	if libs := preloaded(set); libs != "" {
+		notes = append(notes, librariesNote(pi.Subject, libs))
 	}
 	return pi, notes
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/servertrust"
 )
 
 // Instance is one running PostgreSQL server: its postmaster, every child
@@ -32,7 +33,11 @@ type Instance struct {
 	Work *WorkStats `json:"work,omitempty"`
 	// Account is the postmaster's: the files the instance names (its
 	// configuration, includes, logs) are read only as it could read them.
-	Account  *linux.Account `json:"-"`
+	Account *linux.Account `json:"-"`
+	// Owners is who owns the postmaster, its binary and its data directory
+	// (snapshot.Take; nil when not known): only a trusted account's
+	// instance shapes the host-wide plan.
+	Owners   *servertrust.Ownership `json:"owners,omitempty"`
 	activity map[int]Activity
 	confRead bool // postgresql.conf was read: the settings are more than the command line
 }

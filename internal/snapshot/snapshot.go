@@ -11,6 +11,7 @@ import (
 	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/pooler"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/servertrust"
 	"github.com/dbmem/dbmem/internal/sysv"
 )
 
@@ -85,6 +86,9 @@ type Options struct {
 	// Skip names PostgreSQL processes to leave out: backends of dbmem's own
 	// earlier connections that may still be exiting (see postgres.Options).
 	Skip map[int]bool
+	// Owners are who owned each instance (by server PID) when a capture
+	// was taken: a replay cannot look at the captured host's files.
+	Owners map[int]*servertrust.Ownership
 	// Guard reads the OOM guard (OOMGuard): check, report and plan do;
 	// watch and the exporter, which sample often, do not. GuardRun runs
 	// systemctl (default: the program, where systemd is PID 1).
@@ -121,6 +125,7 @@ func Take(ctx context.Context, o Options) (*Snapshot, error) {
 	if err := s.readOthers(ctx, o); err != nil {
 		return nil, err
 	}
+	s.readOwners(o)
 	s.readPoolers(ctx, o)
 	if o.Guard {
 		s.readGuard(ctx, o)
