@@ -126,7 +126,7 @@ func TestReadConfFileIncludes(t *testing.T) {
 		t.Errorf("nested include: %+v", s["max_connections"])
 	}
 	treetest.Write(t, root, map[string]string{"etc/pg/loop.conf": "include 'loop.conf'\n"})
-	if err := ReadConfFile(fs, "/etc/pg/loop.conf", FromConfigFile, Settings{}); err == nil || !strings.Contains(err.Error(), "nested") {
+	if err := ReadConfFile(fs, "/etc/pg/loop.conf", FromConfigFile, Settings{}); err == nil || !strings.Contains(err.Error(), "an include cycle: /etc/pg/loop.conf includes /etc/pg/loop.conf") {
 		t.Errorf("include loop: %v", err)
 	}
 }
