@@ -102,7 +102,11 @@ type confReader struct {
 // An include cycle or a file over the budget ends the read at once: the
 // gap names the file, and options read so far are kept.
 func readOptionFiles(fs linux.FS, files []string, required map[string]bool, groups []string) ([]option, []string, []linux.Gap) {
-	r := &confReader{fs: fs, budget: confbudget.New(fs, confbudget.Default), groups: map[string]bool{}}
+	return readOptionFilesBudget(fs, files, required, groups, confbudget.Default)
+}
+
+func readOptionFilesBudget(fs linux.FS, files []string, required map[string]bool, groups []string, b confbudget.Budget) ([]option, []string, []linux.Gap) {
+	r := &confReader{fs: fs, budget: confbudget.New(fs, b), groups: map[string]bool{}}
 	for _, g := range groups {
 		r.groups[g] = true
 	}
