@@ -141,3 +141,13 @@ func (fs FS) Readable(path string) error {
 	}
 	return nil
 }
+
+// readPlain reads a whole file opened by openNoBlock.
+func (fs FS) readPlain(path string) ([]byte, error) {
+	f, err := fs.openNoBlock(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
