@@ -31,6 +31,7 @@ const pageHTML = `<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>dbmem memory audit: {{.Host.Hostname}}</title>
 <style>
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: #222; margin: 24px auto; max-width: 1000px; padding: 0 16px; }
@@ -40,7 +41,7 @@ h3 { font-size: 15px; margin: 18px 0 6px; }
 table { border-collapse: collapse; margin: 6px 0 12px; width: 100%; }
 th, td { padding: 3px 8px; border-bottom: 1px solid #ddd; vertical-align: top; text-align: left; overflow-wrap: break-word; }
 th { background: #f2f2f2; }
-td.v { overflow-wrap: anywhere; min-width: 6em; }
+table.fixed { table-layout: fixed; } table.fixed td { overflow-wrap: anywhere; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; overflow-wrap: normal; }
 .facts { width: auto; } .facts th { background: none; width: 150px; }
 svg.chart { max-width: 100%; height: auto; display: block; margin: 8px 0; }
@@ -97,12 +98,12 @@ nav ol { columns: 2; }
 <h3>#{{.Rank}} <span class="sev {{sevclass .Severity}}">{{upper .Severity}}</span> {{.Title}}</h3>
 <p><code>{{.ID}}</code> on {{.Subject}}</p>
 <p><span class="label">at stake</span> <span class="stake">{{.Stake}}</span>{{with .StakeFormula}}: {{.}}{{end}}</p>
-{{if .Evidence}}<table><tr><th>evidence</th><th>value</th><th>source</th></tr>
+{{if .Evidence}}<table class="fixed"><colgroup><col style="width:26%"><col style="width:50%"><col style="width:24%"></colgroup><tr><th>evidence</th><th>value</th><th>source</th></tr>
 {{range .Evidence}}<tr><td>{{.Name}}</td><td>{{.Value}}</td><td>{{.Source}}</td></tr>
 {{end}}</table>{{end}}
 <p><span class="label">why</span> {{.Why}}</p>
 <p><span class="label">fix</span> {{.Fix}}</p>
-{{if .Settings}}<table><tr><th>set</th><th>value</th><th>now</th><th>formula</th></tr>
+{{if .Settings}}<table class="fixed"><colgroup><col style="width:26%"><col style="width:16%"><col style="width:12%"><col style="width:46%"></colgroup><tr><th>set</th><th>value</th><th>now</th><th>formula</th></tr>
 {{range .Settings}}<tr><td>{{.Target}} {{.Name}}{{with .Unit}} in {{.}}{{end}}</td><td>{{.Value}}</td><td>{{.Current}}</td><td>{{.Formula}}</td></tr>
 {{end}}</table>{{end}}
 </div>
@@ -138,8 +139,8 @@ nav ol { columns: 2; }
 
 <h2 id="plan">The plan's settings</h2>
 {{with .In.Plan}}<p class="note">What <code>dbmem plan</code> computes for the running instances ({{.Source}}); <code>dbmem plan --format ...</code> renders them as files, <code>dbmem apply</code> applies them.</p>
-<table><tr><th>where</th><th>setting</th><th>value</th><th>now</th><th>formula</th><th>takes effect</th></tr>
-{{range .Settings}}<tr><td>{{.Target}}{{with .Unit}}<br>{{.}}{{end}}{{with .Role}}<br>role {{.}}{{end}}</td><td>{{.Name}}</td><td class="v">{{.Value}}</td><td class="v">{{.Current}}</td><td>{{.Formula}}</td><td>{{if .Restart}}restart {{.Restart}}{{else}}live{{end}}</td></tr>
+<table class="fixed"><colgroup><col style="width:16%"><col style="width:17%"><col style="width:14%"><col style="width:8%"><col style="width:31%"><col style="width:14%"></colgroup><tr><th>where</th><th>setting</th><th>value</th><th>now</th><th>formula</th><th>takes effect</th></tr>
+{{range .Settings}}<tr><td>{{.Target}}{{with .Unit}}<br>{{.}}{{end}}{{with .Role}}<br>role {{.}}{{end}}</td><td>{{.Name}}</td><td>{{.Value}}</td><td>{{.Current}}</td><td>{{.Formula}}</td><td>{{if .Restart}}restart {{.Restart}}{{else}}live{{end}}</td></tr>
 {{end}}</table>
 {{range .Notes}}<p class="note">{{.}}</p>{{end}}
 {{range .LeftOut}}<p class="note">Left out: {{.Subject}}: {{.Why}}</p>{{end}}
