@@ -16,6 +16,7 @@ import (
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/xray"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -42,6 +43,7 @@ func fixtureInput(t *testing.T, name string) audit.Input {
 	}
 	res := plan.Result(pi, s)
 	in.Plan = &res
+	in.Budgets = plan.ReportBudgets(capture.TreeFS(dir), s, plan.BudgetOptions{Profile: "web"})
 	return in
 }
 
@@ -83,7 +85,7 @@ func TestAuditGolden(t *testing.T) {
 		`Page tables as connections touch the shared memory`, `>4 KiB pages</text>`, `>2 MiB pages</text>`,
 		`<code>hugepages.off</code>`, `page tables at max_connections: 40 x`,
 		`<td>vm.nr_hugepages</td>`, `huge_pages`,
-		`@page { size: A4`, `@media print`,
+		`@page { size: A4`, `@media print`, `<h3>Budget</h3>`, `fits`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the audit lacks %q", want)
@@ -112,7 +114,11 @@ func TestAuditEscapes(t *testing.T) {
 	in.Snapshot.Postgres[0].Connection = `"><img src=x onerror=alert(2)>`
 	in.Snapshot.Postgres[0].Processes[0].Role = `<b>role</b>`
 	in.Findings[0].Evidence[0].Value = `</td><script>x()</script>`
+	in.XRay = []xray.Result{{Schema: xray.SchemaVersion, PostmasterPID: 1, DataDir: "/d", Problem: `<script>y()</script>`}}
 	page := render(t, in)
+	if !strings.Contains(page, "X-ray of the costliest backends") {
+		t.Error("no X-ray section")
+	}
 	for _, bad := range []string{"<script>", "<img", "<b>role</b>"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("%q reached the page unescaped", bad)
