@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbmem/dbmem/internal/pgtest"
 )
@@ -67,8 +68,11 @@ func selectPID(t *testing.T, p *pane, pid string) string {
 				return l
 			}
 		}
+		before := selectedOn(p.screen())
 		p.tmux("send-keys", "j")
-		p.waitFor("> ")
+		if !p.waitMoved(before) {
+			break // j no longer moves: the last backend is selected
+		}
 	}
 	t.Fatalf("backend %s never selected:\n%s", pid, strings.Join(p.screen(), "\n"))
 	return ""
@@ -88,4 +92,30 @@ func showsQuery(line, query string) bool {
 		return len(cut) > len("SELECT '") && strings.HasPrefix(query, cut)
 	}
 	return shown == query
+}
+
+// selectedOn is the PID of the selected backend ("> PID ..."), or "".
+func selectedOn(screen []string) string {
+	for _, l := range screen {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == ">" {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+// waitMoved waits until the selection is no longer on before: a key is
+// pressed only after the last one was drawn, so none is still queued when
+// the test reads the selection. It reports false after 20 s without a move
+// (j on the last backend).
+func (p *pane) waitMoved(before string) bool {
+	p.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if now := selectedOn(p.screen()); now != "" && now != before {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return false
 }
