@@ -25,7 +25,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // fixtureInput is the audit of a recorded host (kernel 6.18, PostgreSQL
 // 15.20 with 10 client backends that read 1.1 GiB through 1.3 GiB of
 // shared memory in 4 KiB pages), with its findings and its plan.
-func fixtureInput(t *testing.T, name string) audit.Input {
+func fixtureInput(t testing.TB, name string) audit.Input {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "fixtures", name)
 	s, err := snapshot.Take(context.Background(), snapshot.Options{
@@ -145,5 +145,17 @@ func TestRanked(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"c", "e", "b", "a", "d"}, ids); d != "" {
 		t.Errorf("order (-want +got):\n%s", d)
+	}
+}
+
+// BenchmarkWrite renders the recorded host's audit.
+func BenchmarkWrite(b *testing.B) {
+	in := fixtureInput(b, "pg15-hugepages-off")
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := audit.Write(&buf, in); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -49,6 +49,9 @@ dbmem-watch-record service writes, when it exists), check also finds steady grow
 --growth-window, and when MemAvailable, the cgroup limit or an enforced CommitLimit
 would be reached at that rate.
 
+--html FILE also writes the HTML audit (as report --html does, with the budget): one
+self-contained page to hand on, the findings ranked by bytes at stake (docs/audit.md).
+
 Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severity.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

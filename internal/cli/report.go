@@ -45,6 +45,9 @@ the dump back and splits the backend's private cost into catalog caches, plan ca
 running query, JIT, other contexts and what lies outside them, each with its fix. It
 adds one LOG line per memory context to the server's log.
 
+--html FILE also writes the HTML audit: one self-contained page with charts, the findings
+ranked by bytes at stake, the plan's settings, the budget and the X-ray (docs/audit.md).
+
 It only reads. Run as root for the exact fast path.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
