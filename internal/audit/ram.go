@@ -89,7 +89,7 @@ func privateByRole(s *snapshot.Snapshot) ([]Part, *uint64) {
 	}
 	var out []Part
 	for _, a := range by {
-		f := fmt.Sprintf("Pss_Anon of %d PostgreSQL processes", a.read)
+		f := fmt.Sprintf("Pss_Anon of %s", processes(a.read))
 		if a.est > 0 {
 			f += fmt.Sprintf(" (RssAnon for %d: an over-estimate)", a.est)
 		}
@@ -182,6 +182,14 @@ func kernelRest(m linux.Meminfo, pools *uint64, cache uint64, cacheOK bool) Part
 		p.Bytes = &v
 	}
 	return p
+}
+
+// processes is "1 PostgreSQL process" or "n PostgreSQL processes".
+func processes(n int) string {
+	if n == 1 {
+		return "1 PostgreSQL process"
+	}
+	return fmt.Sprintf("%d PostgreSQL processes", n)
 }
 
 func opt(v uint64, ok bool) *uint64 {
