@@ -132,3 +132,26 @@ func rgb(hex string) [3]uint32 {
 	v, _ := strconv.ParseUint(strings.TrimPrefix(hex, "#"), 16, 32)
 	return [3]uint32{uint32(v >> 16 & 0xff), uint32(v >> 8 & 0xff), uint32(v & 0xff)}
 }
+
+// The console check sees what a broken page logs, and the audit's policy
+// refuses a script even if one slipped in: so a silent console means
+// something.
+func TestConsoleCheckSees(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.html")
+	os.WriteFile(bad, []byte(`<!DOCTYPE html><html><body><script>console.error("boom")</script></body></html>`), 0o644)
+	if msgs := charttest.Console(t, dir, bad); len(msgs) == 0 || !strings.Contains(strings.Join(msgs, "\n"), "boom") {
+		t.Errorf("console.error not seen: %q", msgs)
+	}
+	var b bytes.Buffer
+	if err := audit.Write(&b, fixtureInput(t, "pg15-hugepages-off")); err != nil {
+		t.Fatal(err)
+	}
+	injected := strings.Replace(b.String(), "</body>", `<script>console.error("ran")</script></body>`, 1)
+	page := filepath.Join(dir, "injected.html")
+	os.WriteFile(page, []byte(injected), 0o644)
+	msgs := strings.Join(charttest.Console(t, dir, page), "\n")
+	if strings.Contains(msgs, `"ran"`) || !strings.Contains(msgs, "Content Security Policy") {
+		t.Errorf("an injected script was not refused by the page's policy: %q", msgs)
+	}
+}
