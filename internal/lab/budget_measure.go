@@ -98,6 +98,7 @@ func (r *budgetRun) runConfig(ctx context.Context, cr *ConfigRun, measure bool) 
 	if measure {
 		r.steps.begin("measure dbmem's budget during "+cr.Name, 0)
 		err = r.measureBudget(ctx, rp)
+		r.steps.begin("finish the workload under "+cr.Name, 0)
 	}
 	cr.OLTP, cr.Queries = oltp.result(r.cfg.OLTPClients), rp.result()
 	peak, samples := samp.finish()

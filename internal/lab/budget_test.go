@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +32,9 @@ func TestQuickBudget(t *testing.T) {
 	if err != nil {
 		t.Fatalf("lab budget --quick: %v", err)
 	}
+	var text strings.Builder
+	BudgetText(&text, res)
+	t.Log("\n" + text.String())
 	checkBudgetRestored(t, res, base, journal)
 	if len(res.Checks) != 3 {
 		t.Fatalf("checks %+v, want 3", res.Checks)
