@@ -49,7 +49,11 @@ func (r *budgetRun) pgtuneConfig() *ConfigRun {
 // apply resets what the previous run set, writes this one's settings
 // with ALTER SYSTEM and ALTER ROLE, and restarts the server in the cgroup.
 func (r *budgetRun) apply(ctx context.Context, cr *ConfigRun) error {
-	sqls := []string{"ALTER SYSTEM RESET ALL", "ALTER ROLE " + OLTPRole + " RESET ALL", "ALTER ROLE " + ReportRole + " RESET ALL"}
+	sqls := []string{"ALTER SYSTEM RESET ALL", "ALTER ROLE " + OLTPRole + " RESET ALL", "ALTER ROLE " + ReportRole + " RESET ALL",
+		"ALTER SYSTEM SET log_temp_files = 0"}
+	if r.statements {
+		sqls = append(sqls, "SELECT pg_stat_statements_reset()")
+	}
 	for _, s := range cr.Settings {
 		if !isSettingName(s.Name) {
 			return fmt.Errorf("setting name %q: not a PostgreSQL setting", s.Name)

@@ -10,13 +10,17 @@ import (
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/memcg"
+	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
-// privateSampler sums Pss_Anon + VmPTE (smaps_rollup, status) over the
-// cgroup's processes (the cluster's, no one else's) every 250 ms.
+// privateSampler sums Pss_Anon + VmPTE (+ VmSwap) over the cgroup's
+// processes (the cluster's, no one else's) every 250 ms, read by
+// internal/pagecost's fast path (pagemap and kpagecount: smaps_rollup's
+// Pss_Anon without walking the shared segment's page tables; smaps_rollup
+// where it cannot).
 type privateSampler struct {
 	stop    chan struct{}
 	done    chan struct{}
@@ -30,9 +34,10 @@ func startSampler(fs linux.FS, g *memcg.Group) *privateSampler {
 		defer close(s.done)
 		for {
 			var sum uint64
-			for _, pid := range g.Procs() {
-				if b, ok, err := readBackend(fs, pid, true); err == nil && ok {
-					sum += b.PrivateBytes()
+			costs, _, _ := pagecost.Measure(fs, g.Procs(), pagecost.Options{Method: pagecost.MethodFast})
+			for _, c := range costs {
+				if v, ok := c.PrivateBytes(); ok {
+					sum += v
 				}
 			}
 			s.samples = append(s.samples, PrivateSample{Seconds: time.Since(start).Seconds(), PrivateBytes: sum})

@@ -138,7 +138,7 @@ func (r *budgetRun) baseSettings() map[string]string {
 		"shared_buffers":  fmt.Sprintf("%dMB", r.cfg.SharedBuffersBytes>>20),
 		"max_connections": strconv.Itoa(r.cfg.MaxConnections),
 		"huge_pages":      "off",
-		"log_temp_files":  "0",
+		"log_temp_files":  "-1", // the load's spills are not the workload's: 0 from the first run on
 		"log_line_prefix": "%m [%p] %q%u@%d ",
 	}
 	if r.statements {
