@@ -104,6 +104,9 @@ func (f *labBudgetFlags) result(cmd *cobra.Command, e *env) (*lab.BudgetResult, 
 		}
 		f.o.LimitBytes = b
 	}
+	if _, err := lab.ResolveBudget(f.o); err != nil {
+		return nil, usageError{err}
+	}
 	f.o.FS = e.fs()
 	f.o.LockPath, f.o.JournalPath = lab.DefaultLockPath, lab.DefaultJournalPath
 	f.o.Progress = lab.NewProgress(e.stderr, isTerminal(e.stderr))
