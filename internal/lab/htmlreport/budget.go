@@ -79,7 +79,7 @@ func budgetCharts(r *lab.BudgetResult) []template.HTML {
 	}
 }
 
-var budgetTmpl = template.Must(template.New("budget").Parse(budgetHTML))
+var budgetTmpl = template.Must(template.New("budget").Funcs(template.FuncMap{"bytes": units.Bytes}).Parse(budgetHTML))
 
 const budgetHTML = `<!DOCTYPE html>
 <html lang="en">
@@ -113,10 +113,10 @@ under dbmem's budget, and under PGTune's settings for the same host. PGTune's ou
 {{with .R.Budget}}<h2>dbmem's budget, measured during uniform-small</h2>
 <p>Limit {{.LimitFormula}}; {{.Concurrency}} active sessions ({{.ConcurrencySource}}).</p>
 <table><tr><th>line</th><th>formula</th><th>bytes</th></tr>
-{{range .Lines}}<tr><td>{{.Name}}</td><td>{{.Formula}}</td><td class="n">{{.Bytes}}</td></tr>
+{{range .Lines}}<tr><td>{{.Name}}</td><td>{{.Formula}}</td><td class="n">{{bytes .Bytes}}</td></tr>
 {{end}}</table>
 <table><tr><th>role</th><th>spill</th><th>proposed work_mem</th><th>why</th></tr>
-{{range .Roles}}<tr><td>{{.Name}}</td><td class="n">{{.SpillBytes}}</td><td>{{.Proposed}}</td><td>{{.Why}}</td></tr>
+{{range .Roles}}<tr><td>{{.Name}}</td><td class="n">{{if .SpillBytes}}{{bytes .SpillBytes}}{{else}}none{{end}}</td><td>{{.Proposed}}</td><td>{{.Why}}</td></tr>
 {{end}}</table>{{end}}
 
 <h2>Each run's settings and server log</h2>
