@@ -42,9 +42,9 @@ every run):
 Each run reports the peak private memory (Pss_Anon + VmPTE of the cluster's processes, sampled
 every 250 ms), temp bytes (pg_stat_database), OOM kills (the cgroup's counter), "out of memory"
 errors (the server log) and the queries completed with their times. PGTune's outcome is reported
-as measured. Three checks are stated as PASS or FAIL: the dbmem run has no OOM kill, its peak is
-within its budget, and it writes fewer temp bytes than uniform-small; the exit status is 3 when
-one fails.
+as measured. Four checks are stated as PASS or FAIL: the dbmem run has no OOM kill, its peak is
+within its budget, it writes fewer temp bytes than uniform-small, and the whole workload ran (no
+connection refused, no query failed); the exit status is 3 when one fails.
 
 The cluster and the cgroup are journaled before they are made (` + lab.DefaultJournalPath + `)
 and removed on every exit; a killed run is undone by the next 'dbmem lab' or 'dbmem lab --restore'.
@@ -67,7 +67,7 @@ func (f *labBudgetFlags) define(cmd *cobra.Command) {
 	fl.IntVar(&f.o.OLTPClients, "clients", 0, "pgbench clients of the OLTP role (default 30; 16 with --quick)")
 	fl.IntVar(&f.o.Reporters, "reporters", 0, "concurrent sessions of the reporting role (default 3)")
 	fl.IntVar(&f.o.Rounds, "rounds", 0, "times each reporting session runs every query (default 3; 1 with --quick)")
-	fl.DurationVar(&f.o.Duration, "duration", 0, "pgbench's time in each run (default 45s; 15s with --quick)")
+	fl.DurationVar(&f.o.Duration, "duration", 0, "the OLTP load's least time in each run; it runs as long as the reports (default 45s; 15s with --quick)")
 	fl.Int64Var(&f.o.FactRows, "rows", 0, "rows of the reporting role's fact table (default 2000000; 600000 with --quick)")
 	fl.BoolVar(&f.o.Quick, "quick", false, "small and fast (under 5 minutes on 2 cores): for CI")
 	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report to this file")

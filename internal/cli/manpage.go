@@ -18,7 +18,7 @@ var (
 	}
 	moreExits = map[string][]ExitCode{
 		"dbmem check":           {{ExitFindings, "a finding at or above the severity given with --exit-code"}},
-		"dbmem lab budget":      {{ExitFindings, "a check failed: the dbmem run had an OOM kill, a peak above its budget, or no fewer temp bytes than uniform-small"}},
+		"dbmem lab budget":      {{ExitFindings, "a check failed: the dbmem run had an OOM kill, a peak above its budget, no fewer temp bytes than uniform-small, or a refused connection or failed query"}},
 		"dbmem apply":           {{exitRefused, "refused: a change would make the host worse, or another apply or rollback holds the lock; nothing was changed"}},
 		"dbmem pooler":          {{exitRefused, "pooler set, pooler rollback: refused, another apply or rollback runs; nothing was changed"}},
 		"dbmem pooler set":      {{exitRefused, "refused: another apply or rollback holds the lock; nothing was changed"}},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/memcg"
 	"github.com/dbmem/dbmem/internal/pagecost"
@@ -84,8 +85,13 @@ func (r *budgetRun) counters(ctx context.Context) counters {
 
 // runConfig applies a configuration and runs the workload under it; with
 // measure, dbmem's budget is computed during the run.
-func (r *budgetRun) runConfig(ctx context.Context, cr *ConfigRun, measure bool) error {
+func (r *budgetRun) runConfig(ctx context.Context, cr *ConfigRun, measure bool) (err error) {
 	r.res.Configs = append(r.res.Configs, cr)
+	defer func() {
+		if err != nil {
+			cr.Error = inert.Text(err.Error())
+		}
+	}()
 	r.steps.begin("configure "+cr.Name+" and restart", 0)
 	if err := r.apply(ctx, cr); err != nil {
 		return err
@@ -94,8 +100,12 @@ func (r *budgetRun) runConfig(ctx context.Context, cr *ConfigRun, measure bool) 
 	before := r.counters(ctx)
 	r.g.ResetPeak()
 	samp := startSampler(r.fs, r.g)
+	start := time.Now()
 	oltp, err := r.startOLTP(ctx)
 	if err != nil {
+		if oltp != nil {
+			oltp.stop()
+		}
 		samp.finish()
 		return err
 	}
@@ -105,7 +115,8 @@ func (r *budgetRun) runConfig(ctx context.Context, cr *ConfigRun, measure bool) 
 		err = r.measureBudget(ctx, rp)
 		r.steps.begin("finish the workload under "+cr.Name, 0)
 	}
-	cr.OLTP, cr.Queries = oltp.result(r.cfg.OLTPClients), rp.result()
+	cr.Queries = rp.result()
+	cr.OLTP = r.stopOLTP(ctx, oltp, start)
 	peak, samples := samp.finish()
 	cr.PeakPrivateBytes, cr.PrivateSamples, cr.Samples = &peak, len(samples), samples
 	if err != nil {

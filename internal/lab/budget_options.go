@@ -19,8 +19,8 @@ type BudgetOptions struct {
 	// (default 30; 16 with Quick); Reporters the reporting role's
 	// concurrent sessions (default 3).
 	OLTPClients, Reporters int
-	// Duration is pgbench's run under each configuration (default 45 s;
-	// 15 s with Quick).
+	// Duration is the OLTP load's least time under each configuration
+	// (default 45 s; 15 s with Quick); it runs as long as the reports.
 	Duration time.Duration
 	// Rounds is how many times each reporting session runs every query
 	// (default 3; 1 with Quick): the same work under each configuration,
@@ -112,7 +112,7 @@ func (c BudgetConfig) validate() error {
 	case c.Rounds < 1 || c.Rounds > 20:
 		return fmt.Errorf("%d rounds: choose 1 to 20", c.Rounds)
 	case c.RunSeconds < 5:
-		return fmt.Errorf("--duration must be at least 5s: pgbench reports its rate over it")
+		return fmt.Errorf("--duration must be at least 5s: pgbench reports its rate once a second")
 	case c.FactRows < 100_000 || c.FactRows > 50_000_000:
 		return fmt.Errorf("%d fact rows: choose 100,000 to 50,000,000 (much larger than work_mem, loaded in the run's time)", c.FactRows)
 	}

@@ -137,13 +137,14 @@ func (r *BudgetResult) Passed() bool {
 	return len(r.Checks) > 0
 }
 
-// BudgetChecks states the experiment's three claims about the dbmem run:
-// no OOM kill, its peak within its budget, fewer temp bytes than
-// uniform-small. Unknown figures fail.
+// BudgetChecks states the experiment's claims about the dbmem run: no
+// OOM kill, its peak within its budget, fewer temp bytes than
+// uniform-small, and the whole workload ran (its settings refused no
+// connection, failed no query). Unknown figures fail.
 func BudgetChecks(r *BudgetResult) []Check {
 	d, s := r.Run(ConfigDBMem), r.Run(ConfigSmall)
 	c := []Check{{Name: "dbmem: no OOM kill"}, {Name: "dbmem: peak private memory within its budget"},
-		{Name: "dbmem: fewer temp bytes than " + ConfigSmall}}
+		{Name: "dbmem: fewer temp bytes than " + ConfigSmall}, {Name: "dbmem: the whole workload ran"}}
 	if d == nil {
 		for i := range c {
 			c[i].Detail = "the dbmem configuration did not run"
@@ -175,5 +176,18 @@ func BudgetChecks(r *BudgetResult) []Check {
 		c[2].Pass = *d.TempBytes < *s.TempBytes
 		c[2].Detail = fmt.Sprintf("%s vs %s (pg_stat_database temp_bytes over each run)", units.Bytes(*d.TempBytes), units.Bytes(*s.TempBytes))
 	}
+	c[3].Pass, c[3].Detail = workloadRan(d)
 	return c
+}
+
+// workloadRan: every pgbench client stayed, every report query
+// completed, none failed (a connection refused by a lowered
+// max_connections, an "out of memory", a session lost to a crash).
+func workloadRan(d *ConfigRun) (bool, string) {
+	done, failed := 0, 0
+	for _, q := range d.Queries {
+		done, failed = done+q.Completed, failed+q.Failed
+	}
+	ok := d.Error == "" && d.OLTP.Error == "" && d.OLTP.Failed == 0 && d.OLTP.Transactions > 0 && failed == 0 && done > 0
+	return ok, fmt.Sprintf("%d OLTP transactions, %d clients aborted; %d report queries completed, %d failed", d.OLTP.Transactions, d.OLTP.Failed, done, failed)
 }

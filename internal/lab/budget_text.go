@@ -17,6 +17,7 @@ func BudgetText(w io.Writer, r *BudgetResult) error {
 		g := &grid{rows: BudgetRows(r)}
 		g.render(&b)
 	}
+	writeRunErrors(&b, r)
 	writeBudgetOf(&b, r)
 	b.WriteString("\n")
 	for _, c := range r.Checks {
@@ -42,7 +43,7 @@ func writeBudgetHeader(b *strings.Builder, r *BudgetResult) {
 		fmt.Fprintf(b, "the small host: memory cgroup v%d %s, limit %s, no swap; shared_buffers %s (PGTune's RAM / 4) in every run\n",
 			g.Version(), g.Path, units.Bytes(c.LimitBytes), units.Bytes(c.SharedBuffersBytes))
 	}
-	fmt.Fprintf(b, "workload: role %s, pgbench select-only, %d clients for %gs; role %s, %d sessions x %d round(s) of %s over %d fact rows\n\n",
+	fmt.Fprintf(b, "workload: role %s, pgbench select-only, %d clients, at least %gs and as long as the reports; role %s, %d sessions x %d round(s) of %s over %d fact rows\n\n",
 		OLTPRole, c.OLTPClients, c.RunSeconds, ReportRole, c.Reporters, c.Rounds, queryNames(c.Queries), c.FactRows)
 }
 
@@ -148,6 +149,23 @@ func writeBudgetOf(b *strings.Builder, r *BudgetResult) {
 	for _, ro := range x.Roles {
 		if ro.Proposed != "" {
 			fmt.Fprintf(b, "  role %q: work_mem %s: %s\n", ro.Name, ro.Proposed, ro.Formula)
+		}
+	}
+}
+
+// writeRunErrors says what failed in each run: pgbench, a query, the run.
+func writeRunErrors(b *strings.Builder, r *BudgetResult) {
+	for _, c := range r.Configs {
+		if c.OLTP.Error != "" {
+			fmt.Fprintf(b, "%s: %s\n", c.Name, c.OLTP.Error)
+		}
+		for _, q := range c.Queries {
+			if q.FirstError != "" {
+				fmt.Fprintf(b, "%s: %s failed %d times, first: %s\n", c.Name, q.Name, q.Failed, q.FirstError)
+			}
+		}
+		if c.Error != "" {
+			fmt.Fprintf(b, "%s: %s\n", c.Name, c.Error)
 		}
 	}
 }

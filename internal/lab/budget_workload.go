@@ -3,76 +3,47 @@ package lab
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbmem/dbmem/internal/inert"
-	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/throwaway"
 )
 
-// oltpLoad is pgbench's select-only script as the OLTP role, in the
-// background.
-type oltpLoad struct {
-	done chan struct{}
-	out  []byte
-	err  error
-}
-
-// startOLTP starts pgbench (-S: one primary-key lookup per transaction)
-// with the OLTP role's clients for the run's time.
-func (r *budgetRun) startOLTP(ctx context.Context) (*oltpLoad, error) {
-	c := r.c
-	if err := pgcluster.CheckBin(c.Bin, "pgbench"); err != nil {
-		return nil, err
-	}
-	args := []string{"-n", "-S", "-c", strconv.Itoa(r.cfg.OLTPClients), "-j", "2", "-T", strconv.Itoa(int(r.cfg.RunSeconds)),
-		"-h", c.SocketDir, "-p", strconv.Itoa(c.Port), "-U", OLTPRole, "postgres"}
-	cmd := exec.CommandContext(ctx, filepath.Join(c.Bin, "pgbench"), args...)
-	cmd.Dir, cmd.Env = c.Dir, pgcluster.Env()
+// startOLTP starts pgbench's select-only script (one primary-key lookup
+// per transaction) with the OLTP role's clients, reporting every second;
+// it runs until stopOLTP, as long as the reports.
+func (r *budgetRun) startOLTP(ctx context.Context) (*bench, error) {
 	cred, err := throwaway.Credential("postgres")
 	if err != nil {
 		return nil, err
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	l := &oltpLoad{done: make(chan struct{})}
-	go func() {
-		l.out, l.err = cmd.CombinedOutput()
-		close(l.done)
-	}()
-	return l, nil
+	b, err := startBenchAs(ctx, r.c, cred, OLTPRole, r.cfg.OLTPClients, 3600, "-S")
+	if err != nil {
+		return nil, err
+	}
+	return b, b.waitSamples(ctx, 1, 2*time.Minute)
 }
 
-// result waits for pgbench and reads its summary.
-func (l *oltpLoad) result(clients int) OLTPRun {
-	<-l.done
-	o := OLTPRun{Clients: clients}
-	p, err := pgcluster.ParsePgbench(string(l.out))
-	if err == nil {
-		o.Transactions, o.Failed, o.TPS = p.Transactions, p.Failed, p.TPS
+// stopOLTP ends pgbench once it ran at least the run's time, and sums its
+// reports: the transactions, their rate, the clients it said aborted.
+func (r *budgetRun) stopOLTP(ctx context.Context, b *bench, start time.Time) OLTPRun {
+	sleep(ctx, time.Until(start.Add(time.Duration(r.cfg.RunSeconds*float64(time.Second)))))
+	b.stop()
+	o := OLTPRun{Clients: r.cfg.OLTPClients, Failed: int64(b.Aborted())}
+	ss := b.Samples()
+	for _, s := range ss {
+		o.Transactions += int64(s.TPS)
 	}
-	if l.err != nil || err != nil {
-		o.Error = inert.Text(fmt.Sprintf("pgbench: %v %v: %s", l.err, err, lastLine(string(l.out))))
+	if len(ss) > 0 {
+		o.TPS = float64(o.Transactions) / float64(len(ss))
+	}
+	if t := b.errText(); t != "" && (o.Failed > 0 || len(ss) == 0) {
+		o.Error = "pgbench: " + t
 	}
 	return o
-}
-
-func lastLine(s string) string {
-	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == ' ') {
-		s = s[:len(s)-1]
-	}
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '\n' {
-			return s[i+1:]
-		}
-	}
-	return s
 }
 
 // reports are the reporting role's sessions, each running every query

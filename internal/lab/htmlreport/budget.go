@@ -39,7 +39,7 @@ func budgetFacts(r *lab.BudgetResult) [][2]string {
 		{"Host", fmt.Sprintf("%s, kernel %s, %d CPUs, %s RAM", h.Hostname, h.KernelRelease, h.CPUs, units.Bytes(h.MemTotalBytes))},
 		{"PostgreSQL", h.PGVersion},
 		{"The small host", fmt.Sprintf("a memory cgroup of %s, no swap; shared_buffers %s (PGTune's RAM / 4) in every run", units.Bytes(c.LimitBytes), units.Bytes(c.SharedBuffersBytes))},
-		{"OLTP role", fmt.Sprintf("%q: pgbench select-only, %d clients, %gs, scale %d", lab.OLTPRole, c.OLTPClients, c.RunSeconds, c.PgbenchScale)},
+		{"OLTP role", fmt.Sprintf("%q: pgbench select-only, %d clients, scale %d, at least %gs and as long as the reports", lab.OLTPRole, c.OLTPClients, c.PgbenchScale, c.RunSeconds)},
 		{"Reporting role", fmt.Sprintf("%q: %d sessions, %d round(s) each of the queries below, over %d fact rows and %d dimension rows", lab.ReportRole, c.Reporters, c.Rounds, c.FactRows, c.DimRows)},
 		{"Run", fmt.Sprintf("%s, took %s", r.StartedAt.Format(time.RFC3339), r.Elapsed.Round(time.Second))},
 	}
