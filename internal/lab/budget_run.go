@@ -5,15 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strconv"
-	"syscall"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -40,26 +37,21 @@ type budgetRun struct {
 // RunBudget returns, also when ctx is cancelled or on SIGHUP; a run
 // killed outright is undone by the next `dbmem lab` or `dbmem lab
 // --restore`.
-func RunBudget(ctx context.Context, o BudgetOptions) (res *BudgetResult, err error) {
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
-	defer stop()
+func RunBudget(ctx context.Context, o BudgetOptions) (*BudgetResult, error) {
 	r := newBudgetRun(o)
-	l, jr, notes, err := takeHost(ctx, r.fs, o.LockPath, r.opt.JournalPath, r.prog, func() { r.steps.begin(LockWaitStep, 0) })
-	r.steps.end()
-	r.res.Notes, r.jr = append(r.res.Notes, notes...), jr
-	if err != nil {
-		return r.res, err
-	}
-	defer l.Release()
-	defer func() { err = errors.Join(err, r.cleanup()) }()
-	if err := r.prepare(ctx); err != nil {
-		return r.res, err
-	}
-	if err := r.experiment(ctx); err != nil {
-		return r.res, err
-	}
-	r.res.Checks = BudgetChecks(r.res)
-	return r.res, nil
+	x := lockedRun{fs: r.fs, lockPath: o.LockPath, journalPath: r.opt.JournalPath, prog: r.prog, steps: &r.steps,
+		notes: &r.res.Notes, journal: func(j *hostchange.Journal) { r.jr = j }}
+	err := runLocked(ctx, x, func(ctx context.Context) error {
+		if err := r.prepare(ctx); err != nil {
+			return err
+		}
+		if err := r.experiment(ctx); err != nil {
+			return err
+		}
+		r.res.Checks = BudgetChecks(r.res)
+		return nil
+	}, r.cleanup)
+	return r.res, err
 }
 
 func newBudgetRun(o BudgetOptions) *budgetRun {
@@ -85,14 +77,11 @@ func (r *budgetRun) prepare(ctx context.Context) error {
 	if os.Geteuid() != 0 {
 		return errors.New("dbmem lab budget needs root: it creates a memory cgroup and moves its cluster into it")
 	}
-	m, err := meminfo(r.fs, "MemTotal", "MemAvailable", "Hugepagesize")
+	h, m, err := labHost(r.fs)
 	if err != nil {
 		return err
 	}
-	r.res.Host = HostInfo{CPUs: runtime.NumCPU(), MemTotalBytes: m["MemTotal"], MemAvailableBytes: m["MemAvailable"],
-		PageSizeBytes: uint64(os.Getpagesize()), HugePageBytes: m["Hugepagesize"]}
-	r.res.Host.Hostname, _ = linux.ReadSysctl(r.fs, "kernel.hostname")
-	r.res.Host.KernelRelease, _ = linux.ReadSysctl(r.fs, "kernel.osrelease")
+	r.res.Host = h
 	if r.cfg, err = ResolveBudget(r.opt); err != nil {
 		return err
 	}
@@ -108,24 +97,17 @@ func (r *budgetRun) prepare(ctx context.Context) error {
 	return r.create(ctx)
 }
 
-// checkTools finds PostgreSQL and pgbench.
+// checkTools finds PostgreSQL, pgbench and pg_stat_statements.
 func (r *budgetRun) checkTools() error {
-	bin, err := pgcluster.FindBin(r.opt.Bin)
+	t, err := findPGTools(r.opt.Bin)
 	if err != nil {
 		return err
 	}
-	r.opt.Bin = bin
-	if err := pgcluster.CheckBin(bin, "pgbench"); err != nil {
-		return fmt.Errorf("pgbench not found in %s: install it (Debian: postgresql-contrib or postgresql-client) or point --pg-bin at a directory that has it: %w", bin, err)
-	}
-	if r.major, err = pgcluster.MajorVersion(bin); err != nil {
-		return err
-	}
-	r.res.Host.PGVersion = fullVersion(bin, r.major)
-	_, err = os.Stat(filepath.Join(bin, "..", "lib", "pg_stat_statements.so"))
+	r.opt.Bin, r.major, r.res.Host.PGVersion = t.Bin, t.Major, t.Version
+	_, err = os.Stat(filepath.Join(t.Bin, "..", "lib", "pg_stat_statements.so"))
 	r.statements = err == nil
 	if !r.statements {
-		r.res.Notes = append(r.res.Notes, "pg_stat_statements is not installed next to "+bin+": the budget reads the spills from the server log's temporary file lines alone")
+		r.res.Notes = append(r.res.Notes, "pg_stat_statements is not installed next to "+t.Bin+": the budget reads the spills from the server log's temporary file lines alone")
 	}
 	return nil
 }
