@@ -138,7 +138,8 @@ func (r *BudgetResult) Passed() bool {
 }
 
 // BudgetChecks states the experiment's claims about the dbmem run: no
-// OOM kill, its peak within its budget, fewer temp bytes than
+// OOM kill, its peak within its budget (and the budget within its limit),
+// fewer temp bytes than
 // uniform-small, and the whole workload ran (its settings refused no
 // connection, failed no query). Unknown figures fail.
 func BudgetChecks(r *BudgetResult) []Check {
@@ -161,20 +162,14 @@ func BudgetChecks(r *BudgetResult) []Check {
 			c[0].Detail += "; the run failed: " + d.Error
 		}
 	}
-	switch {
-	case d.PeakPrivateBytes == nil || d.BudgetBytes == nil:
-		c[1].Detail = "peak or budget unknown"
-	default:
-		c[1].Pass = *d.PeakPrivateBytes <= *d.BudgetBytes
-		c[1].Detail = fmt.Sprintf("peak %s (Pss_Anon + VmPTE, %d samples) vs budget %s (%s)", units.Bytes(*d.PeakPrivateBytes), d.PrivateSamples,
-			units.Bytes(*d.BudgetBytes), units.Percent(*d.PeakPrivateBytes, *d.BudgetBytes))
-	}
+	c[1].Pass, c[1].Detail = withinBudget(d, r.Budget)
 	switch {
 	case s == nil || s.TempBytes == nil || d.TempBytes == nil:
 		c[2].Detail = "temp bytes unknown"
 	default:
 		c[2].Pass = *d.TempBytes < *s.TempBytes
-		c[2].Detail = fmt.Sprintf("%s vs %s (pg_stat_database temp_bytes over each run)", units.Bytes(*d.TempBytes), units.Bytes(*s.TempBytes))
+		c[2].Detail = fmt.Sprintf("%s vs %s (%s; pg_stat_database temp_bytes over each run)", units.Bytes(*d.TempBytes), units.Bytes(*s.TempBytes),
+			units.Percent(*d.TempBytes, *s.TempBytes))
 	}
 	c[3].Pass, c[3].Detail = workloadRan(d)
 	return c
@@ -190,4 +185,20 @@ func workloadRan(d *ConfigRun) (bool, string) {
 	}
 	ok := d.Error == "" && d.OLTP.Error == "" && d.OLTP.Failed == 0 && d.OLTP.Transactions > 0 && failed == 0 && done > 0
 	return ok, fmt.Sprintf("%d OLTP transactions, %d clients aborted; %d report queries completed, %d failed", d.OLTP.Transactions, d.OLTP.Failed, done, failed)
+}
+
+// withinBudget: the peak at most the budget, and the budget itself within
+// its limit (a budget over its limit bounds nothing).
+func withinBudget(d *ConfigRun, b *budget.Result) (bool, string) {
+	if d.PeakPrivateBytes == nil || d.BudgetBytes == nil {
+		return false, "peak or budget unknown"
+	}
+	ok := *d.PeakPrivateBytes <= *d.BudgetBytes
+	detail := fmt.Sprintf("peak %s (Pss_Anon + VmPTE, %d samples) vs budget %s (%s)", units.Bytes(*d.PeakPrivateBytes), d.PrivateSamples,
+		units.Bytes(*d.BudgetBytes), units.Percent(*d.PeakPrivateBytes, *d.BudgetBytes))
+	if b != nil && b.TotalBytes > b.LimitBytes {
+		ok = false
+		detail += fmt.Sprintf("; but the budget exceeds its own limit of %s (%s): it bounds nothing", units.Bytes(b.LimitBytes), b.LimitSource)
+	}
+	return ok, detail
 }
