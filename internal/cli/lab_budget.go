@@ -125,5 +125,8 @@ func readBudgetResult(path string) (*lab.BudgetResult, error) {
 	if r.Schema != lab.BudgetSchema {
 		return nil, fmt.Errorf("%s: schema %q, want %q (written by dbmem lab budget --json)", path, r.Schema, lab.BudgetSchema)
 	}
+	if len(r.Configs) > 0 {
+		r.Checks = lab.BudgetChecks(&r) // pure: this dbmem's checks on what was measured
+	}
 	return &r, nil
 }
