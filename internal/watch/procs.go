@@ -66,7 +66,7 @@ func (r *procReader) one(fs linux.FS, pid int, titles map[procKey]string) (linux
 	if p.OOMScore, p.OOMScoreAdj, err = linux.ReadOOM(fs, pid); err != nil {
 		return p, false, err
 	}
-	if !isPostgresComm(st.Name) && !mysql.IsServerComm(st.Name) {
+	if !postgres.IsServerComm(st.Name) && !mysql.IsServerComm(st.Name) {
 		return p, true, nil
 	}
 	stat, err := linux.ReadStat(fs, pid)
@@ -74,7 +74,7 @@ func (r *procReader) one(fs linux.FS, pid int, titles map[procKey]string) (linux
 		return p, false, err
 	}
 	p.Comm, p.StartTicks, p.MinFlt, p.MajFlt = stat.Comm, stat.StartTicks, stat.MinFlt, stat.MajFlt
-	if !isPostgresComm(p.Comm) {
+	if !postgres.IsServerComm(p.Comm) {
 		return p, true, nil
 	}
 	title, seen := r.titles[keyOf(p)]
@@ -97,20 +97,18 @@ type procKey struct {
 
 func keyOf(p linux.Process) procKey { return procKey{p.PID, p.StartTicks} }
 
-func isPostgresComm(comm string) bool { return comm == "postgres" || comm == "postmaster" }
-
 // postmasters returns the PostgreSQL processes whose parent is not one, as
 // postgres.Discover defines an instance.
 func postmasters(procs []linux.Process) map[procKey]bool {
 	pg := map[int]bool{}
 	for _, p := range procs {
-		if isPostgresComm(p.Comm) {
+		if postgres.IsServerComm(p.Comm) {
 			pg[p.PID] = true
 		}
 	}
 	out := map[procKey]bool{}
 	for _, p := range procs {
-		if isPostgresComm(p.Comm) && !pg[p.PPid] {
+		if postgres.IsServerComm(p.Comm) && !pg[p.PPid] {
 			out[keyOf(p)] = true
 		}
 	}

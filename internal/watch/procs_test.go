@@ -13,6 +13,7 @@ import (
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/postgres"
 )
 
 // countTap records which /proc/PID files were read.
@@ -69,7 +70,7 @@ func TestProcReaderReadsLittle(t *testing.T) {
 	}
 	known := map[procKey]bool{}
 	for _, p := range first {
-		if isPostgresComm(p.Comm) {
+		if postgres.IsServerComm(p.Comm) {
 			known[keyOf(p)] = true
 		}
 	}
@@ -97,7 +98,7 @@ func TestProcReaderReadsLittle(t *testing.T) {
 			if got != "status,oom_score,oom_score_adj,stat" {
 				t.Errorf("MySQL server %d: read %s, want status, oom_score, oom_score_adj, stat", pid, got)
 			}
-		case !isPostgresComm(p.Comm):
+		case !postgres.IsServerComm(p.Comm):
 			if got != "status,oom_score,oom_score_adj" {
 				t.Errorf("pid %d %s: read %s, want status, oom_score, oom_score_adj", pid, p.Comm, got)
 			}
