@@ -36,7 +36,7 @@ func TestRootLivePostmortem(t *testing.T) {
 	}
 	fs := linux.DefaultFS()
 	_, zone := postmortem.HostZone(fs)
-	boot, _ := postmortem.BootTime(fs)
+	boot, _ := linux.BootTime(fs)
 	logs := postmortem.Gather(ctx, postmortem.GatherOptions{FS: fs, Postgres: snap.Postgres, Zone: zone})
 	x := eventFor(t, postmortem.Analyze(postmortem.Input{Logs: logs, Snapshot: snap, BootTime: boot, Zone: zone}), pid)
 	checkLiveEvent(t, x, pid, g)

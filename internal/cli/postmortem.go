@@ -77,7 +77,7 @@ func runPostmortem(ctx context.Context, e *env, f postmortemFlags) (*postmortem.
 		in.Findings = advise.Check(snap, advise.Options{Processes: procs, Trust: e.trust()})
 		in.Hugetlb = hugetlbOf(fs, snap)
 	}
-	in.BootTime, _ = postmortem.BootTime(fs)
+	in.BootTime, _ = linux.BootTime(fs)
 	now := time.Now()
 	if b := e.from.b; b != nil {
 		logs, err := b.Logs()
@@ -114,7 +114,7 @@ func hugetlbOf(fs linux.FS, snap *snapshot.Snapshot) []postmortem.HugetlbLimits 
 	var out []postmortem.HugetlbLimits
 	for _, in := range snap.Postgres {
 		if in.PostmasterPID > 0 {
-			out = append(out, postmortem.ReadHugetlb(fs, in.PostmasterPID, advise.PostgresSubject(in))...)
+			out = append(out, postmortem.ReadHugetlb(fs, in.PostmasterPID, advise.PostgresSubject(in), snap.Host.PoolPageSizes())...)
 		}
 	}
 	return out

@@ -56,7 +56,7 @@ type Sample struct {
 	Snapshot *snapshot.Snapshot `json:"snapshot"`
 	// Processes is every user-space process on the host, status only.
 	Processes []linux.Process  `json:"processes"`
-	VMStat    VMStat           `json:"vmstat"`
+	VMStat    linux.VMStat     `json:"vmstat"`
 	Findings  []advise.Finding `json:"findings"`
 	Cost      Cost             `json:"cost"`
 	// Backends is each connected instance's pg_stat_activity with queries,
@@ -119,7 +119,7 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 	}
 	skip := s.liveSessions(procs)
 	out := &Sample{Mode: mode, Processes: procs}
-	if out.VMStat, err = ReadVMStat(fs); err != nil {
+	if out.VMStat, err = linux.ReadVMStat(fs); err != nil {
 		gaps = append(gaps, linux.Gap{What: "/proc/vmstat (swap in/out)", Why: err.Error()})
 	}
 	base, seen := s.lastBase()

@@ -1,4 +1,4 @@
-package watch
+package linux
 
 import (
 	"bufio"
@@ -7,8 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/dbmem/dbmem/internal/linux"
 )
 
 // VMStat holds the /proc/vmstat counters the view turns into rates. All
@@ -23,7 +21,7 @@ type VMStat struct {
 }
 
 // ReadVMStat reads /proc/vmstat under fs.
-func ReadVMStat(fs linux.FS) (VMStat, error) {
+func ReadVMStat(fs FS) (VMStat, error) {
 	path := fs.ProcPath("vmstat")
 	b, err := fs.ReadFile(path)
 	if err != nil {
