@@ -1,4 +1,4 @@
-package redact
+package logredact
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"regexp"
 
 	"github.com/dbmem/dbmem/internal/dblog"
+	"github.com/dbmem/dbmem/internal/redact"
 )
 
 // PostgresLog redacts a PostgreSQL server log (stderr, csvlog or
@@ -43,7 +44,7 @@ func MySQLLog(text []byte, withQueries bool) ([]byte, LogCounts) {
 			l = mysqlQueryRe.ReplaceAllString(l, "${1}"+QueryRedacted)
 			r.Queries++
 		}
-		l, n := Secrets(l)
+		l, n := redact.Secrets(l)
 		r.Secrets += n
 		return l, true
 	})
@@ -106,7 +107,7 @@ func redactCSVRecord(rec []string, withQueries bool, r *LogCounts) {
 			rec[i], n = redactParams(rec[i])
 			r.Secrets += n
 		}
-		rec[i], n = Secrets(rec[i])
+		rec[i], n = redact.Secrets(rec[i])
 		r.Secrets += n
 	}
 }

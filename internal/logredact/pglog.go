@@ -1,10 +1,11 @@
-package redact
+package logredact
 
 import (
 	"regexp"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/dblog"
+	"github.com/dbmem/dbmem/internal/redact"
 )
 
 // QueryRedacted replaces query texts in captured logs.
@@ -88,7 +89,7 @@ func redactPGLine(line string, withQueries bool, skip *bool, r *LogCounts) (stri
 			r.Queries, *skip = r.Queries+1, true
 		}
 	}
-	line, k := Secrets(line)
+	line, k := redact.Secrets(line)
 	r.Secrets += k
 	return line, true
 }

@@ -1,7 +1,9 @@
-package redact
+package logredact
 
 import (
 	"encoding/json"
+
+	"github.com/dbmem/dbmem/internal/redact"
 )
 
 // jsonlog keys that hold query text.
@@ -50,7 +52,7 @@ func redactJSONLine(l string, withQueries bool, r *LogCounts) (string, bool) {
 				s, n = redactParams(s)
 				r.Secrets += n
 			}
-			obj[k], n = Secrets(s)
+			obj[k], n = redact.Secrets(s)
 			r.Secrets += n
 		}
 	}

@@ -1,0 +1,51 @@
+package archtest
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/dbmem/dbmem/internal/"
+
+// deps lists the internal packages pkg depends on, directly or not
+// (without pkg itself), as `go list -deps` prints them.
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	out, err := exec.Command(goBin, "list", "-deps", module+pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	var in []string
+	for _, l := range strings.Fields(string(out)) {
+		if p, ok := strings.CutPrefix(l, module); ok && p != pkg {
+			in = append(in, p)
+		}
+	}
+	return in
+}
+
+// TestFloors: packages that must not depend on others, whatever imports
+// they gain (docs/DEVELOPING.md, "Architecture").
+func TestFloors(t *testing.T) {
+	for _, c := range []struct {
+		pkg    string
+		never  []string
+		reason string
+	}{
+		{"linux", []string{"dblog", "oomlog", "loglines", "logredact", "unitlog"},
+			"the kernel readers import no log parser (redact, which linux uses for titles, holds no log code)"},
+		{"redact", []string{"dblog", "oomlog", "loglines"}, "redact is below the log parsers; logredact is above them"},
+	} {
+		d := deps(t, c.pkg)
+		for _, n := range c.never {
+			if slices.Contains(d, n) {
+				t.Errorf("internal/%s depends on internal/%s: %s", c.pkg, n, c.reason)
+			}
+		}
+	}
+}
