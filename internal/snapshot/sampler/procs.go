@@ -1,4 +1,4 @@
-package watch
+package sampler
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // PID reuse apart) and, once per process, its title from cmdline. Kernel
 // threads cost one status read.
 type procReader struct {
-	titles map[procKey]string // titles read in the previous pass
+	titles map[ProcKey]string // titles read in the previous pass
 }
 
 // read lists the processes. Processes that exit meanwhile are left out;
@@ -30,7 +30,7 @@ func (r *procReader) read(ctx context.Context, fs linux.FS) ([]linux.Process, []
 	if err != nil {
 		return nil, nil, err
 	}
-	next := map[procKey]string{}
+	next := map[ProcKey]string{}
 	var out []linux.Process
 	var failed int
 	var lastErr error
@@ -57,7 +57,7 @@ func (r *procReader) read(ctx context.Context, fs linux.FS) ([]linux.Process, []
 }
 
 // one reads a process; ok is false for a kernel thread.
-func (r *procReader) one(fs linux.FS, pid int, titles map[procKey]string) (linux.Process, bool, error) {
+func (r *procReader) one(fs linux.FS, pid int, titles map[ProcKey]string) (linux.Process, bool, error) {
 	st, err := linux.ReadStatus(fs, pid)
 	if err != nil || !st.HasMM {
 		return linux.Process{}, false, err
@@ -89,24 +89,24 @@ func (r *procReader) one(fs linux.FS, pid int, titles map[procKey]string) (linux
 	return p, true, nil
 }
 
-// procKey identifies a process across PID reuse.
-type procKey struct {
-	pid   int
-	start uint64
+// ProcKey identifies a process across PID reuse: its PID and start time.
+type ProcKey struct {
+	PID   int
+	Start uint64
 }
 
-func keyOf(p linux.Process) procKey { return procKey{p.PID, p.StartTicks} }
+func keyOf(p linux.Process) ProcKey { return ProcKey{p.PID, p.StartTicks} }
 
 // postmasters returns the PostgreSQL processes whose parent is not one, as
 // postgres.Discover defines an instance.
-func postmasters(procs []linux.Process) map[procKey]bool {
+func postmasters(procs []linux.Process) map[ProcKey]bool {
 	pg := map[int]bool{}
 	for _, p := range procs {
 		if postgres.IsServerComm(p.Comm) {
 			pg[p.PID] = true
 		}
 	}
-	out := map[procKey]bool{}
+	out := map[ProcKey]bool{}
 	for _, p := range procs {
 		if postgres.IsServerComm(p.Comm) && !pg[p.PPid] {
 			out[keyOf(p)] = true
@@ -116,8 +116,8 @@ func postmasters(procs []linux.Process) map[procKey]bool {
 }
 
 // mysqlServers returns the mysqld and mariadbd processes.
-func mysqlServers(procs []linux.Process) map[procKey]bool {
-	out := map[procKey]bool{}
+func mysqlServers(procs []linux.Process) map[ProcKey]bool {
+	out := map[ProcKey]bool{}
 	for _, p := range procs {
 		if mysql.IsServerComm(p.Comm) {
 			out[keyOf(p)] = true
@@ -126,11 +126,11 @@ func mysqlServers(procs []linux.Process) map[procKey]bool {
 	return out
 }
 
-// topologyChanged reports whether a postmaster started, stopped or restarted
+// TopologyChanged reports whether a postmaster started, stopped or restarted
 // since the discovery in base.
-func topologyChanged(base *snapshot.Snapshot, procs []linux.Process) bool {
+func TopologyChanged(base *snapshot.Snapshot, procs []linux.Process) bool {
 	now := postmasters(procs)
-	known := map[procKey]bool{}
+	known := map[ProcKey]bool{}
 	for _, in := range base.Postgres {
 		if pm, ok := in.Postmaster(); ok {
 			known[keyOf(pm.Process)] = true
@@ -147,11 +147,11 @@ func topologyChanged(base *snapshot.Snapshot, procs []linux.Process) bool {
 	return false
 }
 
-// rebuild makes a snapshot from the last discovery and fresh processes: the
+// Rebuild makes a snapshot from the last discovery and fresh processes: the
 // host files are read again, every instance keeps its settings and shared
 // segment and gets its current processes (postmaster and children, without
 // those in skip: dbmem's own exiting sessions).
-func rebuild(fs linux.FS, base *snapshot.Snapshot, procs []linux.Process, skip map[int]bool, now time.Time) (*snapshot.Snapshot, error) {
+func Rebuild(fs linux.FS, base *snapshot.Snapshot, procs []linux.Process, skip map[int]bool, now time.Time) (*snapshot.Snapshot, error) {
 	host, gaps, err := linux.ReadHost(fs)
 	if err != nil {
 		return nil, err
@@ -190,7 +190,7 @@ func refreshMySQL(servers []*mysql.Instance, procs []linux.Process) []*mysql.Ins
 func refresh(fs linux.FS, in *postgres.Instance, procs []linux.Process, children []linux.Process) *postgres.Instance {
 	c := *in
 	c.Processes = nil
-	old := map[procKey]postgres.Title{}
+	old := map[ProcKey]postgres.Title{}
 	for _, p := range in.Processes {
 		old[keyOf(p.Process)] = p.Title
 	}
@@ -212,7 +212,7 @@ func refresh(fs linux.FS, in *postgres.Instance, procs []linux.Process, children
 // titleOf names a process's role: the role found at discovery (from
 // pg_stat_activity when connected) for a process seen then, else from its
 // title; the state and client come from the current title.
-func titleOf(p linux.Process, old map[procKey]postgres.Title, cluster string) postgres.Title {
+func titleOf(p linux.Process, old map[ProcKey]postgres.Title, cluster string) postgres.Title {
 	parsed := postgres.ParseTitle(p.Title, cluster)
 	prev, ok := old[keyOf(p)]
 	if !ok || prev.Role == parsed.Role {

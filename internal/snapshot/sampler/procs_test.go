@@ -1,4 +1,4 @@
-package watch
+package sampler
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func (c *countTap) reset()               { c.files = map[int][]string{} }
 
 // The cheap reader gives the same processes as linux.ReadProcess.
 func TestProcReaderMatchesReadProcess(t *testing.T) {
-	fs := capture.TreeFS(filepath.Join("..", "..", "testdata", "fixtures", "pg15-hugepages-off"))
+	fs := capture.TreeFS(filepath.Join("..", "..", "..", "testdata", "fixtures", "pg15-hugepages-off"))
 	var r procReader
 	procs, gaps, err := r.read(context.Background(), fs)
 	if err != nil || len(gaps) > 0 {
@@ -68,7 +68,7 @@ func TestProcReaderReadsLittle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	known := map[procKey]bool{}
+	known := map[ProcKey]bool{}
 	for _, p := range first {
 		if postgres.IsServerComm(p.Comm) {
 			known[keyOf(p)] = true

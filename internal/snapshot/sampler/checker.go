@@ -1,4 +1,4 @@
-package watch
+package sampler
 
 import (
 	"github.com/dbmem/dbmem/internal/advise"
