@@ -40,12 +40,30 @@ func TestFloors(t *testing.T) {
 		{"linux", []string{"dblog", "oomlog", "loglines", "logredact", "unitlog"},
 			"the kernel readers import no log parser (redact, which linux uses for titles, holds no log code)"},
 		{"redact", []string{"dblog", "oomlog", "loglines"}, "redact is below the log parsers; logredact is above them"},
+		{"exporter", []string{"watch", "termtest"}, "the exporter samples through snapshot/sampler, never the terminal view"},
+		{"snapshot/sampler", []string{"watch", "exporter", "report", "render"}, "the sampler is below every view"},
 	} {
 		d := deps(t, c.pkg)
 		for _, n := range c.never {
 			if slices.Contains(d, n) {
 				t.Errorf("internal/%s depends on internal/%s: %s", c.pkg, n, c.reason)
 			}
+		}
+	}
+}
+
+// TestLightPackages: the renderer of settings files and the types of
+// findings stay light, whatever the engines behind them import.
+func TestLightPackages(t *testing.T) {
+	for _, c := range []struct {
+		pkg string
+		max int
+	}{
+		{"render", 4},  // finding, inert, units (and texttable)
+		{"finding", 0}, // a leaf
+	} {
+		if d := deps(t, c.pkg); len(d) > c.max {
+			t.Errorf("internal/%s depends on %d internal packages, at most %d: %v", c.pkg, len(d), c.max, d)
 		}
 	}
 }

@@ -41,7 +41,7 @@ func benchScrape(b *testing.B, backends int, table int64) {
 	c := pgtest.Start(b, map[string]string{"max_connections": strconv.Itoa(backends + backends/50 + 10), "shared_buffers": "256MB"})
 	pgtest.Readers(b, c, backends, table)
 	s := &sampler.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}},
-		Check: sampler.AdviseChecker(advise.Options{})}
+		Check: advise.Checker(advise.Options{})}
 	e := New(Options{Sampler: s})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(e)

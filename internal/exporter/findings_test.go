@@ -38,7 +38,7 @@ func label(m *dto.Metric, name string) string {
 // Every finding of the diagnose engine becomes one dbmem_finding series,
 // and dbmem_findings counts them by severity.
 func TestFindingsGauge(t *testing.T) {
-	check := sampler.AdviseChecker(advise.Options{})
+	check := advise.Checker(advise.Options{})
 	e := fixtureExporter(t, "pg15-hugepages-off", check)
 	got := gather(t, e)
 

@@ -29,7 +29,7 @@ import (
 func serveLive(t *testing.T, webConfig string) (string, *Exporter) {
 	t.Helper()
 	s := &sampler.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}},
-		Check: sampler.AdviseChecker(advise.Options{})}
+		Check: advise.Checker(advise.Options{})}
 	e := New(Options{Sampler: s})
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	h, err := Handler(Registry(e), ServeOptions{Logger: quiet})

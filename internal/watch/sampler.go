@@ -1,6 +1,9 @@
 package watch
 
-import "github.com/dbmem/dbmem/internal/snapshot/sampler"
+import (
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
+)
 
 // The sampler lives in internal/snapshot/sampler; these names keep
 // watch's code and its callers as they were.
@@ -20,5 +23,5 @@ const (
 	Smaps    = sampler.Smaps
 )
 
-// AdviseChecker is sampler.AdviseChecker.
-var AdviseChecker = sampler.AdviseChecker
+// AdviseChecker is advise.Checker.
+var AdviseChecker = advise.Checker

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/pagecost"
@@ -36,9 +36,9 @@ func (m Mode) String() string {
 }
 
 // Checker judges a snapshot and returns its findings: the diagnose engine,
-// advise.Check, with its options bound. procs is every process on the host
+// advise.Check, with its options bound (advise.Checker). procs is every process on the host
 // (for the OOM ranking). Nil means no findings.
-type Checker func(s *snapshot.Snapshot, procs []linux.Process) []advise.Finding
+type Checker func(s *snapshot.Snapshot, procs []linux.Process) []finding.Finding
 
 // Cost is what one sample cost the host: CPU time of the reading thread
 // (user + system, which includes the kernel's page-table walks) and
@@ -55,10 +55,10 @@ type Sample struct {
 	// Pss is true only on a Smaps sample.
 	Snapshot *snapshot.Snapshot `json:"snapshot"`
 	// Processes is every user-space process on the host, status only.
-	Processes []linux.Process  `json:"processes"`
-	VMStat    linux.VMStat     `json:"vmstat"`
-	Findings  []advise.Finding `json:"findings"`
-	Cost      Cost             `json:"cost"`
+	Processes []linux.Process   `json:"processes"`
+	VMStat    linux.VMStat      `json:"vmstat"`
+	Findings  []finding.Finding `json:"findings"`
+	Cost      Cost              `json:"cost"`
 	// Backends is each connected instance's pg_stat_activity with queries,
 	// by postmaster PID, when the Sampler has a BackendSource.
 	Backends map[int][]postgres.BackendActivity `json:"-"`
