@@ -3,9 +3,7 @@ package archtest
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,7 +18,7 @@ func docFloors(t *testing.T) map[string]int {
 		t.Fatal(err)
 	}
 	floors := map[string]int{"cli": 8}
-	row := regexp.MustCompile("(?m)^\\| (\\d) [^|]*\\| ([^|]*) \\|")
+	row := regexp.MustCompile(`(?m)^\| (\d) [^|]*\| ([^|]*) \|`)
 	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
 		f, _ := strconv.Atoi(m[1])
 		for _, p := range regexp.MustCompile("`([a-z/]+)`").FindAllStringSubmatch(m[2], -1) {
@@ -37,8 +35,7 @@ func docFloors(t *testing.T) map[string]int {
 // own, as docs/DEVELOPING.md draws them, so the map matches the code.
 func TestFloorsMatchDocs(t *testing.T) {
 	floors := docFloors(t)
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	out, err := exec.Command(goBin, "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...").Output()
+	out, err := exec.Command(goBinary(t), "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}

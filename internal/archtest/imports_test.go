@@ -2,8 +2,6 @@ package archtest
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -11,12 +9,21 @@ import (
 
 const module = "github.com/dbmem/dbmem/internal/"
 
+// goBinary finds the go command: go test puts GOROOT/bin first in PATH.
+func goBinary(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command, to list imports: %v", err)
+	}
+	return p
+}
+
 // deps lists the internal packages pkg depends on, directly or not
 // (without pkg itself), as `go list -deps` prints them.
 func deps(t *testing.T, pkg string) []string {
 	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	out, err := exec.Command(goBin, "list", "-deps", module+pkg).Output()
+	out, err := exec.Command(goBinary(t), "list", "-deps", module+pkg).Output()
 	if err != nil {
 		t.Fatalf("go list -deps %s: %v", pkg, err)
 	}
