@@ -70,7 +70,7 @@ func runPostmortem(ctx context.Context, e *env, f postmortemFlags) (*postmortem.
 	in := postmortem.Input{Tolerance: f.tolerance, Last: f.last}
 	snap, err := snapshot.Take(ctx, so)
 	if err != nil {
-		in.Gaps = append(in.Gaps, linux.Gap{What: "snapshot of the host (roles of running processes, advice)", Why: err.Error()})
+		in.Gaps = append(in.Gaps, linux.Gap{What: "snapshot of the host (roles of running processes, advice)", Why: err.Error(), Kind: linux.KindOf(err)})
 	} else {
 		in.Snapshot, in.Gaps = snap, append(in.Gaps, snap.Gaps...)
 		procs, _, _ := plan.HostProcesses(fs)

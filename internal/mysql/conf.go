@@ -115,7 +115,7 @@ func (r *confReader) read(file string) {
 	}
 	b, err := r.fs.ReadFile(r.fs.HostPath(file))
 	if err != nil {
-		r.gaps = append(r.gaps, linux.Gap{What: "option file " + file, Why: err.Error()})
+		r.gaps = append(r.gaps, linux.Gap{What: "option file " + file, Why: err.Error(), Kind: linux.KindOf(err)})
 		return
 	}
 	r.files = append(r.files, file)
@@ -142,7 +142,7 @@ func (r *confReader) apply(file string, e confEntry) {
 func (r *confReader) readDir(dir string) {
 	names, err := r.fs.ReadDir(r.fs.HostPath(dir))
 	if err != nil {
-		r.gaps = append(r.gaps, linux.Gap{What: "option directory " + dir, Why: err.Error()})
+		r.gaps = append(r.gaps, linux.Gap{What: "option directory " + dir, Why: err.Error(), Kind: linux.KindOf(err)})
 		return
 	}
 	sort.Strings(names)

@@ -88,7 +88,7 @@ func systemdPID1(fs linux.FS) bool {
 func sysctlInt(fs linux.FS, name string, g *Guard) *int {
 	v, err := linux.ReadSysctl(fs, name)
 	if err != nil {
-		g.Gaps = append(g.Gaps, linux.Gap{What: name, Why: err.Error()})
+		g.Gaps = append(g.Gaps, linux.Gap{What: name, Why: err.Error(), Kind: linux.KindOf(err)})
 		return nil
 	}
 	return atoi(v)

@@ -30,7 +30,7 @@ func (s *Sampler) ReadBackends(ctx context.Context, ins []*postgres.Instance) (m
 		}
 		a, err := s.Backends.Backends(ctx, in)
 		if err != nil {
-			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("queries of postmaster %d's backends", in.PostmasterPID), Why: err.Error()})
+			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("queries of postmaster %d's backends", in.PostmasterPID), Why: err.Error(), Kind: linux.KindOf(err)})
 			continue
 		}
 		out[in.PostmasterPID] = a.Backends

@@ -50,7 +50,7 @@ func (r *procReader) read(ctx context.Context, fs linux.FS) ([]linux.Process, []
 	r.titles = next
 	var gaps []linux.Gap
 	if failed > 0 {
-		gaps = append(gaps, linux.Gap{What: fmt.Sprintf("%d processes", failed), Why: lastErr.Error()})
+		gaps = append(gaps, linux.Gap{What: fmt.Sprintf("%d processes", failed), Why: lastErr.Error(), Kind: linux.KindOf(lastErr)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
 	return out, gaps, nil

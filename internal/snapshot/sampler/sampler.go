@@ -120,7 +120,7 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 	skip := s.LiveSessions(procs)
 	out := &Sample{Mode: mode, Processes: procs}
 	if out.VMStat, err = linux.ReadVMStat(fs); err != nil {
-		gaps = append(gaps, linux.Gap{What: "/proc/vmstat (swap in/out)", Why: err.Error()})
+		gaps = append(gaps, linux.Gap{What: "/proc/vmstat (swap in/out)", Why: err.Error(), Kind: linux.KindOf(err)})
 	}
 	base, seen := s.LastBase()
 	if mode == Status && (base == nil || TopologyChanged(base, procs) || !maps.Equal(seen, mysqlServers(procs))) {
