@@ -50,7 +50,7 @@ func checkHugePagesUsed(h host, in instance) []Finding {
 	}
 	f.Severity = max(f.Severity, min(pageTableGrade(h, in, pt), Warning))
 	if in.SettingsKnown && in.Work.MaxConnections > 0 {
-		f.stake(pt, pageTableFormula(in.Work.MaxConnections, sh.Bytes, page, pt))
+		f.Stake(pt, pageTableFormula(in.Work.MaxConnections, sh.Bytes, page, pt))
 	}
 	if caused {
 		f.Title += ": " + cause.What
@@ -119,7 +119,7 @@ func checkPoolTooSmall(h host, in instance) []Finding {
 		Fix: "Grow vm.nr_hugepages to the need plus what others use (`dbmem plan`).",
 	}
 	if reserved > 0 {
-		f.stake(reserved*p.PageSizeBytes, fmt.Sprintf("%d free pages of the pool x %s, reserved and unused", reserved, units.Bytes(p.PageSizeBytes)))
+		f.Stake(reserved*p.PageSizeBytes, fmt.Sprintf("%d free pages of the pool x %s, reserved and unused", reserved, units.Bytes(p.PageSizeBytes)))
 	}
 	if s, ok := poolSetting(h, in); ok {
 		f.Settings = []Setting{s}
@@ -162,7 +162,7 @@ func checkPoolUse(h host) []Finding {
 		default:
 			continue
 		}
-		f.stake(wasted, fmt.Sprintf("(%d pages - %d in use) x %s", p.Total, used, units.Bytes(p.PageSizeBytes)))
+		f.Stake(wasted, fmt.Sprintf("(%d pages - %d in use) x %s", p.Total, used, units.Bytes(p.PageSizeBytes)))
 		switch {
 		case m.MemTotalBytes != nil && share(wasted, h.RAM) >= PoolWasteWarning:
 			f.Severity = Warning

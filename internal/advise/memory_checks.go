@@ -67,7 +67,7 @@ func checkWorstCase(h host, in instance) []Finding {
 	f.Evidence = append(f.Evidence, ev("MemTotal", units.Bytes(h.RAM), srcMeminfo))
 	if wc.TotalBytes > h.RAM {
 		f.Severity = Warning
-		f.stake(wc.TotalBytes-h.RAM, fmt.Sprintf("worst case beyond RAM: %s - %s MemTotal", units.Bytes(wc.TotalBytes), units.Bytes(h.RAM)))
+		f.Stake(wc.TotalBytes-h.RAM, fmt.Sprintf("worst case beyond RAM: %s - %s MemTotal", units.Bytes(wc.TotalBytes), units.Bytes(h.RAM)))
 	}
 	if cg := in.Cgroup; cg != nil && cg.LimitBytes != nil {
 		inCg := wc.PrivateBytes + wc.PageTablesBytes

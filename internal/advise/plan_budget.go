@@ -8,10 +8,6 @@ import (
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-// TargetPostgresRole is a per-role setting: ALTER ROLE name SET
-// parameter = value (Setting.Role names the role).
-const TargetPostgresRole Target = "postgresql-role"
-
 // planBudgets budgets the PostgreSQL instance of the plan with the host's
 // limits as the plan leaves them (the planned pool, the planned
 // CommitLimit), adds the budget's settings and returns the instances with
