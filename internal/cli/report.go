@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/report"
@@ -68,8 +69,13 @@ It only reads. Run as root for the exact fast path.`,
 				}
 			}
 			o.Budgets = plan.ReportBudgets(e.fs(), snap, plan.BudgetOptions{Off: noBudget, Profile: "web"})
+			r, _, err := e.judgeHost(snap, advise.Options{}) // check's verdict; the process gaps are check's to list
+			if err != nil {
+				return err
+			}
+			o.Findings, o.Skipped = r.Findings, r.Skipped
 			if e.json {
-				doc := report.DocumentWith(snap, o.Budgets)
+				doc := report.AddBudgets(report.DocumentFor(snap, r), snap, o.Budgets)
 				doc.XRay = xr
 				return report.WriteJSON(e.stdout, doc)
 			}
