@@ -170,7 +170,7 @@ func sharedOf(in *postgres.Instance, r *settingReader) {
 		w.SharedBytes, w.SharedPageBytes = in.Shared.SizeBytes, in.Shared.PageSizeBytes
 		return
 	}
-	w.SharedBytes = r.bytes("shared_buffers")
+	w.SharedBytes, w.SharedFromSetting = r.bytes("shared_buffers"), true
 	if in.Settings.String("huge_pages") == "off" {
 		w.SharedPageBytes = basePage
 		return

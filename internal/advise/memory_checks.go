@@ -125,13 +125,19 @@ func sumVmPTE(ps []labeled) (uint64, bool) {
 // worstCaseTitle sums the worst case; with lines skipped the sum is a
 // lower bound and says so.
 func worstCaseTitle(wc WorstCase, ram uint64) string {
-	t := fmt.Sprintf("worst case %s (%s of RAM): %s private + %s page tables + %s shared",
-		units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, ram), units.Bytes(wc.PrivateBytes), units.Bytes(wc.PageTablesBytes), units.Bytes(wc.SharedBytes))
-	if n := len(wc.Skipped); n > 0 {
-		t = fmt.Sprintf("worst case at least %s (%s of RAM), %d of its lines not computed (settings not read): %s private + %s page tables + %s shared",
-			units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, ram), n, units.Bytes(wc.PrivateBytes), units.Bytes(wc.PageTablesBytes), units.Bytes(wc.SharedBytes))
+	part := func(name string, b uint64) string {
+		if !wc.Known(name) {
+			return Unknown
+		}
+		return units.Bytes(b)
 	}
-	return t
+	parts := fmt.Sprintf("%s private + %s page tables + %s shared",
+		part("private", wc.PrivateBytes), part("page tables", wc.PageTablesBytes), part("shared memory", wc.SharedBytes))
+	if n := len(wc.Skipped); n > 0 {
+		return fmt.Sprintf("worst case at least %s (%s of RAM), %d of its lines not computed (inputs not read): %s",
+			units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, ram), n, parts)
+	}
+	return fmt.Sprintf("worst case %s (%s of RAM): %s", units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, ram), parts)
 }
 
 // worstCaseInput is known when at least one line was computed; when none
@@ -151,13 +157,16 @@ func worstCaseInput(wc WorstCase) input {
 	return have(settingNames(names), false)
 }
 
-// inputs are the named inputs of the workload, each known or not.
+// inputs is the named inputs of the workload as one input: known when
+// every one was read, else naming those that were not.
 func (w Workload) inputs(names ...string) []input {
-	var out []input
+	var missing []string
 	for _, n := range names {
-		out = append(out, have(settingNames([]string{n}), !w.unknown(n)))
+		if w.unknown(n) {
+			missing = append(missing, n)
+		}
 	}
-	return out
+	return []input{have(settingNames(missing), len(missing) == 0)}
 }
 
 // settingNames names settings as a skipped check lists its inputs.

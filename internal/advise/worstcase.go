@@ -46,6 +46,9 @@ type Workload struct {
 	// read: their fields are 0, and the worst-case lines that need them
 	// are skipped (WorstCase.Skipped), never computed on a default.
 	Unknown []string `json:"unknown,omitempty"`
+	// SharedFromSetting says SharedBytes is shared_buffers: the segment,
+	// somewhat larger, was not read.
+	SharedFromSetting bool `json:"shared_from_setting,omitempty"`
 }
 
 // UnknownPageSize stands in Workload.Unknown for the page size of the
@@ -151,7 +154,11 @@ func (w Workload) sharedLines(add func(name, formula string, b uint64, needs ...
 		pt, "max_connections", "max_parallel_workers", "autovacuum_max_workers", shared, UnknownPageSize) {
 		wc.PageTablesBytes = pt
 	}
-	if add("shared memory", "main shared memory segment", w.SharedBytes, shared) {
+	what := "main shared memory segment"
+	if w.SharedFromSetting {
+		what = "shared_buffers (the main segment, somewhat larger, was not read)"
+	}
+	if add("shared memory", what, w.SharedBytes, shared) {
 		wc.SharedBytes = w.SharedBytes
 	}
 }
