@@ -3,7 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"html"
+	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -19,10 +22,11 @@ import (
 // archetype host (generated from its spec into a temporary directory, so
 // every path reads the very same files: one snapshot) is judged through
 // check --json, report --json, every tick of watch --json (discovery,
-// smaps and status ticks) and every scrape of the exporter, wired as the
-// commands wire them. Every path must give the same findings: id,
-// severity, subject, title, evidence, why, fix and settings (the
-// exporter's dbmem_finding carries id, severity and subject). Before the
+// smaps and status ticks), the HTML audit of check and report, and every
+// scrape of the exporter, wired as the commands wire them. Every path must
+// give the same findings: id, severity, subject, title, evidence, why, fix
+// and settings (the exporter's dbmem_finding carries id, severity and
+// subject; the audit's headings id, severity, subject, title and fix). Before the
 // fix, watch's status ticks forgot the software beside the databases and
 // the OOM guard (overcommit.mode flipped to "set vm.overcommit_memory=2"
 // beside Redis) and report ranked the OOM victims among the databases
@@ -43,6 +47,11 @@ func TestOneVerdict(t *testing.T) {
 			compareFindings(t, "report --json", want, reportFindings(t, host))
 			for i, got := range watchFindings(t, host, 4) {
 				compareFindings(t, fmt.Sprintf("watch tick %d", i+1), want, got)
+			}
+			for _, cmd := range []string{"check", "report"} {
+				if d := cmp.Diff(htmlView(want), auditFindings(t, host, cmd)); d != "" {
+					t.Errorf("%s --html differs from check (-check +audit):\n%s", cmd, d)
+				}
 			}
 			for i, got := range exporterFindings(t, host, 3) {
 				if d := cmp.Diff(labelsOf(want), got); d != "" {
@@ -165,4 +174,40 @@ func compareFindings(t *testing.T, path string, want, got []advise.Finding) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("%s differs from check (-check +%s):\n%s", path, path, d)
 	}
+}
+
+// auditLine is a finding as the HTML audit shows it.
+var auditLine = regexp.MustCompile(`(?s)<span class="sev [^"]*">([A-Z]+)</span> (.*?)</h3>\n<p><code>([^<]*)</code> on ([^<]*)</p>.*?<span class="label">fix</span> ([^\n]*)</p>`)
+
+// auditFindings writes cmd's HTML audit and reads back its findings.
+func auditFindings(t *testing.T, host []string, cmd string) []string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "audit.html")
+	args := append(append([]string{}, host...), cmd, "--html", file)
+	if cmd == "check" {
+		args = append(args, "--history", "")
+	}
+	code, _, stderr := run(t, args...)
+	if code != ExitOK && code != ExitFindings {
+		t.Fatalf("dbmem %s --html: exit %d: %s", cmd, code, stderr)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, m := range auditLine.FindAllStringSubmatch(string(b), -1) {
+		out = append(out, html.UnescapeString(m[3]+" "+strings.ToLower(m[1])+" "+m[4]+" | "+m[2]+" | "+m[5]))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func htmlView(fs []advise.Finding) []string {
+	out := []string{}
+	for _, f := range fs {
+		out = append(out, f.ID+" "+f.Severity.String()+" "+f.Subject+" | "+f.Title+" | "+f.Fix)
+	}
+	sort.Strings(out)
+	return out
 }
