@@ -48,6 +48,7 @@ func TestOneVerdict(t *testing.T) {
 			for i, got := range watchFindings(t, host, 4) {
 				compareFindings(t, fmt.Sprintf("watch tick %d", i+1), want, got)
 			}
+			samePlan(t, name, host, want)
 			for _, cmd := range []string{"check", "report"} {
 				if d := cmp.Diff(htmlView(want), auditFindings(t, host, cmd)); d != "" {
 					t.Errorf("%s --html differs from check (-check +audit):\n%s", cmd, d)
@@ -210,4 +211,44 @@ func htmlView(fs []advise.Finding) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// planDiffers are the archetypes where plan and check disagree on strict
+// overcommit today, and why: check judges the host as it is, plan the host
+// with the pool it plans. Not resolved here (reported); one that starts
+// agreeing fails until it is removed.
+var planDiffers = map[string]string{
+	"pg16-pool-starves-host": "check: the oversized pool leaves no ratio now; plan shrinks the pool, then a ratio exists",
+	"vm4g-pg13-swap2g":       "check: no pool now, a ratio exists; plan adds a 1.1 GiB pool, then none keeps the reserve",
+}
+
+// samePlan: plan sets vm.overcommit_memory=2 exactly when check's
+// overcommit.mode advises it (the software beside the databases, a pod,
+// Committed_AS or the pools decide both).
+func samePlan(t *testing.T, name string, host []string, fs []advise.Finding) {
+	t.Helper()
+	var f *advise.Finding
+	for i := range fs {
+		if fs[i].ID == "overcommit.mode" {
+			f = &fs[i]
+		}
+	}
+	if f == nil {
+		return // strict already, or the mode was not read
+	}
+	code, out, stderr := run(t, append(append([]string{}, host...), "plan", "--json")...)
+	if code != ExitOK {
+		t.Fatalf("dbmem plan --json: exit %d: %s", code, stderr)
+	}
+	planStrict := regexp.MustCompile(`"name": "vm.overcommit_memory",\s*"value": "2"`).MatchString(out)
+	checkStrict := strings.Contains(f.Fix, "set vm.overcommit_memory=2")
+	why, known := planDiffers[name]
+	switch {
+	case planStrict != checkStrict && known:
+		t.Logf("KNOWN: plan and check differ on strict overcommit (%s)", why)
+	case planStrict != checkStrict:
+		t.Errorf("plan sets vm.overcommit_memory=2: %v; check's overcommit.mode advises it: %v (%s)", planStrict, checkStrict, f.Title)
+	case known:
+		t.Errorf("plan and check agree now: remove %s from planDiffers", name)
+	}
 }
