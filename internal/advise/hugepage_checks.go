@@ -22,12 +22,10 @@ func checkHugePagesUsed(h host, in instance) []Finding {
 		return nil
 	}
 	page := max(sh.PageSize, basePage)
-	pt := PageTableBytes(in.Work.MaxConnections, sh.Bytes, page)
+	pt := PageTableBytes(in.Work.MaxConnections, sh.Bytes, page) // 0 when max_connections was not read: no grade from it
 	f := Finding{Subject: in.Subject, Evidence: []Evidence{
 		ev("main shared mapping", fmt.Sprintf("%s %q in %s pages", units.Bytes(sh.Bytes), sh.Path, units.Bytes(page)), srcSmaps),
-		in.HugeSetting,
-		ev("projected page tables", fmt.Sprintf("%s at max_connections (%d x %s / %s pages x 8 B)", units.Bytes(pt), in.Work.MaxConnections,
-			units.Bytes(sh.Bytes), units.Bytes(page)), "computed"),
+		in.HugeSetting, projectedPageTables(in, sh, page),
 	}}
 	if p, ok := h.DefaultPool(); ok {
 		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), poolSource(p)))

@@ -122,20 +122,25 @@ func budgetWorkload(w Workload, res budget.Result) Workload {
 	}
 	if n, err := strconv.Atoi(get("max_connections")); err == nil {
 		w.MaxConnections = n
+		w.learned("max_connections")
 	}
 	if n, err := strconv.Atoi(get("max_parallel_workers")); err == nil {
 		w.ParallelWorkers = n
+		w.learned("max_parallel_workers")
 	}
-	w.JIT = get("jit") == "on"
+	w.JIT = get("jit") == "on" // the budget decides jit
+	w.learned("jit")
 	wm := budgetBytes(get("work_mem"))
 	for _, r := range res.Roles {
 		wm = max(wm, budgetBytes(r.Proposed), budgetBytes(r.Current))
 	}
 	if wm > 0 {
 		w.WorkMemBytes = wm
+		w.learned("work_mem")
 	}
 	if av := budgetBytes(get("autovacuum_work_mem")); av > 0 {
 		w.AutovacuumMemBytes = av
+		w.learned("maintenance_work_mem")
 	}
 	return w
 }

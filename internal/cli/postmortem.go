@@ -74,7 +74,7 @@ func runPostmortem(ctx context.Context, e *env, f postmortemFlags) (*postmortem.
 	} else {
 		in.Snapshot, in.Gaps = snap, append(in.Gaps, snap.Gaps...)
 		procs, _, _ := plan.HostProcesses(fs)
-		in.Findings = advise.Check(snap, advise.Options{Processes: procs, Trust: e.trust()})
+		in.Findings = e.judge(snap, procs, advise.Options{}).Findings
 		in.Hugetlb = hugetlbOf(fs, snap)
 	}
 	in.BootTime, _ = linux.BootTime(fs)

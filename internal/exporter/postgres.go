@@ -189,9 +189,15 @@ func collectHugeNeed(out *sink, in *postgres.Instance, host linux.Host, l []stri
 
 func collectWorstCase(out *sink, in *postgres.Instance, host linux.Host, l []string) {
 	wc := advise.PostgresWorkload(in, advise.DefaultNodesPerQuery).WorstCase()
-	out.gauge(descWorstCase, float64(wc.PrivateBytes), with(l, "private")...)
-	out.gauge(descWorstCase, float64(wc.PageTablesBytes), with(l, "page_tables")...)
-	out.gauge(descWorstCase, float64(wc.SharedBytes), with(l, "shared")...)
+	// A part whose settings were not read is left out, never a default.
+	for _, p := range []struct {
+		part, label string
+		v           uint64
+	}{{"private", "private", wc.PrivateBytes}, {"page tables", "page_tables", wc.PageTablesBytes}, {"shared memory", "shared", wc.SharedBytes}} {
+		if wc.Known(p.part) {
+			out.gauge(descWorstCase, float64(p.v), with(l, p.label)...)
+		}
+	}
 	collectLimits(out, host, in.Cgroup, l)
 }
 

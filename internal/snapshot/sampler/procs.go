@@ -167,7 +167,19 @@ func Rebuild(fs linux.FS, base *snapshot.Snapshot, procs []linux.Process, skip m
 		snap.Postgres = append(snap.Postgres, refresh(fs, in, procs, byParent[in.PostmasterPID]))
 	}
 	snap.MySQL = refreshMySQL(base.MySQL, procs)
+	carry(snap, base)
 	return snap, nil
+}
+
+// carry copies into a status sample what only a discovery reads: the
+// software beside the databases, the container, the postmasters' cgroups,
+// the SysV segments, the poolers and the OOM guard. Every sample is then
+// judged on the whole host, as check judges it (one verdict): a status
+// tick that forgot the Redis beside PostgreSQL would advise strict
+// overcommit.
+func carry(snap, base *snapshot.Snapshot) {
+	snap.Environment, snap.Cgroups, snap.Software = base.Environment, base.Cgroups, base.Software
+	snap.SysV, snap.Poolers, snap.OOMGuard = base.SysV, base.Poolers, base.OOMGuard
 }
 
 // refreshMySQL copies the servers found at discovery with their processes

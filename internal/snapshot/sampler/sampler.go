@@ -81,6 +81,10 @@ type Sampler struct {
 	// smaps_rollup; pagecost.ChoiceAuto takes the exact fast path
 	// (/proc/kpagecount, root) and smaps_rollup where it cannot.
 	PssMethod pagecost.Choice
+	// Guard reads the OOM guard (systemd units, oomd, earlyoom, the OOM
+	// sysctls) at each discovery, as check does; status samples carry it
+	// from the last discovery. Off for a copied tree or a bundle.
+	Guard bool
 
 	mu   sync.Mutex
 	base *snapshot.Snapshot
@@ -150,7 +154,7 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 }
 
 func (s *Sampler) discover(ctx context.Context, fs linux.FS, pss bool, skip map[int]bool, mysqlSeen map[ProcKey]bool) (*snapshot.Snapshot, error) {
-	o := snapshot.Options{FS: fs, Live: s.Live, MySQLLive: s.MySQLLive, Pss: pss, Now: s.Now, Skip: skip}
+	o := snapshot.Options{FS: fs, Live: s.Live, MySQLLive: s.MySQLLive, Pss: pss, Now: s.Now, Skip: skip, Guard: s.Guard}
 	if pss {
 		o.Method = s.PssMethod
 	}
