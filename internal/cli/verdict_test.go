@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/archetype"
+	"github.com/dbmem/dbmem/internal/archetype/archetypetest"
 	"github.com/dbmem/dbmem/internal/exporter"
 )
 
@@ -32,14 +33,14 @@ import (
 // beside Redis) and report ranked the OOM victims among the databases
 // only.
 func TestOneVerdict(t *testing.T) {
-	root := filepath.Join("..", "..", "testdata", "archetypes")
+	root := archetypetest.Root()
 	names, err := archetype.Dirs(root)
 	if err != nil || len(names) < 20 {
 		t.Fatalf("archetypes under %s: %v (%d)", root, err, len(names))
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			host := generatedHost(t, filepath.Join(root, name))
+			host := generatedHost(t, name)
 			want := checkFindings(t, host)
 			if len(want) == 0 {
 				t.Fatal("check found nothing: the property would hold vacuously")
@@ -65,16 +66,9 @@ func TestOneVerdict(t *testing.T) {
 
 // generatedHost writes an archetype's tree into a temporary directory and
 // returns the flags that read it.
-func generatedHost(t *testing.T, dir string) []string {
+func generatedHost(t *testing.T, name string) []string {
 	t.Helper()
-	tree, err := archetype.Generate(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	if err := archetype.Write(tmp, tree); err != nil {
-		t.Fatal(err)
-	}
+	tmp := archetypetest.Dir(t, name)
 	return []string{"--proc", filepath.Join(tmp, "proc"), "--sys", filepath.Join(tmp, "sys"), "--root", filepath.Join(tmp, "root")}
 }
 
