@@ -3,12 +3,16 @@ package advise
 import (
 	"fmt"
 
+	"github.com/dbmem/dbmem/internal/enginemem"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
 // checkPageTablesProjected projects page tables at max_connections when
 // every connection touches all of the shared segment.
 func checkPageTablesProjected(h host, in instance) []Finding {
+	if in.words.oneProcess {
+		return nil // one process maps it once: its page tables are in the worst case
+	}
 	shared, page := in.Work.SharedBytes, in.Work.SharedPageBytes
 	if page == 0 {
 		page = basePage
@@ -43,23 +47,21 @@ func checkPageTablesProjected(h host, in instance) []Finding {
 // checkWorstCase adds up what every connection could take at once and sets
 // it against RAM, the cgroup limit and CommitLimit.
 func checkWorstCase(h host, in instance) []Finding {
-	if !h.need("memory.worst_case", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes), have(inSettings, in.SettingsKnown)) {
+	w := in.words
+	if !h.need(w.worstID, in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes), have(inSettings, in.SettingsKnown)) {
 		return nil
 	}
-	wc := in.Work.WorstCase()
-	f := Finding{
-		ID: "memory.worst_case", Severity: Info, Subject: in.Subject,
-		Title: fmt.Sprintf("worst case %s (%s of RAM): %s private + %s page tables + %s shared",
-			units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, h.RAM), units.Bytes(wc.PrivateBytes), units.Bytes(wc.PageTablesBytes), units.Bytes(wc.SharedBytes)),
-		Why: "PostgreSQL caps no total: every sort or hash node of every query may take work_mem x hash_mem_multiplier, " +
-			"so a burst of heavy queries can exceed RAM, and the kernel then kills one backend and the postmaster restarts all of them.",
-		Fix: "Lower work_mem or max_connections (a pooler), or " + h.boundMemory() + ".",
+	wc := in.Worst
+	if w.worstFloor > 0 && (h.RAM == 0 || share(wc.TotalBytes, h.RAM) < w.worstFloor) {
+		return nil
 	}
-	for _, l := range wc.Lines {
-		f.Evidence = append(f.Evidence, ev(l.Name, units.Bytes(l.Bytes)+" = "+l.Formula, "settings"))
+	f := Finding{ID: w.worstID, Severity: Info, Subject: in.Subject, Title: worstTitle(wc, h.RAM), Why: w.worstWhy, Fix: w.worstFix(h)}
+	if w.worstFloor > 0 {
+		f.Severity = Notice
 	}
+	f.Evidence = worstEvidence(wc)
 	f.Evidence = append(f.Evidence, ev("MemTotal", units.Bytes(h.RAM), srcMeminfo))
-	if wc.TotalBytes > h.RAM {
+	if wc.TotalBytes > h.RAM || w.worstFloor > 0 && wc.TotalBytes == h.RAM {
 		f.Severity = Warning
 	}
 	if cg := in.Cgroup; cg != nil && cg.LimitBytes != nil {
@@ -83,8 +85,44 @@ func checkWorstCase(h host, in instance) []Finding {
 	return []Finding{f}
 }
 
+// worstTitle sums the worst case up against the RAM.
+func worstTitle(wc WorstCase, ram uint64) string {
+	return fmt.Sprintf("worst case %s (%s of RAM): %s", units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, ram), worstSum(wc))
+}
+
+// worstSum gives the worst case's terms: per connection where the engine
+// counts its connections' buffers so (MySQL), else private, page tables
+// and shared memory.
+func worstSum(wc WorstCase) string {
+	if len(wc.PerConnection) > 0 {
+		return fmt.Sprintf("global %s + %d max_connections x %s per thread", units.Bytes(wc.Sum(enginemem.Global, enginemem.InHugePages)),
+			wc.MaxConnections, units.Bytes(wc.Sum(enginemem.PerConnection)))
+	}
+	return fmt.Sprintf("%s private + %s page tables + %s shared", units.Bytes(wc.PrivateBytes), units.Bytes(wc.PageTablesBytes), units.Bytes(wc.SharedBytes))
+}
+
+// worstEvidence quotes every line, the terms of one connection and what
+// could not be measured (unknown, never 0).
+func worstEvidence(wc WorstCase) []Evidence {
+	var out []Evidence
+	for _, l := range wc.PerConnection {
+		out = append(out, ev("per connection: "+l.Name, units.Bytes(l.Bytes)+" = "+l.Formula, "settings"))
+	}
+	for _, l := range wc.Lines {
+		v := units.Bytes(l.Bytes) + " = " + l.Formula
+		if !wc.Measured(l.Name) {
+			v = Unknown + ": " + l.Formula
+		}
+		out = append(out, ev(l.Name, v, "settings"))
+	}
+	return out
+}
+
 // checkCacheShare flags a main cache taking too much of RAM.
 func checkCacheShare(h host, in instance) []Finding {
+	if in.words.ownCacheCheck != "" {
+		return nil // the engine's own sizing rule judges it
+	}
 	if !h.need("memory.cache_share", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes), have(inSettings, in.SettingsKnown)) {
 		return nil
 	}

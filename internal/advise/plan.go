@@ -5,6 +5,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/cohost"
+	"github.com/dbmem/dbmem/internal/enginemem"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -115,27 +116,15 @@ type PlannedInstance struct {
 // hugeAPI is how the instance maps huge pages: as measured or from its
 // version for a MySQL/MariaDB server, else from its engine.
 func (pi PlannedInstance) hugeAPI() HugePageAPI {
-	if pi.MySQL != nil {
-		return pi.MySQL.HugePages.API
+	if pi.Need.API != "" {
+		return pi.Need.API
 	}
 	return pi.Engine.HugePageAPI()
 }
 
-// HugePageNeed is the pool an instance needs.
-type HugePageNeed struct {
-	PageSizeBytes uint64 `json:"page_size_bytes"`
-	Pages         uint64 `json:"pages"`
-	SharedBytes   uint64 `json:"shared_bytes"`
-	// Source says how it was obtained ("postgres -C
-	// shared_memory_size_in_huge_pages", "SHOW ...", "mapping size",
-	// "estimate"); Exact is false for an estimate.
-	Source string `json:"source"`
-	Exact  bool   `json:"exact"`
-	// OwnMarginPages are pages of a margin the engine's need already holds
-	// (MySQL/MariaDB: mysql.MarginPercent); the plan adds no margin of its
-	// own on such a need.
-	OwnMarginPages uint64 `json:"own_margin_pages,omitempty"`
-}
+// HugePageNeed is the pool an instance needs (enginemem's, one shape for
+// every engine: MySQL's carries its allocations, API and SysV needs).
+type HugePageNeed = enginemem.HugeNeed
 
 // PlanOptions choose between the alternatives.
 type PlanOptions struct {

@@ -3,6 +3,7 @@ package advise
 import (
 	"fmt"
 
+	"github.com/dbmem/dbmem/internal/enginemem"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -43,24 +44,13 @@ type Workload struct {
 	SharedPageBytes    uint64  `json:"shared_page_bytes"`
 }
 
-// WorstCaseLine is one term of the worst case.
-type WorstCaseLine struct {
-	Name    string `json:"name"`
-	Formula string `json:"formula"`
-	Bytes   uint64 `json:"bytes"`
-}
+// WorstCaseLine is one term of the worst case (enginemem's).
+type WorstCaseLine = enginemem.Line
 
 // WorstCase is the memory an instance can take when every connection runs
-// its most memory-hungry query at once. Nothing in PostgreSQL caps it.
-type WorstCase struct {
-	Lines []WorstCaseLine `json:"lines"`
-	// PrivateBytes is every line but shared memory and page tables: what
-	// counts in Committed_AS.
-	PrivateBytes    uint64 `json:"private_bytes"`
-	PageTablesBytes uint64 `json:"page_tables_bytes"`
-	SharedBytes     uint64 `json:"shared_bytes"`
-	TotalBytes      uint64 `json:"total_bytes"`
-}
+// its most memory-hungry query at once: enginemem's, one shape for every
+// engine.
+type WorstCase = enginemem.WorstCase
 
 // processes counts every process that may touch shared memory.
 func (w Workload) processes() int {

@@ -120,7 +120,7 @@ func whatIfMySQL(w MySQLWhatIf, changes map[string]string, size uint64) advise.P
 		Version: fmt.Sprintf("%d.%d", w.Major, w.Minor), Settings: overlayMySQL(mysql.Defaults(w.Flavor), changes)}
 	pi := advise.PlanMySQL(my, size, basePage())
 	pi.Subject = fmt.Sprintf("%s %d.%d (what-if)", w.Flavor, w.Major, w.Minor)
-	pi.Need.Source = pi.Subject + ": " + advise.MySQLNeedSource(pi.MySQL.HugePages)
+	pi.Need.Source = pi.Subject + ": " + advise.MySQLNeedSource(pi.Need)
 	pi.Changes = changes
 	return pi
 }
