@@ -111,6 +111,8 @@ type PlannedInstance struct {
 	// settings, what was measured); Plan completes the host's limits. Nil:
 	// no budget.
 	Budget *budget.PGInput `json:"budget,omitempty"`
+	// MySQLBudget is what budget.MySQL needs for a MySQL/MariaDB server.
+	MySQLBudget *budget.MySQLInput `json:"mysql_budget,omitempty"`
 }
 
 // hugeAPI is how the instance maps huge pages: as measured or from its
@@ -160,7 +162,8 @@ type PlanResult struct {
 	WorstCases   []InstanceWorstCase `json:"worst_cases"`
 	Settings     []Setting           `json:"settings"`
 	Alternatives []Setting           `json:"alternatives,omitempty"`
-	// Budget is the PostgreSQL instance's memory budget (one instance).
+	// Budget is the PostgreSQL instance's memory budget (one instance), or
+	// the MySQL/MariaDB server's when there is no PostgreSQL budget.
 	Budget *budget.Result `json:"budget,omitempty"`
 	Notes  []string       `json:"notes,omitempty"`
 	// LeftOut are the instances of untrusted accounts: reported, never
@@ -203,6 +206,7 @@ func Plan(in PlanInput) PlanResult {
 	r.Settings = append(r.Settings, overcommitSettings(in, r.HugePages, &r)...)
 	r.Settings = append(r.Settings, kernelSettings(in, &r)...)
 	in.Instances = planBudgets(in, r.HugePages, &r)
+	in.Instances = planMySQLBudget(in, r.HugePages, &r)
 	for _, pi := range in.Instances {
 		hp := r.HugePages
 		if pi.NoHuge != "" {

@@ -30,6 +30,8 @@ func PlanMySQL(in *mysql.Instance, pageSize, basePage uint64) PlannedInstance {
 		Current: map[string]string{"large_pages": settingOrEmpty(in.Settings, "large_pages")},
 		Need:    hp,
 		MySQL:   &MySQLPlanned{Flavor: in.Flavor, Server: in},
+		// A running server's measures count; a what-if has no process.
+		MySQLBudget: MySQLBudgetInput(in, in.PID > 0),
 	}
 	pi.Need.Source = MySQLSubject(in) + ": " + MySQLNeedSource(hp)
 	if in.Creds != nil {

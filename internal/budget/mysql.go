@@ -136,6 +136,7 @@ func (b *myBudget) maxConnections() {
 		Formula: f, Why: why})
 	s.MaxConnections = v
 	b.sessions = min(b.sessions, v)
+	b.r.Concurrency = b.sessions
 }
 
 // total adds the lines at the proposed max_connections.
