@@ -26,9 +26,7 @@ func MySQLBudgetInput(in *mysql.Instance, measured bool) *budget.MySQLInput {
 	if on, _ := s.Bool("log_bin"); on {
 		set.BinlogCacheBytes = b("binlog_cache_size")
 	}
-	if v, ok := s.Bytes("temptable_max_ram"); ok && in.Flavor != mysql.MariaDB {
-		set.TempTableMaxRAMBytes = &v
-	}
+	set.TempTableMaxRAMBytes, set.TempTableAuto = tempTableMaxRAM(in)
 	if v, ok := s.Bytes("connection_memory_limit"); ok && v < 1<<62 {
 		set.ConnectionMemoryLimitBytes = &v
 		set.ConnectionMemoryTracking, _ = s.Bool("global_connection_memory_tracking")
@@ -47,7 +45,10 @@ func globalPrivate(wc WorstCase) (uint64, string) {
 	var t uint64
 	var parts []string
 	for _, l := range wc.Lines {
-		if l.Scope == enginemem.Global && !largeBuffer(l.Name) || l.Name == "performance_schema" {
+		switch {
+		case l.Name == "performance_schema" && !wc.Measured(l.Name):
+			parts = append(parts, "performance_schema unknown (ON, not measured: counted as nothing)")
+		case l.Scope == enginemem.Global && !largeBuffer(l.Name) || l.Name == "performance_schema":
 			t += l.Bytes
 			parts = append(parts, fmt.Sprintf("%s %s", l.Name, units.Bytes(l.Bytes)))
 		}
@@ -141,4 +142,20 @@ func mysqlBudgetSettings(in PlanInput, pi PlannedInstance, res budget.Result) []
 			Formula: s.Formula, Why: s.Why})
 	}
 	return out
+}
+
+// tempTableMaxRAM is MySQL 8's temptable_max_ram as read, else its
+// version's default: 1 GiB in 8.0 to 8.3, 3% of RAM (1 to 4 GiB) from 8.4
+// (auto); nil on MariaDB and MySQL 5.7, which have no TempTable engine.
+func tempTableMaxRAM(in *mysql.Instance) (*uint64, bool) {
+	if in.Flavor == mysql.MariaDB || in.Major > 0 && in.Major < 8 {
+		return nil, false
+	}
+	if v, ok := in.Settings.Bytes("temptable_max_ram"); ok {
+		return &v, false
+	}
+	if in.Major > 8 || in.Major == 8 && in.Minor >= 4 {
+		return nil, true
+	}
+	return new(uint64(1 << 30)), false
 }

@@ -34,6 +34,10 @@ type myBudget struct {
 // temptable_max_ram), and the max_connections that fits from
 // Max_used_connections and the measured per-thread cost. It is pure.
 func MySQL(in MySQLInput) Result {
+	if s := &in.Settings; s.TempTableAuto && s.TempTableMaxRAMBytes == nil {
+		v := min(max(in.Host.RAMBytes*3/100, 1<<30), 4<<30)
+		s.TempTableMaxRAMBytes = &v
+	}
 	b := &myBudget{in: in, s: in.Settings}
 	b.r = Result{Schema: Schema, Subject: in.Subject, Engine: in.Engine, Measured: in.Measured != nil, Peers: []Peer{}}
 	l := ComputeLimit(in.Host)
@@ -92,12 +96,12 @@ func (b *myBudget) tmpTables(n int) (uint64, string) {
 }
 
 // perQuery is one connection's cost when it runs a query: its thread, its
-// buffers and a temporary table (without a temptable_max_ram cap), capped
-// by connection_memory_limit when it is enforced.
-func (b *myBudget) perQuery() (uint64, string) {
+// buffers and, with table, a temporary table; capped by
+// connection_memory_limit when it is enforced.
+func (b *myBudget) perQuery(table bool) (uint64, string) {
 	c := b.thread + b.buffers
 	f := fmt.Sprintf("%s thread + %s buffers", units.Bytes(b.thread), units.Bytes(b.buffers))
-	if b.s.TempTableMaxRAMBytes == nil {
+	if table {
 		c += b.tmpTable
 		f += fmt.Sprintf(" + %s temporary table", units.Bytes(b.tmpTable))
 	}
@@ -107,19 +111,28 @@ func (b *myBudget) perQuery() (uint64, string) {
 	return c, f
 }
 
-// maxConnections: every connection may run a query at once within the
-// limit (fit); the proposal is Max_used_connections plus headroom when it
-// fits, else fit.
+// fit is the most connections that fit when every one runs a query at
+// once: with a temporary table each, or, past temptable_max_ram, with the
+// cap held whole.
+func (b *myBudget) fit() (int, string) {
+	avail := sub(b.r.LimitBytes, b.s.GlobalPrivateBytes)
+	head := fmt.Sprintf("%s limit - %s global", units.Bytes(b.r.LimitBytes), units.Bytes(b.s.GlobalPrivateBytes))
+	per, pf := b.perQuery(true)
+	n := int(avail / max(per, 1))
+	c := b.s.TempTableMaxRAMBytes
+	if c == nil || uint64(n)*b.tmpTable <= *c {
+		return n, fmt.Sprintf("floor((%s) / (%s)) = %d", head, pf, n)
+	}
+	per, pf = b.perQuery(false)
+	n = int(sub(avail, *c) / max(per, 1))
+	return n, fmt.Sprintf("floor((%s - %s temptable_max_ram, held whole) / (%s)) = %d", head, units.Bytes(*c), pf, n)
+}
+
+// maxConnections: the proposal is Max_used_connections plus headroom when
+// it fits, else fit; on a what-if, max_connections when it fits.
 func (b *myBudget) maxConnections() {
 	s := &b.s
-	per, pf := b.perQuery()
-	avail := sub(b.r.LimitBytes, s.GlobalPrivateBytes)
-	capText := ""
-	if c := s.TempTableMaxRAMBytes; c != nil {
-		avail, capText = sub(avail, *c), fmt.Sprintf(" - %s temptable_max_ram", units.Bytes(*c))
-	}
-	fit := int(avail / max(per, 1))
-	f := fmt.Sprintf("floor((%s limit - %s global%s) / (%s)) = %d", units.Bytes(b.r.LimitBytes), units.Bytes(s.GlobalPrivateBytes), capText, pf, fit)
+	fit, f := b.fit()
 	want, why := s.MaxConnections, "the connections that fit when every one runs a query at once"
 	if m := b.in.Measured; m != nil && m.MaxUsedConnections != nil {
 		used := *m.MaxUsedConnections
@@ -129,6 +142,7 @@ func (b *myBudget) maxConnections() {
 	}
 	v := max(min(want, fit), MySQLMinConnections)
 	if fit < want {
+		per, _ := b.perQuery(s.TempTableMaxRAMBytes == nil)
 		b.r.Notes = append(b.r.Notes, fmt.Sprintf("%d connections asked or seen need %s each at full buffers: only %d fit; lower the per-thread buffers, or add a pooler (ProxySQL)",
 			want, units.Bytes(per), fit))
 	}

@@ -33,6 +33,9 @@ type MySQLSettings struct {
 	// engine's RAM for every internal temporary table of the server
 	// together; nil where the variable does not exist (MariaDB, MySQL 5.7).
 	TempTableMaxRAMBytes *uint64 `json:"temptable_max_ram,omitempty"`
+	// TempTableAuto says temptable_max_ram was not read and takes MySQL
+	// 8.4's default: 3% of RAM, at least 1 GiB, at most 4 GiB.
+	TempTableAuto bool `json:"temptable_max_ram_auto,omitempty"`
 	// ConnectionMemoryLimitBytes is MySQL 8.0.28+'s connection_memory_limit
 	// (nil where absent, or at its default: no limit); enforced only with
 	// global_connection_memory_tracking=ON (ConnectionMemoryTracking), and

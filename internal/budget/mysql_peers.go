@@ -37,7 +37,7 @@ func (b *myBudget) differs() []string {
 		out = append(out, "MySQL 8's TempTable engine keeps every internal temporary table of the server within temptable_max_ram")
 	}
 	if m := b.in.Measured; m != nil && m.PerThreadBytes > 0 {
-		out = append(out, "a thread's idle cost is measured ("+m.PerThreadFrom+"), not taken as thread_stack")
+		out = append(out, "a thread's idle cost is "+m.PerThreadFrom+", not taken as thread_stack")
 	}
 	if l := b.s.ConnectionMemoryLimitBytes; l != nil {
 		if b.s.ConnectionMemoryTracking {

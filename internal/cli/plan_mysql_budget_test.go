@@ -69,6 +69,15 @@ func TestPlanMySQLBudget(t *testing.T) {
 		t.Errorf("total %d over the limit %d", b.TotalBytes, b.LimitBytes)
 	}
 	t.Logf("budget: %d of %d bytes, Max_used_connections %d, max_connections %s", b.TotalBytes, b.LimitBytes, used, want)
+	code, out, stderr = run(t, "--mysql-port", fmt.Sprint(s.Port), "plan")
+	flat := squeeze(out)
+	for _, w := range []string{"BUDGET  mariadb 10.11 :", "Max_used_connections (SHOW GLOBAL STATUS)", "one table per query, not per thread",
+		"mysql  mariadb.service:  max_connections  " + want + "  500", "MYSQLTUNER"} {
+		if code != ExitOK || !strings.Contains(flat, squeeze(w)) {
+			t.Errorf("plan (exit %d, %s) lacks %q:\n%s", code, stderr, w, out)
+		}
+	}
+	t.Log("\n" + out)
 }
 
 // holdConnections opens n connections at once and keeps them until the
