@@ -15,13 +15,6 @@ var dynamic = map[string]bool{
 	"temptable_max_ram": true, "connection_memory_limit": true, "global_connection_memory_tracking": true,
 }
 
-// restartOnly are the variables of dbmem's plans a server reads only at
-// start.
-var restartOnly = map[string]bool{
-	"large_pages": true, "innodb_buffer_pool_size": true, "thread_stack": true, "innodb_log_buffer_size": true,
-	"key_buffer_size": true, "aria_pagecache_buffer_size": true, "performance_schema": true,
-}
-
 // value accepts a number (bytes or a count) or ON/OFF: nothing else is
 // written into a statement.
 var value = regexp.MustCompile(`^([0-9]{1,20}|ON|OFF)$`)
@@ -37,21 +30,20 @@ type Change struct {
 }
 
 // Plan splits settings (name=value) into the changes made live and the
-// variables that need a restart; a name dbmem does not know or a value
-// that is not a number or ON/OFF is refused, naming it.
+// variables that need a restart (those read only at start, and any dbmem
+// does not set live: the [mysqld] drop-in carries them); a value of a
+// dynamic variable that is not a number or ON/OFF is refused, naming it.
 func Plan(settings map[string]string) (live []Change, restart []string, err error) {
 	for _, name := range sortedNames(settings) {
 		v := strings.ToUpper(strings.TrimSpace(settings[name]))
 		n := strings.ToLower(strings.ReplaceAll(name, "-", "_"))
 		switch {
-		case !value.MatchString(v):
+		case dynamic[n] && !value.MatchString(v):
 			return nil, nil, fmt.Errorf("mysql %s=%q: not a number of bytes or ON/OFF: give the value in bytes (134217728, not 128M)", name, settings[name])
 		case dynamic[n]:
 			live = append(live, Change{Name: n, New: v})
-		case restartOnly[n]:
-			restart = append(restart, n)
 		default:
-			return nil, nil, fmt.Errorf("mysql %s: not a variable dbmem sets; set it in my.cnf yourself", name)
+			restart = append(restart, n)
 		}
 	}
 	return live, restart, nil

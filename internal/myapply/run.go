@@ -139,3 +139,24 @@ func sortedNames(m map[string]string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Latest is the newest run in dir that is done and not yet undone.
+func Latest(dir string) (*Journal, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	for i := len(names) - 1; i >= 0; i-- {
+		b, ok, err := hostchange.ReadState(names[i])
+		if err != nil || !ok {
+			continue
+		}
+		var j Journal
+		if json.Unmarshal(b, &j) == nil && j.Schema == JournalSchema && j.Status == "done" {
+			j.Path = names[i]
+			return &j, nil
+		}
+	}
+	return nil, fmt.Errorf("no MySQL run to undo in %s", dir)
+}
