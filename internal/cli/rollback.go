@@ -37,6 +37,13 @@ Exit codes: 0 done (or dry run), 1 error, 2 usage, 4 refused (nothing changed).`
 				return rollbackLocked(cmd.Context(), e, o, id, yes)
 			}
 			if my {
+				if yes {
+					_, release, err := apply.Lock(o)
+					if err != nil {
+						return lockError(e, err)
+					}
+					defer release()
+				}
 				return rollbackMySQL(cmd.Context(), e, journalDir, yes)
 			}
 			if yes {
