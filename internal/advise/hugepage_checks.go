@@ -18,8 +18,11 @@ import (
 // from PostgreSQL 17).
 func checkHugePagesUsed(h host, in instance) []Finding {
 	sh := in.Shared
-	if !h.need("hugepages.used", in.Subject, have(inSharedSegment, sh != nil)) || sh.Hugetlb {
+	if !h.need(in.words.hugeSkipName, in.Subject, have(in.words.sharedWhat, sh != nil)) || sh.Hugetlb {
 		return nil
+	}
+	if in.my != nil {
+		return checkLargePages(h, in)
 	}
 	page := max(sh.PageSize, basePage)
 	pt := PageTableBytes(in.Work.MaxConnections, sh.Bytes, page) // 0 when max_connections was not read: no grade from it
@@ -305,5 +308,5 @@ func (h host) waitingForHuge() string {
 			return in.Subject
 		}
 	}
-	return h.mysqlWaiting
+	return ""
 }

@@ -5,12 +5,13 @@ import (
 	"sort"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
 // instance is the engine-neutral view of one database instance that the
 // checks common to every engine read. Each engine has a constructor
-// (fromPostgres; a MySQL one would sit beside it) and may add its own checks.
+// (fromPostgres, fromMySQL) and may add its own checks.
 type instance struct {
 	Engine  Engine
 	Subject string
@@ -45,6 +46,19 @@ type instance struct {
 	// Untrusted says why the instance is not a trusted server account's
 	// ("" when it is): its findings stand, it shapes no host-wide advice.
 	Untrusted string
+	// HeldHugeBytes are the engine's mappings in huge pages besides its
+	// main shared memory (MySQL's smaller large-page buffers).
+	HeldHugeBytes uint64
+	// Worst is the instance's worst case as it runs now.
+	Worst WorstCase
+	// Huge is the engine's own huge page need when it maps several
+	// large-page areas (MySQL); zero when NeedPages says it all.
+	Huge HugePageNeed
+	// words are what the common checks say for this engine.
+	words engineWords
+	// my is the MySQL/MariaDB server behind the view (nil for PostgreSQL),
+	// for the evidence only it has.
+	my *mysql.Instance
 }
 
 // segment is a shared memory mapping as the kernel maps it.
@@ -78,6 +92,7 @@ func fromPostgres(in *postgres.Instance, defaultHuge uint64, o Options) instance
 	v.CacheBytes, _ = set.Bytes("shared_buffers")
 	v.SharedBuffers = pgEvidence(in, "shared_buffers")
 	v.Work = PostgresWorkload(in, o.NodesPerQuery)
+	v.Worst, v.words = v.Work.WorstCase(), postgresWords
 	for _, p := range in.Processes {
 		label := fmt.Sprintf("postgres %s (%s)", p.Role, portOf(in))
 		v.Procs = append(v.Procs, labeled{Process: p.Process, Label: label, Database: true})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/dbmem/dbmem/internal/enginemem"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -56,47 +57,16 @@ type Workload struct {
 // huge_pages=off said it.
 const UnknownPageSize = "page size of the main shared memory (the postmaster's smaps)"
 
-// WorstCaseLine is one term of the worst case.
-type WorstCaseLine struct {
-	Name    string `json:"name"`
-	Formula string `json:"formula"`
-	Bytes   uint64 `json:"bytes"`
-}
+// WorstCaseLine is one term of the worst case (enginemem's).
+type WorstCaseLine = enginemem.Line
 
 // WorstCase is the memory an instance can take when every connection runs
-// its most memory-hungry query at once. Nothing in PostgreSQL caps it.
-type WorstCase struct {
-	Lines []WorstCaseLine `json:"lines"`
-	// PrivateBytes is every line but shared memory and page tables: what
-	// counts in Committed_AS.
-	PrivateBytes    uint64 `json:"private_bytes"`
-	PageTablesBytes uint64 `json:"page_tables_bytes"`
-	SharedBytes     uint64 `json:"shared_bytes"`
-	// TotalBytes is the sum of the lines computed: a lower bound when
-	// lines were skipped.
-	TotalBytes uint64 `json:"total_bytes"`
-	// Skipped are the lines left out because an input was not read.
-	Skipped []SkippedLine `json:"skipped,omitempty"`
-}
+// its most memory-hungry query at once: enginemem's, one shape for every
+// engine.
+type WorstCase = enginemem.WorstCase
 
-// SkippedLine is a worst-case line that was not computed, and the inputs
-// it lacked.
-type SkippedLine struct {
-	Name    string   `json:"name"`
-	Missing []string `json:"missing"`
-}
-
-// Known says whether a part of the worst case was computed whole: the
-// private lines ("private"), "page tables" or "shared memory".
-func (wc WorstCase) Known(part string) bool {
-	for _, l := range wc.Skipped {
-		private := l.Name != "page tables" && l.Name != "shared memory"
-		if l.Name == part || (part == "private" && private) {
-			return false
-		}
-	}
-	return true
-}
+// SkippedLine is a worst-case line that was not computed (enginemem's).
+type SkippedLine = enginemem.SkippedLine
 
 // processes counts every process that may touch shared memory.
 func (w Workload) processes() int {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/dbmem/dbmem/internal/enginemem"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/snapshot/sampler"
@@ -60,11 +61,13 @@ func collectServerWorstCase(out *sink, in *mysql.Instance, l []string) {
 		return // the connections' part is unknown: no partial sum
 	}
 	wc := mysql.ComputeWorstCase(in)
-	out.gauge(descMyWorstCase, float64(wc.GlobalBytes), with(l, "global")...)
-	out.gauge(descMyWorstCase, float64(wc.Connections.Bytes), with(l, "connections")...)
-	if wc.PerfSchemaKnown {
-		out.gauge(descMyWorstCase, float64(wc.PerfSchema.Bytes), with(l, "performance_schema")...)
+	conns, _ := wc.Line("connections")
+	out.gauge(descMyWorstCase, float64(wc.Sum(enginemem.Global, enginemem.InHugePages)), with(l, "global")...)
+	out.gauge(descMyWorstCase, float64(conns.Bytes), with(l, "connections")...)
+	if ps, _ := wc.Line("performance_schema"); wc.Measured(ps.Name) {
+		out.gauge(descMyWorstCase, float64(ps.Bytes), with(l, "performance_schema")...)
 	}
+	out.gauge(descMyWorstCase, float64(wc.PageTablesBytes), with(l, "page_tables")...)
 }
 
 // collectServerProcess sends the server process's status-based private
