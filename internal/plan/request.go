@@ -78,11 +78,17 @@ func Build(ctx context.Context, r Request) (advise.PlanInput, error) {
 	var err error
 	switch {
 	case r.Snapshot == nil:
+		if err := buffersFit(r, r.WhatIf.RAMBytes); err != nil {
+			return in, err
+		}
 		in, err = whatIf(ctx, a, r)
 	case r.DataDir != "":
 		in, err = stopped(ctx, a, r)
 	default:
 		in, err = running(ctx, a, r)
+	}
+	if err == nil {
+		err = startable(in, r) // fits.go
 	}
 	in.Options = r.Options
 	if InContainer(r.Snapshot) {
