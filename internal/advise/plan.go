@@ -49,7 +49,10 @@ type HostFacts struct {
 	Name      string `json:"name,omitempty"`
 	RAMBytes  uint64 `json:"ram_bytes"`
 	SwapBytes uint64 `json:"swap_bytes"`
-	NUMANodes int    `json:"numa_nodes"`
+	// SwapUnknown says why the swap is unknown ("" when it is known):
+	// SwapBytes is then not a value read, shown as null in JSON.
+	SwapUnknown string `json:"swap_unknown,omitempty"`
+	NUMANodes   int    `json:"numa_nodes"`
 	// DefaultHugePageBytes is the kernel's default huge page size
 	// (Hugepagesize), 0 (omitted) when unknown; HugePageSizes every size it
 	// offers (nil: unknown).
@@ -174,6 +177,9 @@ type PlanResult struct {
 	// Budget is the PostgreSQL instance's memory budget (one instance).
 	Budget *budget.Result `json:"budget,omitempty"`
 	Notes  []string       `json:"notes,omitempty"`
+	// NotPlanned are the settings an input was missing for, each with the
+	// input, why it is needed and the flag that gives it.
+	NotPlanned []NotPlanned `json:"not_planned,omitempty"`
 	// LeftOut are the instances of untrusted accounts: reported, never
 	// planned for (see leaveOutUntrusted).
 	LeftOut []LeftOut `json:"left_out,omitempty"`

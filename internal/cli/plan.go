@@ -65,7 +65,7 @@ or with --format kubernetes.`,
   dbmem plan --format sysctl`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			req, err := pf.request(cmd)
+			req, err := pf.request(cmd, e.from.b != nil || !e.fs().IsLive())
 			if err != nil {
 				return err
 			}
@@ -131,8 +131,10 @@ func (pf *planFlags) define(cmd *cobra.Command) {
 	pf.defineBudget(cmd)
 }
 
-// request turns the flags into a plan.Request.
-func (pf *planFlags) request(cmd *cobra.Command) (plan.Request, error) {
+// request turns the flags into a plan.Request. captured: a bundle
+// (--from) or a tree (--proc, --sys, --root) is planned, where --ram and
+// --swap give what its meminfo lacks instead of describing a what-if.
+func (pf *planFlags) request(cmd *cobra.Command, captured bool) (plan.Request, error) {
 	r := pf.req
 	var err error
 	if r.WhatIf.RAMBytes, err = sizeFlag("ram", pf.ram); err != nil {
@@ -141,7 +143,11 @@ func (pf *planFlags) request(cmd *cobra.Command) (plan.Request, error) {
 	if r.WhatIf.SwapBytes, err = sizeFlag("swap", pf.swap); err != nil {
 		return r, err
 	}
-	if r.WhatIf.RAMBytes == 0 && (cmd.Flags().Changed("swap") || cmd.Flags().Changed("numa-nodes") || cmd.Flags().Changed("pg-version") || pf.mysqlVersion != "") {
+	if captured {
+		r.Given = givenSizes(cmd, r.WhatIf) // plan_given.go
+		r.WhatIf.RAMBytes, r.WhatIf.SwapBytes = 0, 0
+	}
+	if r.WhatIf.RAMBytes == 0 && (cmd.Flags().Changed("swap") && !captured || cmd.Flags().Changed("numa-nodes") || cmd.Flags().Changed("pg-version") || pf.mysqlVersion != "") {
 		return r, usageError{fmt.Errorf("--swap, --numa-nodes, --pg-version and --mysql-version describe a what-if host: give --ram too")}
 	}
 	if r.WhatIf.RAMBytes > 0 && r.DataDir != "" {

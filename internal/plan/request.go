@@ -44,6 +44,13 @@ type Request struct {
 	Budget BudgetOptions
 	// FS is the host a running instance is measured on (zero: this host).
 	FS linux.FS
+	// Given are values a partial snapshot lacks, given by flags.
+	Given Given
+}
+
+// Given are meminfo sizes a partial capture lacks (nil: not given).
+type Given struct {
+	RAMBytes, SwapBytes *uint64
 }
 
 // WhatIf describes a host that is not this one.

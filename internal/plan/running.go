@@ -15,7 +15,7 @@ func running(ctx context.Context, a *asker, r Request) (advise.PlanInput, error)
 	s := r.Snapshot
 	in := advise.PlanInput{Source: fmt.Sprintf("host %s, snapshot of %s", s.Host.Hostname, s.TakenAt.Format("2006-01-02 15:04:05 MST"))}
 	var err error
-	if in.Host, in.Notes, err = hostFacts(s); err != nil {
+	if in.Host, in.Notes, err = hostFacts(s, r.Given); err != nil {
 		return in, err
 	}
 	var chosen []*postgres.Instance

@@ -20,7 +20,7 @@ import (
 func stopped(ctx context.Context, a *asker, r Request) (advise.PlanInput, error) {
 	in := advise.PlanInput{Source: fmt.Sprintf("host %s, stopped server %s", r.Snapshot.Host.Hostname, r.DataDir)}
 	var err error
-	if in.Host, in.Notes, err = hostFacts(r.Snapshot); err != nil {
+	if in.Host, in.Notes, err = hostFacts(r.Snapshot, r.Given); err != nil {
 		return in, err
 	}
 	d, err := readDataDir(r.DataDir)
