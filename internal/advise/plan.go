@@ -99,6 +99,12 @@ type PlannedInstance struct {
 	GID int `json:"gid"`
 	// MySQL is set for a MySQL/MariaDB server (PlanMySQL); Work is then unused.
 	MySQL *MySQLPlanned `json:"mysql,omitempty"`
+	// NoUnit says why no service unit runs the instance ("" when one does,
+	// Unit): started with pg_ctl, it gets its configuration lines and the
+	// words to apply them, never a drop-in for an unrelated unit.
+	NoUnit string `json:"no_unit,omitempty"`
+	// DataDir is a PostgreSQL instance's data directory ("" for a what-if).
+	DataDir string `json:"data_dir,omitempty"`
 	// Container names the container the instance runs in ("" when none,
 	// or dbmem runs in the same one): it has no systemd unit of its own.
 	Container string `json:"container,omitempty"`
@@ -224,9 +230,9 @@ func Plan(in PlanInput) PlanResult {
 		hp := r.HugePages
 		if pi.NoHuge != "" {
 			hp = nil
-			r.Settings = append(r.Settings, noHugeSettings(in, pi)...)
+			r.Settings = append(r.Settings, forInstance(pi, noHugeSettings(in, pi))...)
 		}
-		r.Settings = append(r.Settings, instanceSettings(in, pi, hp, &r)...)
+		r.Settings = append(r.Settings, forInstance(pi, instanceSettings(in, pi, hp, &r))...)
 		r.WorstCases = append(r.WorstCases, plannedWorstCase(in, pi, hp, &r))
 	}
 	sortSettings(r.Settings)

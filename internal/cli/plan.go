@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/advise"
-	"github.com/dbmem/dbmem/internal/apply"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -293,14 +292,11 @@ func renderPlan(e *env, in advise.PlanInput, res advise.PlanResult, req plan.Req
 	}
 	o.TunedInclude = render.TunedIncludeFor(engines)
 	if o.PostgresConfDir == "" && pf.format == "postgresql" && req.Snapshot != nil {
-		for _, in := range req.Snapshot.Postgres {
-			if req.Port == 0 || in.Port == req.Port {
-				if dir, _, err := apply.PostgresTarget(e.fs(), in); err == nil {
-					o.PostgresConfDir = dir
-				}
-				break
-			}
+		dir, err := planConfDir(e, req) // plan_confdir.go
+		if err != nil {
+			return err
 		}
+		o.PostgresConfDir = dir
 	}
 	if pf.format == "alter-system" || pf.format == "alter-role" || pf.format == "tuned" {
 		out, err := render.Format(pf.format, res.Settings, o)

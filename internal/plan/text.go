@@ -53,8 +53,7 @@ func TextWidth(w io.Writer, r advise.PlanResult, width int) error {
 		b.WriteString("\n")
 		budget.Text(&b, *r.Budget, width)
 	}
-	b.WriteString("\nSETTINGS\n")
-	settingsTable(&b, r.Settings, width)
+	settingsByInstance(&b, r.Settings, width) // text_instances.go
 	if len(r.Alternatives) > 0 {
 		b.WriteString("\nALTERNATIVES\n")
 		settingsTable(&b, r.Alternatives, width)
