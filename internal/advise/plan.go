@@ -103,8 +103,11 @@ type PlannedInstance struct {
 	// Unit): started with pg_ctl, it gets its configuration lines and the
 	// words to apply them, never a drop-in for an unrelated unit.
 	NoUnit string `json:"no_unit,omitempty"`
-	// DataDir is a PostgreSQL instance's data directory ("" for a what-if).
+	// DataDir is a PostgreSQL instance's data directory ("" for a what-if);
+	// Ctl is the command that restarts it without a unit ("pg_ctl -D
+	// DIR", "pg_ctlcluster 15 main"), for the words NoUnit needs.
 	DataDir string `json:"data_dir,omitempty"`
+	Ctl     string `json:"ctl,omitempty"`
 	// Container names the container the instance runs in ("" when none,
 	// or dbmem runs in the same one): it has no systemd unit of its own.
 	Container string `json:"container,omitempty"`

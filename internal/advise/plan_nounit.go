@@ -38,16 +38,18 @@ func needTerm(pages uint64, pi PlannedInstance) string {
 // is planned: the unit its cgroup names does not start it, and on Debian
 // postgresql.service is ExecStart=/bin/true.
 func withoutUnit(pi PlannedInstance) string {
-	dir := pi.DataDir
-	if dir == "" {
-		dir = "DATADIR"
+	ctl := pi.Ctl
+	if ctl == "" {
+		ctl = "pg_ctl -D " + shellQuote(pi.DataDir)
 	}
-	dir = shellQuote(dir)
-	as := fmt.Sprintf(`runuser -u "$(stat -c %%U %s)" --`, dir)
+	as := ""
+	if strings.HasPrefix(ctl, "pg_ctl ") {
+		as = fmt.Sprintf(`runuser -u "$(stat -c %%U %s)" -- `, shellQuote(pi.DataDir))
+	}
 	return fmt.Sprintf("%s: %s, so no systemd drop-in is planned for it. Its PostgreSQL settings above go into its own "+
-		"configuration (a file in its include_dir, or postgresql.conf: the lines of 'dbmem plan --format postgresql --conf-dir DIR'); "+
-		"then, as root: %s pg_ctl -D %s restart (huge_pages and the shared memory settings need the restart). "+
+		"configuration (a file in its include_dir, or postgresql.conf: the lines of 'dbmem plan --format postgresql'); "+
+		"then, as root: %s%s restart (huge_pages and the shared memory settings need the restart). "+
 		"The OOM protection a unit would give (OOMScoreAdjust=-1000, children at 0) comes from starting it so: "+
-		"echo -1000 > /proc/self/oom_score_adj; %s env PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj PG_OOM_ADJUST_VALUE=0 pg_ctl -D %s restart. "+
-		"Or run it under a service unit, and plan again", pi.Subject, pi.NoUnit, as, dir, as, dir)
+		"echo -1000 > /proc/self/oom_score_adj; %senv PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj PG_OOM_ADJUST_VALUE=0 %s restart. "+
+		"Or run it under a service unit, and plan again", pi.Subject, pi.NoUnit, as, ctl, as, ctl)
 }

@@ -54,6 +54,7 @@ func stoppedInstance(d dataDir, r Request, set postgres.Settings) advise.Planned
 		Changes: r.Changes, Current: currentOf(set, r.Changes), GID: -1, DataDir: strings.TrimSuffix(d.given, "/"),
 	}
 	pi.Unit, pi.NoUnit = stoppedUnit(pi.DataDir, r.Unit) // unit.go
+	pi.Ctl = ctlCommand("", pi.DataDir)
 	pi.Work = advise.PostgresWorkload(&postgres.Instance{Major: d.major, Settings: overlay(set, r.Changes, postgres.FromCommandLine)}, r.NodesPerQuery)
 	return pi
 }
