@@ -25,11 +25,10 @@ func shellQuote(s string) string {
 // needTerm is an instance's term of the huge page sum, named: "666 for
 // postgresql 15 :5432 (/var/lib/postgresql/15/main) (SHOW ...)".
 func needTerm(pages uint64, pi PlannedInstance) string {
-	src := pi.Need.Source
-	if rest, ok := strings.CutPrefix(src, pi.Subject); ok {
-		src = strings.TrimPrefix(rest, ": ")
+	if strings.HasPrefix(pi.Need.Source, pi.Subject) { // it names the instance already (MySQL)
+		return fmt.Sprintf("%d for %s", pages, pi.Need.Source)
 	}
-	return fmt.Sprintf("%d for %s (%s)", pages, pi.Subject, src)
+	return fmt.Sprintf("%d for %s (%s)", pages, pi.Subject, pi.Need.Source)
 }
 
 // withoutUnit says how to apply the settings of an instance no service
