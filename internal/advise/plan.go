@@ -50,7 +50,10 @@ type HostFacts struct {
 	Name      string `json:"name,omitempty"`
 	RAMBytes  uint64 `json:"ram_bytes"`
 	SwapBytes uint64 `json:"swap_bytes"`
-	NUMANodes int    `json:"numa_nodes"`
+	// SwapUnknown says why the swap is unknown ("" when it is known):
+	// SwapBytes is then not a value read, shown as null in JSON.
+	SwapUnknown string `json:"swap_unknown,omitempty"`
+	NUMANodes   int    `json:"numa_nodes"`
 	// DefaultHugePageBytes is the kernel's default huge page size
 	// (Hugepagesize), 0 (omitted) when unknown; HugePageSizes every size it
 	// offers (nil: unknown).
@@ -97,6 +100,15 @@ type PlannedInstance struct {
 	GID int `json:"gid"`
 	// MySQL is set for a MySQL/MariaDB server (PlanMySQL); Work is then unused.
 	MySQL *MySQLPlanned `json:"mysql,omitempty"`
+	// NoUnit says why no service unit runs the instance ("" when one does,
+	// Unit): started with pg_ctl, it gets its configuration lines and the
+	// words to apply them, never a drop-in for an unrelated unit.
+	NoUnit string `json:"no_unit,omitempty"`
+	// DataDir is a PostgreSQL instance's data directory ("" for a what-if);
+	// Ctl is the command that restarts it without a unit ("pg_ctl -D
+	// DIR", "pg_ctlcluster 15 main"), for the words NoUnit needs.
+	DataDir string `json:"data_dir,omitempty"`
+	Ctl     string `json:"ctl,omitempty"`
 	// Container names the container the instance runs in ("" when none,
 	// or dbmem runs in the same one): it has no systemd unit of its own.
 	Container string `json:"container,omitempty"`
@@ -166,6 +178,9 @@ type PlanResult struct {
 	// the MySQL/MariaDB server's when there is no PostgreSQL budget.
 	Budget *budget.Result `json:"budget,omitempty"`
 	Notes  []string       `json:"notes,omitempty"`
+	// NotPlanned are the settings an input was missing for, each with the
+	// input, why it is needed and the flag that gives it.
+	NotPlanned []NotPlanned `json:"not_planned,omitempty"`
 	// LeftOut are the instances of untrusted accounts: reported, never
 	// planned for (see leaveOutUntrusted).
 	LeftOut []LeftOut `json:"left_out,omitempty"`
@@ -211,9 +226,9 @@ func Plan(in PlanInput) PlanResult {
 		hp := r.HugePages
 		if pi.NoHuge != "" {
 			hp = nil
-			r.Settings = append(r.Settings, noHugeSettings(in, pi)...)
+			r.Settings = append(r.Settings, forInstance(pi, noHugeSettings(in, pi))...)
 		}
-		r.Settings = append(r.Settings, instanceSettings(in, pi, hp, &r)...)
+		r.Settings = append(r.Settings, forInstance(pi, instanceSettings(in, pi, hp, &r))...)
 		r.WorstCases = append(r.WorstCases, plannedWorstCase(in, pi, hp, &r))
 	}
 	sortSettings(r.Settings)

@@ -85,8 +85,8 @@ func budgetHost(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanResul
 // budgetSettings are the budget's settings as the plan's: on a what-if
 // every one (the configuration planned), on a running server those that
 // change; per-role work_mem as TargetPostgresRole.
-func budgetSettings(in PlanInput, pi PlannedInstance, res budget.Result) []Setting {
-	var out []Setting
+func budgetSettings(in PlanInput, pi PlannedInstance, res budget.Result) (out []Setting) {
+	defer func() { out = forInstance(pi, out) }()
 	whatIf := in.Host.Now == nil
 	for _, s := range res.Settings {
 		if s.Asked || !whatIf && s.Value == s.Current { // asked for: the plan has it already

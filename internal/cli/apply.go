@@ -25,7 +25,7 @@ const exitRefused = 4
 type applyFlags struct {
 	sets                  []string
 	planFile              string
-	yes                   bool
+	yes, dryRun           bool
 	postgres, mysql, boot bool
 	alterSystem           bool
 	writeRoot, journalDir string
@@ -63,7 +63,7 @@ written (to /etc/default/grub.d) only with --boot.
 
 Exit codes: 0 done (or dry run), 1 error (a failed run is rolled back), 2 usage,
 4 refused (nothing changed).`,
-		Example: `  dbmem apply
+		Example: `  dbmem apply --dry-run
   dbmem apply --yes
   dbmem apply --set vm.swappiness=10 --set vm.nr_hugepages=600
   dbmem plan --json > plan.json && dbmem apply --plan plan.json --postgres --yes
@@ -75,11 +75,12 @@ Exit codes: 0 done (or dry run), 1 error (a failed run is rolled back), 2 usage,
 	fl.StringArrayVar(&f.sets, "set", nil, "apply this setting instead of the plan: [target:]name=value, e.g. vm.swappiness=10, transparent_hugepage/enabled=never, postgresql:huge_pages=on, systemd:LimitMEMLOCK=infinity (repeatable)")
 	fl.StringVar(&f.planFile, "plan", "", "apply the settings in this JSON file ('dbmem plan --json' output or an array of settings; - for stdin)")
 	fl.BoolVar(&f.yes, "yes", false, "make the changes (default: only show them)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "only show the changes, make none (the default without --yes, said explicitly)")
 	fl.BoolVar(&f.postgres, "postgres", false, "also write PostgreSQL settings to the instance's conf.d, reload it and read each value back (settings that need a restart are said: dbmem never restarts); per-role settings go over SQL (ALTER ROLE)")
 	fl.BoolVar(&f.alterSystem, "alter-system", false, "set PostgreSQL's settings with ALTER SYSTEM instead of the conf.d file (and per-role ones with ALTER ROLE), reload, read each back; journaled for 'dbmem rollback --postgres'")
 	fl.BoolVar(&f.mysql, "mysql", false, "also write MySQL/MariaDB settings to a [mysqld] drop-in, and set the dynamic ones live (SET GLOBAL, read back with SHOW GLOBAL VARIABLES); the others need a restart")
 	fl.BoolVar(&f.boot, "boot", false, "also write the kernel command line to /etc/default/grub.d (needs update-grub and a reboot)")
-	fl.StringVar(&f.writeRoot, "write-root", "/", "write files under this directory instead of / (to review them)")
+	fl.StringVar(&f.writeRoot, "write-root", "/", "with --yes, write the files under this directory instead of / (DIR/etc/sysctl.d/60-dbmem.conf, ...) to review them before they go live; live kernel values are still set, on the host --proc and --sys name")
 	fl.StringVar(&f.journalDir, "journal-dir", apply.DefaultJournalDir, "where runs are journaled for rollback")
 	fl.StringVar(&f.unit, "unit", "", "systemd unit of the database (default: found from the PostgreSQL instance)")
 	fl.StringVar(&f.confDir, "conf-dir", "", "PostgreSQL include_dir to write to (default: from postgresql.conf)")
@@ -87,6 +88,9 @@ Exit codes: 0 done (or dry run), 1 error (a failed run is rolled back), 2 usage,
 }
 
 func runApply(ctx context.Context, e *env, f applyFlags) error {
+	if f.yes && f.dryRun {
+		return usageError{fmt.Errorf("--dry-run and --yes contradict each other: --dry-run only shows the changes, --yes makes them")}
+	}
 	settings, instances, err := f.settings(ctx, e)
 	if err != nil {
 		return err

@@ -22,7 +22,7 @@ type fromBundle struct {
 }
 
 // fromCommands read a host's state and can read a bundle instead.
-var fromCommands = map[string]bool{"report": true, "check": true, "plan": true, "postmortem": true}
+var fromCommands = map[string]bool{"report": true, "check": true, "plan": true, "postmortem": true, "watch": true}
 
 // openFrom opens the --from bundle before a command runs; env.fs() and
 // env.live() then read it.
@@ -31,7 +31,7 @@ func (e *env) openFrom(cmd *cobra.Command) error {
 		return nil
 	}
 	if !fromCommands[cmd.Name()] {
-		return usageError{fmt.Errorf("--from works with report, check, plan and postmortem; %q acts on the live host", cmd.Name())}
+		return usageError{fmt.Errorf("--from works with report, check, plan, postmortem and watch; %q acts on the live host", cmd.Name())}
 	}
 	for _, f := range []string{"proc", "sys", "root"} {
 		if fl := cmd.Flags().Lookup(f); fl != nil && fl.Changed {
@@ -131,7 +131,7 @@ func writeCaptureSummary(e *env, out string, m bundle.Manifest) error {
 	if !m.WithQueries {
 		fmt.Fprint(e.stdout, " (--with-queries keeps query texts)")
 	}
-	fmt.Fprintf(e.stdout, "\nread it anywhere with: dbmem report --from %s (also check, postmortem)\n", out)
+	fmt.Fprintf(e.stdout, "\nread it anywhere with: dbmem report --from %s (also check, plan, watch, postmortem)\n", out)
 	return nil
 }
 

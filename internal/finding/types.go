@@ -116,6 +116,9 @@ type Setting struct {
 	Current string `json:"current,omitempty"`
 	// Unit is the systemd unit or instance the setting belongs to, when not host-wide.
 	Unit string `json:"unit,omitempty"`
+	// Instance names the instance (engine, port, data directory) a
+	// setting is for; "" for a host-wide setting.
+	Instance string `json:"instance,omitempty"`
 	// Role is the database role of a per-role setting (TargetPostgresRole).
 	Role string `json:"role,omitempty"`
 	// Formula shows the arithmetic with the numbers filled in.

@@ -19,7 +19,9 @@ func guardSettings(s *snapshot.Snapshot, in advise.PlanInput, have []advise.Sett
 	}
 	subjects := map[string]bool{}
 	for _, pi := range in.Instances {
-		subjects[pi.Subject] = true
+		if pi.NoUnit == "" { // no unit runs it: no drop-in for another unit (unit.go)
+			subjects[pi.Subject] = true
+		}
 	}
 	var out []advise.Setting
 	for _, x := range advise.GuardSettingsFor(s, subjects) {
