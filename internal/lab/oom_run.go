@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"runtime"
 	"syscall"
@@ -16,6 +15,7 @@ import (
 	"github.com/dbmem/dbmem/internal/memcg"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/postmortem"
+	"github.com/dbmem/dbmem/internal/safeexec"
 	"github.com/dbmem/dbmem/internal/throwaway"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -145,7 +145,7 @@ func (r *oomRun) checkTools() error {
 	if _, err := os.Stat(bin + "/pgbench"); err != nil {
 		return fmt.Errorf("pgbench not found in %s: install it (Debian: postgresql-contrib or postgresql-client) or point --pg-bin at a directory that has it", bin)
 	}
-	if _, err := exec.LookPath("dmesg"); err != nil {
+	if _, err := safeexec.LookPath("dmesg"); err != nil {
 		return errors.New("dmesg not found: the post-mortem reads the kernel log with it (Debian: util-linux)")
 	}
 	major, err := pgcluster.MajorVersion(bin)
