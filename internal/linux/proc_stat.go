@@ -66,14 +66,23 @@ func parseStat(s string) (Stat, error) {
 }
 
 // ReadCmdline reads /proc/PID/cmdline: the arguments, or for a process that
-// rewrote its title (PostgreSQL backends), the title as one string.
+// rewrote its title (PostgreSQL backends), the title as one string. Its
+// owner chose it: at most MaxCmdlineBytes are read, and a command line cut
+// there ends with the argument CutMark.
 func ReadCmdline(fs FS, pid int) ([]string, error) {
-	b, err := readProcFile(fs, pid, "cmdline")
+	b, cut, err := fs.ReadFileCut(fs.ProcPath(strconv.Itoa(pid), "cmdline"), MaxCmdlineBytes)
 	if err != nil {
 		return nil, err
 	}
-	return parseCmdline(b), nil
+	args := parseCmdline(b)
+	if cut {
+		args = append(args, CutMark)
+	}
+	return args, nil
 }
+
+// CutMark ends a command line cut at MaxCmdlineBytes.
+const CutMark = "[cut at 64 KiB]"
 
 func parseCmdline(b []byte) []string {
 	b = bytes.TrimRight(b, "\x00")
