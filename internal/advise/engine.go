@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/mysql"
 )
 
@@ -17,12 +18,12 @@ type Engine struct {
 
 // Engine names.
 const (
-	EnginePostgres = "postgresql"
-	EngineMySQL    = "mysql"
-	EngineMariaDB  = "mariadb"
-	EngineOracle   = "oracle"
-	EngineRedis    = "redis"
-	EngineMongoDB  = "mongodb"
+	EnginePostgres = finding.EnginePostgres
+	EngineMySQL    = finding.EngineMySQL
+	EngineMariaDB  = finding.EngineMariaDB
+	EngineOracle   = finding.EngineOracle
+	EngineRedis    = finding.EngineRedis
+	EngineMongoDB  = finding.EngineMongoDB
 )
 
 func (e Engine) String() string {

@@ -2,6 +2,8 @@ package advise
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -10,13 +12,11 @@ import (
 // every connection touches all of the shared segment.
 func checkPageTablesProjected(h host, in instance) []Finding {
 	shared, page := in.Work.SharedBytes, in.Work.SharedPageBytes
-	if page == 0 {
-		page = basePage
-	}
-	pt := PageTableBytes(in.Work.MaxConnections, shared, page)
-	if !h.need("pagetables.projected", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes), have(inSettings, in.SettingsKnown)) {
+	ins := append([]input{known(inMemTotal, h.Meminfo.MemTotalBytes)}, in.Work.inputs("max_connections", "shared_buffers", UnknownPageSize)...)
+	if !h.need("pagetables.projected", in.Subject, ins...) {
 		return nil
 	}
+	pt := PageTableBytes(in.Work.MaxConnections, shared, page)
 	sev, ok := pageTableSeverity(pt, h.RAM)
 	if !ok {
 		return nil
@@ -49,14 +49,13 @@ func pageTableFormula(conns int, shared, page, pt uint64) string {
 // checkWorstCase adds up what every connection could take at once and sets
 // it against RAM, the cgroup limit and CommitLimit.
 func checkWorstCase(h host, in instance) []Finding {
-	if !h.need("memory.worst_case", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes), have(inSettings, in.SettingsKnown)) {
+	wc := in.Work.WorstCase()
+	if !h.need("memory.worst_case", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes), worstCaseInput(wc)) {
 		return nil
 	}
-	wc := in.Work.WorstCase()
 	f := Finding{
 		ID: "memory.worst_case", Severity: Info, Subject: in.Subject,
-		Title: fmt.Sprintf("worst case %s (%s of RAM): %s private + %s page tables + %s shared",
-			units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, h.RAM), units.Bytes(wc.PrivateBytes), units.Bytes(wc.PageTablesBytes), units.Bytes(wc.SharedBytes)),
+		Title: worstCaseTitle(wc, h.RAM),
 		Why: "PostgreSQL caps no total: every sort or hash node of every query may take work_mem x hash_mem_multiplier, " +
 			"so a burst of heavy queries can exceed RAM, and the kernel then kills one backend and the postmaster restarts all of them.",
 		Fix: "Lower work_mem or max_connections (a pooler), or " + h.boundMemory() + ".",
@@ -64,10 +63,13 @@ func checkWorstCase(h host, in instance) []Finding {
 	for _, l := range wc.Lines {
 		f.Evidence = append(f.Evidence, ev(l.Name, units.Bytes(l.Bytes)+" = "+l.Formula, "settings"))
 	}
+	for _, l := range wc.Skipped {
+		f.Evidence = append(f.Evidence, ev(l.Name, Unknown+": not computed, "+strings.Join(l.Missing, ", ")+" not read", "not read"))
+	}
 	f.Evidence = append(f.Evidence, ev("MemTotal", units.Bytes(h.RAM), srcMeminfo))
 	if wc.TotalBytes > h.RAM {
 		f.Severity = Warning
-		f.stake(wc.TotalBytes-h.RAM, fmt.Sprintf("worst case beyond RAM: %s - %s MemTotal", units.Bytes(wc.TotalBytes), units.Bytes(h.RAM)))
+		f.Stake(wc.TotalBytes-h.RAM, fmt.Sprintf("worst case beyond RAM: %s - %s MemTotal", units.Bytes(wc.TotalBytes), units.Bytes(h.RAM)))
 	}
 	if cg := in.Cgroup; cg != nil && cg.LimitBytes != nil {
 		inCg := wc.PrivateBytes + wc.PageTablesBytes
@@ -92,7 +94,8 @@ func checkWorstCase(h host, in instance) []Finding {
 
 // checkCacheShare flags a main cache taking too much of RAM.
 func checkCacheShare(h host, in instance) []Finding {
-	if !h.need("memory.cache_share", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes), have(inSettings, in.SettingsKnown)) {
+	ins := append([]input{known(inMemTotal, h.Meminfo.MemTotalBytes)}, in.Work.inputs("shared_buffers")...)
+	if !h.need("memory.cache_share", in.Subject, ins...) {
 		return nil
 	}
 	s := share(in.CacheBytes, h.RAM)
@@ -126,4 +129,80 @@ func sumVmPTE(ps []labeled) (uint64, bool) {
 		v += *p.Status.VmPTEBytes
 	}
 	return v, true
+}
+
+// worstCaseTitle sums the worst case; with lines skipped the sum is a
+// lower bound and says so.
+func worstCaseTitle(wc WorstCase, ram uint64) string {
+	part := func(name string, b uint64) string {
+		if !wc.Known(name) {
+			return Unknown
+		}
+		return units.Bytes(b)
+	}
+	parts := fmt.Sprintf("%s private + %s page tables + %s shared",
+		part("private", wc.PrivateBytes), part("page tables", wc.PageTablesBytes), part("shared memory", wc.SharedBytes))
+	if n := len(wc.Skipped); n > 0 {
+		return fmt.Sprintf("worst case at least %s (%s of RAM), %d of its lines not computed (inputs not read): %s",
+			units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, ram), n, parts)
+	}
+	return fmt.Sprintf("worst case %s (%s of RAM): %s", units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, ram), parts)
+}
+
+// worstCaseInput is known when at least one line was computed; when none
+// was, it names every input that was missing.
+func worstCaseInput(wc WorstCase) input {
+	if len(wc.Lines) > 0 {
+		return have("", true)
+	}
+	var names []string
+	for _, l := range wc.Skipped {
+		for _, m := range l.Missing {
+			if !slices.Contains(names, m) {
+				names = append(names, m)
+			}
+		}
+	}
+	return have(settingNames(names), false)
+}
+
+// inputs is the named inputs of the workload as one input: known when
+// every one was read, else naming those that were not.
+func (w Workload) inputs(names ...string) []input {
+	var missing []string
+	for _, n := range names {
+		if w.unknown(n) {
+			missing = append(missing, n)
+		}
+	}
+	return []input{have(settingNames(missing), len(missing) == 0)}
+}
+
+// settingNames names settings as a skipped check lists its inputs.
+func settingNames(names []string) string {
+	var s []string
+	for _, n := range names {
+		if n != UnknownPageSize {
+			s = append(s, n)
+		}
+	}
+	out := strings.Join(s, ", ")
+	if out != "" {
+		out += " (" + inSettings + ")"
+	}
+	if slices.Contains(names, UnknownPageSize) {
+		out = strings.TrimPrefix(out+"; "+UnknownPageSize, "; ")
+	}
+	return out
+}
+
+// projectedPageTables is the page tables at max_connections, unknown when
+// max_connections was not read.
+func projectedPageTables(in instance, sh *segment, page uint64) Evidence {
+	if in.Work.unknown("max_connections") {
+		return ev("projected page tables", Unknown+": max_connections not read", "not read")
+	}
+	pt := PageTableBytes(in.Work.MaxConnections, sh.Bytes, page)
+	return ev("projected page tables", fmt.Sprintf("%s at max_connections (%d x %s / %s pages x 8 B)", units.Bytes(pt), in.Work.MaxConnections,
+		units.Bytes(sh.Bytes), units.Bytes(page)), "computed")
 }

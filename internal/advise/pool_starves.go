@@ -95,7 +95,7 @@ func checkPoolStarvesHost(h host, s *snapshot.Snapshot) []Finding {
 		Fix: starveFix(h, s),
 	}
 	if need > left {
-		f.stake(need-left, fmt.Sprintf("needed beside the pools - left: %s - %s", units.Bytes(need), units.Bytes(left)))
+		f.Stake(need-left, fmt.Sprintf("needed beside the pools - left: %s - %s", units.Bytes(need), units.Bytes(left)))
 	}
 	if critical {
 		f.Severity = Critical

@@ -6,12 +6,12 @@ import (
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // collectMySQL sends every MySQL/MariaDB server's metrics, each server on
 // its own (dbmem_instance_scrape_success{engine="mysql"}).
-func collectMySQL(out *sink, s *watch.Sample, pss smapsResult) {
+func collectMySQL(out *sink, s *sampler.Sample, pss smapsResult) {
 	keys := make([]instKey, len(s.Snapshot.MySQL))
 	for i, in := range s.Snapshot.MySQL {
 		keys[i] = instKey{in.Port, in.DataDir, in.PID}
