@@ -49,7 +49,11 @@ type Manifest struct {
 	Started []int `json:"started_during_capture,omitempty"`
 	// Logs are every log source tried; File is where its text is in the
 	// bundle (empty when nothing was read).
-	Logs      []LogEntry  `json:"logs"`
+	Logs []LogEntry `json:"logs"`
+	// OOMGuard names the member holding the OOM guard as read at capture
+	// (oomguard.Guard: the database units' OOM settings, systemd-oomd,
+	// earlyoom, the OOM sysctls); empty in bundles of older dbmem.
+	OOMGuard  string      `json:"oom_guard,omitempty"`
 	Redaction Redaction   `json:"redaction"`
 	Gaps      []linux.Gap `json:"gaps,omitempty"`
 }

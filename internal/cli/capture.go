@@ -12,6 +12,7 @@ import (
 	"github.com/dbmem/dbmem/internal/bundle"
 	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/postmortem"
+	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -44,6 +45,20 @@ func (e *env) openFrom(cmd *cobra.Command) error {
 	}
 	e.from.b = b
 	return nil
+}
+
+// guardOptions has the snapshot read the OOM guard (the database units'
+// OOM settings, systemd-oomd, earlyoom, the OOM sysctls): live, or as the
+// --from bundle recorded it. A bundle of an older dbmem carries none: the
+// guard is then left out.
+func (e *env) guardOptions(so *snapshot.Options) error {
+	so.Guard = true
+	if e.from.b == nil {
+		return nil
+	}
+	g, err := e.from.b.OOMGuard()
+	so.GuardRecorded, so.Guard = g, g != nil
+	return err
 }
 
 // closeFrom drops the bundle read in memory.

@@ -69,7 +69,9 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 			}
 			e.conn.Work = htmlOut != "" // the audit's budget reads spills and roles' settings
 			so := e.snapshotOptions()
-			so.Guard = e.from.b == nil // systemd units, oomd, earlyoom, panic_on_oom; a bundle does not carry them
+			if err := e.guardOptions(&so); err != nil { // systemd units, oomd, earlyoom, panic_on_oom
+				return err
+			}
 			so.Pss = !fast
 			snap, err := snapshot.Take(cmd.Context(), so)
 			if err != nil {

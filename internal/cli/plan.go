@@ -72,7 +72,9 @@ or with --format kubernetes.`,
 				e.conn.Work = !req.Budget.Off // the budget reads spills and roles' settings too
 				req.FS = e.fs()
 				so := e.snapshotOptions()
-				so.Guard = e.from.b == nil // the OOM guard's settings are planned too (not from a bundle)
+				if err := e.guardOptions(&so); err != nil { // systemd units, oomd, earlyoom, panic_on_oom
+					return err
+				}
 				if req.Snapshot, err = snapshot.Take(cmd.Context(), so); err != nil {
 					return err
 				}

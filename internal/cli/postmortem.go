@@ -68,6 +68,9 @@ func runPostmortem(ctx context.Context, e *env, f postmortemFlags) (*postmortem.
 	so := e.snapshotOptions()
 	fs := so.FS
 	in := postmortem.Input{Tolerance: f.tolerance, Last: f.last}
+	if err := e.guardOptions(&so); err != nil { // a unit's OOMPolicy decides the service's fate
+		return nil, err
+	}
 	snap, err := snapshot.Take(ctx, so)
 	if err != nil {
 		in.Gaps = append(in.Gaps, linux.Gap{What: "snapshot of the host (roles of running processes, advice)", Why: err.Error(), Kind: linux.KindOf(err)})

@@ -60,7 +60,9 @@ It only reads. Run as root for the exact fast path.`,
 			}
 			e.conn.Work = !noBudget // the budget reads spills and roles' settings
 			so := e.snapshotOptions()
-			so.Guard = e.from.b == nil // systemd units, oomd, earlyoom, panic_on_oom; a bundle does not carry them
+			if err := e.guardOptions(&so); err != nil { // systemd units, oomd, earlyoom, panic_on_oom
+				return err
+			}
 			so.Method = m
 			snap, err := snapshot.Take(cmd.Context(), so)
 			if err != nil {

@@ -95,6 +95,9 @@ type Options struct {
 	// systemctl (default: the program, where systemd is PID 1).
 	Guard    bool
 	GuardRun oomguard.Runner
+	// GuardRecorded, with Guard, is the guard as a bundle recorded it:
+	// used as read, nothing is read again.
+	GuardRecorded *oomguard.Guard
 }
 
 // Take reads the host and every instance. Only an unreadable /proc/meminfo
@@ -128,7 +131,10 @@ func Take(ctx context.Context, o Options) (*Snapshot, error) {
 	}
 	s.readOwners(o)
 	s.readPoolers(ctx, o)
-	if o.Guard {
+	switch {
+	case o.Guard && o.GuardRecorded != nil:
+		s.OOMGuard = o.GuardRecorded
+	case o.Guard:
 		s.readGuard(ctx, o)
 	}
 	s.Elapsed = time.Since(start)
