@@ -56,6 +56,11 @@ func (b *pgBudget) lowerConnections(set Setting, idle uint64) Setting {
 	set.Evidence = append(set.Evidence, Evidence{Name: "client backends now", Value: strconv.Itoa(m.Backends), Source: m.ActiveFrom})
 	set.Evidence = append(set.Evidence, ev...)
 	share := float64(idle) / float64(max(b.r.LimitBytes, 1))
+	if share <= ConnectionShare {
+		set.Formula = set.Value + " (kept)"
+		set.Why = fmt.Sprintf("idle backends take %.0f%% of the limit (lowered past %.0f%% only)", share*100, ConnectionShare*100)
+		return set
+	}
 	if recorded == 0 && pools == 0 {
 		set.Formula = set.Value + " (kept: the peak of connections is unknown)"
 		set.Why = fmt.Sprintf("idle backends take %.0f%% of the limit, but %d backends now are not a peak and nothing recorded one: "+
@@ -72,7 +77,7 @@ func (b *pgBudget) lowerConnections(set Setting, idle uint64) Setting {
 		poolText = fmt.Sprintf(", at least the %d server connections the poolers open + %d reserved", pools, s.SuperuserReserved)
 		want = max(want, ceilInt(pools+s.SuperuserReserved, 10))
 	}
-	if share <= ConnectionShare || want >= s.MaxConnections {
+	if want >= s.MaxConnections {
 		set.Formula = set.Value + " (kept)"
 		set.Why = fmt.Sprintf("idle backends take %.0f%% of the limit (lowered past %.0f%% only), %d used (%s)", share*100, ConnectionShare*100, used, from)
 		return set
