@@ -109,10 +109,3 @@ func (b *pgBudget) pageTableLine() Line {
 	return Line{Name: "page tables", Bytes: uint64(b.processes) * b.pageTables,
 		Formula: fmt.Sprintf("%d processes x %s (%s)", b.processes, units.Bytes(b.pageTables), how)}
 }
-
-func (m *Measured) backends() int {
-	if m == nil {
-		return 0
-	}
-	return m.Backends
-}

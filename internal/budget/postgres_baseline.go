@@ -121,14 +121,6 @@ func termsText(ts []baseTerm) string {
 	return strings.Join(parts, " + ")
 }
 
-// bulkPer is the per-slot baseline of a connection not open yet.
-func (b *pgBudget) bulkPer() uint64 {
-	if roles := measuredRoles(b.in.Measured); len(roles) > 0 {
-		return rolePer(b.in.Measured, roles[0])
-	}
-	return b.baseline
-}
-
 // baselineAvg is the baseline line's bytes per process.
 func (b *pgBudget) baselineAvg() uint64 {
 	return sumTerms(b.baselineTerms(b.s.MaxConnections, b.processes)) / uint64(max(b.processes, 1))
