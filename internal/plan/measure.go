@@ -25,7 +25,7 @@ func Measure(fs linux.FS, pg *postgres.Instance, historyPath string) *budget.Mea
 			Fix: "let dbmem connect (see docs/connections.md)"})
 	}
 	on, _ := pg.Settings.Bool("jit")
-	measureBackends(m, pg, clientCosts(fs, pg, on))
+	measureBackends(m, pg, clientCosts(fs, pg, on), on)
 	measureSpills(m, fs, pg)
 	if historyPath != "" {
 		measureHistory(m, pg, historyPath)

@@ -49,7 +49,7 @@ func clientCosts(fs linux.FS, pg *postgres.Instance, jitOn bool) []backendCost {
 // budget counts it once; then the baseline (Pss_Anon + swap; VmPTE apart)
 // of the client backends, per role, the active ones, and the workers
 // running.
-func measureBackends(m *budget.Measured, pg *postgres.Instance, costs []backendCost) {
+func measureBackends(m *budget.Measured, pg *postgres.Instance, costs []backendCost, jitOn bool) {
 	for _, p := range pg.Processes {
 		switch p.Role {
 		case postgres.RoleParallel:
@@ -58,8 +58,10 @@ func measureBackends(m *budget.Measured, pg *postgres.Instance, costs []backendC
 			m.AutovacuumSeen++
 		}
 	}
-	m.JIT = measureJIT(m, costs)
-	takeOutJIT(m, costs)
+	if jitOn {
+		m.JIT = measureJIT(m, costs)
+		takeOutJIT(m, costs)
+	}
 	summarize(m, pg, costs)
 }
 
@@ -115,6 +117,7 @@ func measureJIT(m *budget.Measured, costs []backendCost) *budget.JITMeasure {
 		}
 	}
 	if len(with) == 0 {
+		m.Gaps = append(m.Gaps, budget.Gap{What: "JIT's cost", Why: "no client backend had JIT-compiled a query: the cost measured on PostgreSQL 15 is used"})
 		return nil
 	}
 	if len(without) == 0 {

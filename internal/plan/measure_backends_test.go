@@ -30,7 +30,7 @@ func TestJITTakenOutOfTheBaseline(t *testing.T) {
 		costs = append(costs, backendCost{role: "report", cost: c * K, pte: 128 * K, measurable: true, jit: true, active: true})
 	}
 	m := &budget.Measured{}
-	measureBackends(m, &postgres.Instance{}, costs)
+	measureBackends(m, &postgres.Instance{}, costs, true)
 	if m.JIT == nil || m.JIT.CostBytes != 18866*K || m.JIT.Compiled != 3 {
 		t.Fatalf("JIT %+v", m.JIT)
 	}
@@ -56,7 +56,7 @@ func TestJITTakenOutOfTheBaseline(t *testing.T) {
 func TestJITNotMeasurable(t *testing.T) {
 	costs := []backendCost{{role: "r", cost: 20 * units.MiB, measurable: true, jit: true}, {role: "r", cost: 22 * units.MiB, measurable: true, jit: true}}
 	m := &budget.Measured{}
-	measureBackends(m, &postgres.Instance{}, costs)
+	measureBackends(m, &postgres.Instance{}, costs, true)
 	if m.JIT != nil || m.JITInBaseline != 2 || m.BaselineP95Bytes != 22*units.MiB || len(m.Gaps) != 1 || !strings.Contains(m.Gaps[0].Why, "not counted again") {
 		t.Errorf("%+v", m)
 	}
