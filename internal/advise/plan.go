@@ -5,6 +5,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/cohost"
+	"github.com/dbmem/dbmem/internal/enginemem"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -110,32 +111,22 @@ type PlannedInstance struct {
 	// settings, what was measured); Plan completes the host's limits. Nil:
 	// no budget.
 	Budget *budget.PGInput `json:"budget,omitempty"`
+	// MySQLBudget is what budget.MySQL needs for a MySQL/MariaDB server.
+	MySQLBudget *budget.MySQLInput `json:"mysql_budget,omitempty"`
 }
 
 // hugeAPI is how the instance maps huge pages: as measured or from its
 // version for a MySQL/MariaDB server, else from its engine.
 func (pi PlannedInstance) hugeAPI() HugePageAPI {
-	if pi.MySQL != nil {
-		return pi.MySQL.HugePages.API
+	if pi.Need.API != "" {
+		return pi.Need.API
 	}
 	return pi.Engine.HugePageAPI()
 }
 
-// HugePageNeed is the pool an instance needs.
-type HugePageNeed struct {
-	PageSizeBytes uint64 `json:"page_size_bytes"`
-	Pages         uint64 `json:"pages"`
-	SharedBytes   uint64 `json:"shared_bytes"`
-	// Source says how it was obtained ("postgres -C
-	// shared_memory_size_in_huge_pages", "SHOW ...", "mapping size",
-	// "estimate"); Exact is false for an estimate.
-	Source string `json:"source"`
-	Exact  bool   `json:"exact"`
-	// OwnMarginPages are pages of a margin the engine's need already holds
-	// (MySQL/MariaDB: mysql.MarginPercent); the plan adds no margin of its
-	// own on such a need.
-	OwnMarginPages uint64 `json:"own_margin_pages,omitempty"`
-}
+// HugePageNeed is the pool an instance needs (enginemem's, one shape for
+// every engine: MySQL's carries its allocations, API and SysV needs).
+type HugePageNeed = enginemem.HugeNeed
 
 // PlanOptions choose between the alternatives.
 type PlanOptions struct {
@@ -171,7 +162,8 @@ type PlanResult struct {
 	WorstCases   []InstanceWorstCase `json:"worst_cases"`
 	Settings     []Setting           `json:"settings"`
 	Alternatives []Setting           `json:"alternatives,omitempty"`
-	// Budget is the PostgreSQL instance's memory budget (one instance).
+	// Budget is the PostgreSQL instance's memory budget (one instance), or
+	// the MySQL/MariaDB server's when there is no PostgreSQL budget.
 	Budget *budget.Result `json:"budget,omitempty"`
 	Notes  []string       `json:"notes,omitempty"`
 	// LeftOut are the instances of untrusted accounts: reported, never
@@ -214,6 +206,7 @@ func Plan(in PlanInput) PlanResult {
 	r.Settings = append(r.Settings, overcommitSettings(in, r.HugePages, &r)...)
 	r.Settings = append(r.Settings, kernelSettings(in, &r)...)
 	in.Instances = planBudgets(in, r.HugePages, &r)
+	in.Instances = planMySQLBudget(in, r.HugePages, &r)
 	for _, pi := range in.Instances {
 		hp := r.HugePages
 		if pi.NoHuge != "" {

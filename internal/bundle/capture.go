@@ -99,7 +99,7 @@ func collect(ctx context.Context, o CaptureOptions) (*collected, error) {
 		return nil, err
 	}
 	_, zone := postmortem.HostZone(o.FS)
-	boot, _ := postmortem.BootTime(fs)
+	boot, _ := linux.BootTime(fs)
 	logs := postmortem.Gather(ctx, postmortem.GatherOptions{FS: fs, Run: o.Run, KernelLogs: o.KernelLogs, DBLogs: o.DBLogs,
 		Postgres: snap.Postgres, MySQL: snap.MySQL, MaxBytes: o.MaxLogBytes, Zone: zone})
 	m := Manifest{Schema: Schema, DbmemVersion: o.Version, CapturedAt: snap.TakenAt, Host: snap.Host.Hostname,

@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/logredact"
 	"github.com/dbmem/dbmem/internal/postmortem"
-	"github.com/dbmem/dbmem/internal/redact"
 )
 
 // Logs returns the log sources of the capture, with their texts.
@@ -44,19 +44,19 @@ func logFile(i int, l postmortem.Log) string {
 
 // redactLog prepares a log for the bundle: kernel logs keep only their OOM
 // reports; database logs lose passwords, and query texts unless withQueries.
-func redactLog(l postmortem.Log, withQueries bool) (postmortem.Log, *redact.LogCounts) {
+func redactLog(l postmortem.Log, withQueries bool) (postmortem.Log, *logredact.LogCounts) {
 	if l.State != postmortem.StateRead {
 		return l, nil
 	}
-	var r redact.LogCounts
+	var r logredact.LogCounts
 	switch l.Kind {
 	case postmortem.KindKernel:
 		loc, _ := postmortem.ParseZone(l.Zone)
 		return postmortem.KernelExcerpt(l, loc), nil
 	case postmortem.KindMySQL:
-		l.Text, r = redact.MySQLLog(l.Text, withQueries)
+		l.Text, r = logredact.MySQLLog(l.Text, withQueries)
 	default:
-		l.Text, r = redact.PostgresLog(l.Text, withQueries)
+		l.Text, r = logredact.PostgresLog(l.Text, withQueries)
 	}
 	return l, &r
 }

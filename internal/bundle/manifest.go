@@ -5,8 +5,8 @@ import (
 
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/logredact"
 	"github.com/dbmem/dbmem/internal/postmortem"
-	"github.com/dbmem/dbmem/internal/redact"
 	"github.com/dbmem/dbmem/internal/servertrust"
 )
 
@@ -57,8 +57,8 @@ type Manifest struct {
 // LogEntry is a log source and where the bundle keeps its text.
 type LogEntry struct {
 	postmortem.Log
-	File      string            `json:"file,omitempty"`
-	Redaction *redact.LogCounts `json:"redaction,omitempty"`
+	File      string               `json:"file,omitempty"`
+	Redaction *logredact.LogCounts `json:"redaction,omitempty"`
 }
 
 // Redaction says what was removed before writing.
@@ -68,7 +68,7 @@ type Redaction struct {
 	// Files are the recorded files changed or dropped.
 	Files capture.Redaction `json:"files"`
 	// Logs sums what was replaced in the logs.
-	Logs redact.LogCounts `json:"logs"`
+	Logs logredact.LogCounts `json:"logs"`
 }
 
 // rules describes the redaction in the manifest.

@@ -56,7 +56,9 @@ PostgreSQL settings are written only with --postgres (the instance's conf.d; the
 server is reloaded and every value read back, a setting that needs a restart is said) or
 set with --alter-system (ALTER SYSTEM); per-role settings with either (ALTER ROLE), read back
 from pg_db_role_setting; 'dbmem rollback --postgres' undoes the SQL. MySQL settings are
-written only with --mysql. dbmem never restarts a database. The kernel command line is
+written only with --mysql (a [mysqld] drop-in; the dynamic ones, such as max_connections, are
+also set live with SET GLOBAL and read back with SHOW GLOBAL VARIABLES, the others need a
+restart; 'dbmem rollback --mysql' undoes the live part). dbmem never restarts a database. The kernel command line is
 written (to /etc/default/grub.d) only with --boot.
 
 Exit codes: 0 done (or dry run), 1 error (a failed run is rolled back), 2 usage,
@@ -75,7 +77,7 @@ Exit codes: 0 done (or dry run), 1 error (a failed run is rolled back), 2 usage,
 	fl.BoolVar(&f.yes, "yes", false, "make the changes (default: only show them)")
 	fl.BoolVar(&f.postgres, "postgres", false, "also write PostgreSQL settings to the instance's conf.d, reload it and read each value back (settings that need a restart are said: dbmem never restarts); per-role settings go over SQL (ALTER ROLE)")
 	fl.BoolVar(&f.alterSystem, "alter-system", false, "set PostgreSQL's settings with ALTER SYSTEM instead of the conf.d file (and per-role ones with ALTER ROLE), reload, read each back; journaled for 'dbmem rollback --postgres'")
-	fl.BoolVar(&f.mysql, "mysql", false, "also write MySQL/MariaDB settings (a restart is needed)")
+	fl.BoolVar(&f.mysql, "mysql", false, "also write MySQL/MariaDB settings to a [mysqld] drop-in, and set the dynamic ones live (SET GLOBAL, read back with SHOW GLOBAL VARIABLES); the others need a restart")
 	fl.BoolVar(&f.boot, "boot", false, "also write the kernel command line to /etc/default/grub.d (needs update-grub and a reboot)")
 	fl.StringVar(&f.writeRoot, "write-root", "/", "write files under this directory instead of / (to review them)")
 	fl.StringVar(&f.journalDir, "journal-dir", apply.DefaultJournalDir, "where runs are journaled for rollback")
@@ -109,8 +111,17 @@ func runApply(ctx context.Context, e *env, f applyFlags) error {
 	if err != nil {
 		return err
 	}
-	if !f.yes || !p.Changes() && len(p.Refusals) == 0 && !pg.changes() {
-		return showPlan(e, p, "--yes", pg)
+	my, err := f.prepareMySQL(ctx, e, settings)
+	if err != nil {
+		return err
+	}
+	if !f.yes || !p.Changes() && len(p.Refusals) == 0 && !pg.changes() && my == nil {
+		defer my.close()
+		err := showPlan(e, p, "--yes", pg)
+		if !e.json {
+			writeMySQL(e.stdout, my)
+		}
+		return err
 	}
 	var j *apply.Journal
 	if p.Changes() || len(p.Refusals) > 0 || pg == nil {
@@ -119,7 +130,14 @@ func runApply(ctx context.Context, e *env, f applyFlags) error {
 	if err == nil && pg != nil {
 		err = pg.run(ctx, o, j)
 	}
-	return reportRun(e, p, j, err, pg)
+	if err == nil && my != nil {
+		err = my.run(ctx, f.journalDir)
+	}
+	rerr := reportRun(e, p, j, err, pg)
+	if !e.json {
+		writeMySQL(e.stdout, my)
+	}
+	return rerr
 }
 
 // settings returns what to apply: --set, --plan, or this host's plan; and

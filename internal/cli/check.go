@@ -75,12 +75,10 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 			if err != nil {
 				return err
 			}
-			procs, gaps, err := plan.HostProcesses(e.fs())
+			r, gaps, err := e.judgeHost(snap, o)
 			if err != nil {
 				return err
 			}
-			o.Processes, o.Trust = procs, e.trust()
-			r := advise.Judge(snap, o)
 			if e.from.b == nil {
 				growthFindings(cmd.Context(), &r, hist, cmd.Flags().Changed("history"), g, time.Now())
 			}

@@ -73,15 +73,19 @@ It only reads. Run as root for the exact fast path.`,
 				}
 			}
 			o.Budgets = plan.ReportBudgets(e.fs(), snap, plan.BudgetOptions{Off: noBudget, Profile: "web"})
+			r, _, err := e.judgeHost(snap, advise.Options{}) // check's verdict; the process gaps are check's to list
+			if err != nil {
+				return err
+			}
+			o.Findings, o.Skipped = r.Findings, r.Skipped
 			if htmlOut != "" {
-				r := advise.Judge(snap, advise.Options{})
 				in := audit.Input{Command: "dbmem report", Snapshot: snap, Findings: r.Findings, Skipped: r.Skipped, Budgets: o.Budgets, XRay: xr}
 				if err := writeAudit(cmd.Context(), e, htmlOut, in); err != nil {
 					return err
 				}
 			}
 			if e.json {
-				doc := report.DocumentWith(snap, o.Budgets)
+				doc := report.AddBudgets(report.DocumentFor(snap, r), snap, o.Budgets)
 				doc.XRay = xr
 				return report.WriteJSON(e.stdout, doc)
 			}

@@ -107,7 +107,7 @@ func (r *oomRun) prepare(ctx context.Context) error {
 		}
 	}
 	r.zone = zoneName(r.fs)
-	r.boot, _ = postmortem.BootTime(r.fs)
+	r.boot, _ = linux.BootTime(r.fs)
 	return r.create(ctx)
 }
 

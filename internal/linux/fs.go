@@ -109,9 +109,10 @@ func (fs FS) IsLive() bool {
 
 // ReadFile reads a whole file under one of the roots; the error names the
 // path once (Display). Kernel files report a size of 0, so os.ReadFile's
-// growth strategy is what we want. With a Tap the content is recorded.
+// growth strategy is what we want. With a Tap the content is recorded. A
+// FIFO, device or socket is refused without blocking (openNoBlock).
 func (fs FS) ReadFile(path string) ([]byte, error) {
-	read := os.ReadFile
+	read := fs.readPlain
 	switch {
 	case fs.Files != nil:
 		read = fs.Files.ReadFile

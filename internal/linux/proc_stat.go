@@ -16,6 +16,11 @@ type Stat struct {
 	// MinFlt and MajFlt count page faults (minor: no I/O).
 	MinFlt uint64 `json:"min_flt"`
 	MajFlt uint64 `json:"maj_flt"`
+	// CMinFlt and CMajFlt count the page faults of the children the
+	// process has waited for (a postmaster waits for every backend, so
+	// they count its backends' faults to their last page).
+	CMinFlt uint64 `json:"cmin_flt"`
+	CMajFlt uint64 `json:"cmaj_flt"`
 	// StartTicks is the start time in clock ticks since boot; with the PID it
 	// identifies a process across PID reuse.
 	StartTicks uint64 `json:"start_ticks"`
@@ -54,7 +59,13 @@ func parseStat(s string) (Stat, error) {
 		st.MinFlt, err = strconv.ParseUint(f[7], 10, 64)
 	}
 	if err == nil {
+		st.CMinFlt, err = strconv.ParseUint(f[8], 10, 64)
+	}
+	if err == nil {
 		st.MajFlt, err = strconv.ParseUint(f[9], 10, 64)
+	}
+	if err == nil {
+		st.CMajFlt, err = strconv.ParseUint(f[10], 10, 64)
 	}
 	if err == nil {
 		st.StartTicks, err = strconv.ParseUint(f[19], 10, 64)
@@ -66,14 +77,23 @@ func parseStat(s string) (Stat, error) {
 }
 
 // ReadCmdline reads /proc/PID/cmdline: the arguments, or for a process that
-// rewrote its title (PostgreSQL backends), the title as one string.
+// rewrote its title (PostgreSQL backends), the title as one string. Its
+// owner chose it: at most MaxCmdlineBytes are read, and a command line cut
+// there ends with the argument CutMark.
 func ReadCmdline(fs FS, pid int) ([]string, error) {
-	b, err := readProcFile(fs, pid, "cmdline")
+	b, cut, err := fs.ReadFileCut(fs.ProcPath(strconv.Itoa(pid), "cmdline"), MaxCmdlineBytes)
 	if err != nil {
 		return nil, err
 	}
-	return parseCmdline(b), nil
+	args := parseCmdline(b)
+	if cut {
+		args = append(args, CutMark)
+	}
+	return args, nil
 }
+
+// CutMark ends a command line cut at MaxCmdlineBytes.
+const CutMark = "[cut at 64 KiB]"
 
 func parseCmdline(b []byte) []string {
 	b = bytes.TrimRight(b, "\x00")
@@ -138,4 +158,14 @@ func trunc(s string, n int) string {
 		return s[:n] + "..."
 	}
 	return s
+}
+
+// ReadComm reads /proc/PID/comm: the process name (at most 15 bytes), as
+// the kernel keeps it.
+func ReadComm(fs FS, pid int) (string, error) {
+	b, err := readProcFile(fs, pid, "comm")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
 }

@@ -81,14 +81,14 @@ func Read(ctx context.Context, o Options) *Guard {
 // systemdPID1: /proc/1/comm is systemd and /run/systemd/system exists
 // (sd_booted's test).
 func systemdPID1(fs linux.FS) bool {
-	b, err := fs.ReadFile(fs.ProcPath("1", "comm"))
-	return err == nil && strings.TrimSpace(string(b)) == "systemd" && fs.IsLive() && fs.Exists("/run/systemd/system")
+	comm, err := linux.ReadComm(fs, 1)
+	return err == nil && comm == "systemd" && fs.IsLive() && fs.Exists("/run/systemd/system")
 }
 
 func sysctlInt(fs linux.FS, name string, g *Guard) *int {
 	v, err := linux.ReadSysctl(fs, name)
 	if err != nil {
-		g.Gaps = append(g.Gaps, linux.Gap{What: name, Why: err.Error()})
+		g.Gaps = append(g.Gaps, linux.Gap{What: name, Why: err.Error(), Kind: linux.KindOf(err)})
 		return nil
 	}
 	return atoi(v)

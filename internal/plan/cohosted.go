@@ -21,15 +21,21 @@ func coHosted(fs linux.FS, r Request, pg *postgres.Instance) (*uint64, string) {
 			return &v, fmt.Sprintf("anon %s of cgroup %s less the instance's %s private", units.Bytes(*cg.AnonBytes), cg.Path, units.Bytes(*sum.PrivateBytes))
 		}
 	}
-	pids, err := linux.ListPIDs(fs)
-	if err != nil {
-		return nil, ""
-	}
 	mine := map[int]bool{}
 	for _, p := range pg.Processes {
 		mine[p.PID] = true
 	}
 	mine[pg.SessionPID] = true
+	return othersPrivate(fs, mine)
+}
+
+// othersPrivate is RssAnon + VmSwap of every process but mine; nil when
+// the process list cannot be read.
+func othersPrivate(fs linux.FS, mine map[int]bool) (*uint64, string) {
+	pids, err := linux.ListPIDs(fs)
+	if err != nil {
+		return nil, ""
+	}
 	var total uint64
 	n := 0
 	for _, pid := range pids {

@@ -84,7 +84,7 @@ func HostProcesses(fs linux.FS) ([]linux.Process, []linux.Gap, error) {
 			continue
 		}
 		if err != nil {
-			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("process %d", pid), Why: err.Error()})
+			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("process %d", pid), Why: err.Error(), Kind: linux.KindOf(err)})
 			continue
 		}
 		gaps = append(gaps, g...)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,9 +32,15 @@ type Options struct {
 	Skip map[int]bool
 }
 
-// isPostgresComm reports whether a process name is PostgreSQL's. Backends
-// keep the comm "postgres" even after they rewrite their title.
-func isPostgresComm(comm string) bool { return comm == "postgres" || comm == "postmaster" }
+// ServerComms are the process names of a PostgreSQL server (its
+// postmaster and every process it forks): "postgres", or "postmaster" on
+// releases and packages that still start it under that name. Backends keep
+// the comm "postgres" even after they rewrite their title.
+var ServerComms = []string{"postgres", "postmaster"}
+
+// IsServerComm reports whether a process name is a PostgreSQL server's:
+// the one test dbmem uses for it, as mysql.IsServerComm for MySQL.
+func IsServerComm(comm string) bool { return slices.Contains(ServerComms, comm) }
 
 // Discover finds every running PostgreSQL instance: each postmaster (a
 // postgres process whose parent is not one) and its children.
@@ -44,7 +51,7 @@ func Discover(ctx context.Context, fs linux.FS, opt Options) ([]*Instance, []lin
 	}
 	stats := map[int]linux.Stat{}
 	for _, pid := range pids {
-		if st, err := linux.ReadStat(fs, pid); err == nil && isPostgresComm(st.Comm) && st.State != "Z" && st.State != "X" {
+		if st, err := linux.ReadStat(fs, pid); err == nil && IsServerComm(st.Comm) && st.State != "Z" && st.State != "X" {
 			stats[pid] = st
 		}
 	}
@@ -56,7 +63,7 @@ func Discover(ctx context.Context, fs linux.FS, opt Options) ([]*Instance, []lin
 			continue
 		}
 		if err != nil {
-			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("PostgreSQL postmaster %d", pid), Why: err.Error()})
+			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("PostgreSQL postmaster %d", pid), Why: err.Error(), Kind: linux.KindOf(err)})
 			continue
 		}
 		out = append(out, in)
@@ -135,6 +142,10 @@ func (in *Instance) locateDataDir(fs linux.FS, fromCmd string) {
 	in.DataDir = cwd
 }
 
+// smallFileBytes bounds postmaster.pid and PG_VERSION (a few dozen bytes):
+// whoever runs a process named postgres chooses them.
+const smallFileBytes = 64 << 10
+
 // readFiles reads postmaster.pid, PG_VERSION and the configuration files.
 func (in *Instance) readFiles(fs linux.FS, cmd cmdOptions) {
 	if in.DataDir == "" {
@@ -152,7 +163,7 @@ func (in *Instance) readFiles(fs linux.FS, cmd cmdOptions) {
 		in.Settings = Settings{}
 		return
 	}
-	if b, err := fs.ReadFile(fs.HostPath(path.Join(in.DataDir, "postmaster.pid"))); err != nil {
+	if b, err := fs.ReadFileMax(fs.HostPath(path.Join(in.DataDir, "postmaster.pid")), smallFileBytes); err != nil {
 		in.gap("postmaster.pid", err.Error())
 	} else if pf, err := parsePIDFile(string(b)); err != nil {
 		in.gap("postmaster.pid", err.Error())
@@ -160,7 +171,7 @@ func (in *Instance) readFiles(fs linux.FS, cmd cmdOptions) {
 		in.PIDFile = &pf
 		in.Port, in.SocketDir = pf.Port, pf.SocketDir
 	}
-	if b, err := fs.ReadFile(fs.HostPath(path.Join(in.DataDir, "PG_VERSION"))); err == nil {
+	if b, err := fs.ReadFileMax(fs.HostPath(path.Join(in.DataDir, "PG_VERSION")), smallFileBytes); err == nil {
 		in.Version = strings.TrimSpace(string(b))
 		in.Major, _ = strconv.Atoi(strings.SplitN(in.Version, ".", 2)[0])
 	}
@@ -183,7 +194,7 @@ func (in *Instance) fileSettings(fs linux.FS, cmd cmdOptions) Settings {
 	if cf, ok := cmd.Settings["config_file"]; ok {
 		conf = cf
 	}
-	if _, err := fs.ReadFile(fs.HostPath(conf)); err != nil {
+	if err := fs.Readable(fs.HostPath(conf)); err != nil {
 		in.gap("configuration file", err.Error()+": settings unknown except the command line's")
 		s = Settings{}
 	} else {
@@ -193,7 +204,7 @@ func (in *Instance) fileSettings(fs linux.FS, cmd cmdOptions) Settings {
 		}
 	}
 	auto := path.Join(in.DataDir, "postgresql.auto.conf")
-	if _, err := fs.ReadFile(fs.HostPath(auto)); err == nil {
+	if err := fs.Readable(fs.HostPath(auto)); err == nil {
 		if err := ReadConfFile(fs, auto, FromAutoConf, s); err != nil {
 			in.gap("postgresql.auto.conf", err.Error())
 		}

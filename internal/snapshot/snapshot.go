@@ -90,7 +90,8 @@ type Options struct {
 	// was taken: a replay cannot look at the captured host's files.
 	Owners map[int]*servertrust.Ownership
 	// Guard reads the OOM guard (OOMGuard): check, report and plan do;
-	// watch and the exporter, which sample often, do not. GuardRun runs
+	// watch and the exporter do at each discovery and carry it into their
+	// status samples (watch.Sampler.Guard). GuardRun runs
 	// systemctl (default: the program, where systemd is PID 1).
 	Guard    bool
 	GuardRun oomguard.Runner
