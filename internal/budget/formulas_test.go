@@ -133,8 +133,8 @@ func pgSizeOf(v string) uint64 {
 }
 
 // TestJITAndConnections: JIT goes off past JITShare of the limit; idle
-// backends past ConnectionShare lower max_connections to twice what is
-// used (a restart); a what-if keeps it.
+// backends past ConnectionShare lower max_connections to twice the peak
+// recorded (a restart); a what-if keeps it.
 func TestJITAndConnections(t *testing.T) {
 	in := base()
 	in.Measured.ActiveNow = 60 // 120 x 25 MiB = 3 GiB > 10% of ~9 GiB
@@ -145,6 +145,7 @@ func TestJITAndConnections(t *testing.T) {
 	in = base()
 	in.Settings.MaxConnections = 2000
 	in.Measured.BaselineP95Bytes = 4 * units.MiB // 2000 x 4 MiB = 7.8 GiB of ~9.6
+	in.Measured.HistoryPeakConnections = ptr(20)
 	in.Pools = nil
 	r = Postgres(in)
 	if s, _ := r.Setting("max_connections"); s.Value != "40" || !s.Restart {

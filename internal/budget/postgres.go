@@ -84,16 +84,14 @@ func pageTablesPerProcess(h Host) uint64 {
 	return (h.SharedBytes + page - 1) / page * 8
 }
 
-// baselineLine is every process at the baseline of one backend.
+// baselineLine is every process at its baseline: per role when measured
+// (postgres_baseline.go).
 func (b *pgBudget) baselineLine() Line {
-	how := "p95 measured Pss_Anon of " + fmt.Sprint(b.in.Measured.backends()) + " client backends"
-	if m := b.in.Measured; m == nil || m.Backends == 0 {
-		how = "p95 Pss_Anon of an idle backend, " + DefaultFor(b.in.Major).Source
-	}
 	s := b.s
-	return Line{Name: "backend baseline", Bytes: uint64(b.processes) * b.baseline,
-		Formula: fmt.Sprintf("(%d max_connections + %d autovacuum workers + %d parallel workers + %d background%s) x %s (%s)",
-			s.MaxConnections, s.AutovacuumMaxWorkers, s.MaxParallelWorkers, AuxProcesses, ioWorkers(s), units.Bytes(b.baseline), how)}
+	ts := b.baselineTerms(s.MaxConnections, b.processes)
+	return Line{Name: "backend baseline", Bytes: sumTerms(ts),
+		Formula: fmt.Sprintf("%d processes (%d max_connections + %d autovacuum workers + %d parallel workers + %d background%s): %s",
+			b.processes, s.MaxConnections, s.AutovacuumMaxWorkers, s.MaxParallelWorkers, AuxProcesses, ioWorkers(s), termsText(ts))}
 }
 
 func ioWorkers(s PGSettings) string {
@@ -110,11 +108,4 @@ func (b *pgBudget) pageTableLine() Line {
 	}
 	return Line{Name: "page tables", Bytes: uint64(b.processes) * b.pageTables,
 		Formula: fmt.Sprintf("%d processes x %s (%s)", b.processes, units.Bytes(b.pageTables), how)}
-}
-
-func (m *Measured) backends() int {
-	if m == nil {
-		return 0
-	}
-	return m.Backends
 }

@@ -9,13 +9,18 @@ import (
 
 // maxConnections keeps max_connections unless the idle backends alone
 // take more than ConnectionShare of the limit while far fewer connections
-// are used (measured): then it is lowered to twice the connections seen.
-// A restart is needed.
+// are used: then it is lowered to twice the most connections seen, never
+// below the poolers' server connections. Only a known peak lowers it: the
+// connections recorded by `dbmem watch --record`, or the server
+// connections the poolers can open (read whole). A snapshot's backends are
+// not a peak (taken after a load ended it would refuse the clients when
+// the load comes back): with no known peak it is kept. A restart is
+// needed.
 func (b *pgBudget) maxConnections() {
 	s := &b.s
 	cur := strconv.Itoa(s.MaxConnections)
 	set := Setting{Name: "max_connections", Value: cur, Current: cur, Restart: true}
-	idle := uint64(s.MaxConnections) * b.baseline
+	idle := sumTerms(b.baselineTerms(s.MaxConnections, s.MaxConnections))
 	switch {
 	case b.in.Asked["max_connections"]:
 		set.Formula, set.Why, set.Asked = cur+" (asked for)", "the planned configuration", true
@@ -24,32 +29,61 @@ func (b *pgBudget) maxConnections() {
 	default:
 		set = b.lowerConnections(set, idle)
 	}
-	set.Evidence = append(set.Evidence, Evidence{Name: "idle backends", Value: fmt.Sprintf("%d x %s = %s (%s of the limit)",
-		s.MaxConnections, units.Bytes(b.baseline), units.Bytes(idle), units.Percent(idle, b.r.LimitBytes)), Source: "budget"})
+	set.Evidence = append(set.Evidence, Evidence{Name: "idle backends", Value: fmt.Sprintf("%d connections at their baseline = %s (%s of the limit)",
+		s.MaxConnections, units.Bytes(idle), units.Percent(idle, b.r.LimitBytes)), Source: "budget"})
 	b.r.Settings = append(b.r.Settings, set)
+}
+
+// knownPeak is the most connections known to be used: recorded, or the
+// server connections the poolers open; 0 when neither is known.
+func (b *pgBudget) knownPeak() (recorded, pools int, ev []Evidence) {
+	m := b.in.Measured
+	if h := m.HistoryPeakConnections; h != nil && *h > 0 {
+		recorded = *h
+		ev = append(ev, Evidence{Name: "connections recorded", Value: strconv.Itoa(*h), Source: m.HistoryFrom})
+	}
+	if p := b.in.Pools; p != nil && p.Known && p.MaxServerConnections > 0 {
+		pools = p.MaxServerConnections
+		ev = append(ev, Evidence{Name: "poolers' server connections", Value: strconv.Itoa(pools), Source: p.Formula})
+	}
+	return recorded, pools, ev
 }
 
 func (b *pgBudget) lowerConnections(set Setting, idle uint64) Setting {
 	s := &b.s
 	m := b.in.Measured
+	recorded, pools, ev := b.knownPeak()
+	set.Evidence = append(set.Evidence, Evidence{Name: "client backends now", Value: strconv.Itoa(m.Backends), Source: m.ActiveFrom})
+	set.Evidence = append(set.Evidence, ev...)
+	share := float64(idle) / float64(max(b.r.LimitBytes, 1))
+	if share <= ConnectionShare {
+		set.Formula = set.Value + " (kept)"
+		set.Why = fmt.Sprintf("idle backends take %.0f%% of the limit (lowered past %.0f%% only)", share*100, ConnectionShare*100)
+		return set
+	}
+	if recorded == 0 && pools == 0 {
+		set.Formula = set.Value + " (kept: the peak of connections is unknown)"
+		set.Why = fmt.Sprintf("idle backends take %.0f%% of the limit, but %d backends now are not a peak and nothing recorded one: "+
+			"record it (dbmem watch --record, then --history) or read the pooler, before lowering", share*100, m.Backends)
+		return set
+	}
 	used, from := m.Backends, "client backends now"
-	if h := m.HistoryPeakConnections; h != nil && *h > used {
-		used, from = *h, "connections recorded ("+m.HistoryFrom+")"
+	if recorded > used {
+		used, from = recorded, "connections recorded"
 	}
 	want := ceilInt(max(2*used, s.SuperuserReserved+10), 10)
-	pools := ""
-	if p := b.in.Pools; p != nil && p.MaxServerConnections > 0 {
-		pools = fmt.Sprintf(", at least the %d server connections the poolers open + %d reserved", p.MaxServerConnections, s.SuperuserReserved)
-		want = max(want, ceilInt(p.MaxServerConnections+s.SuperuserReserved, 10))
+	poolText := ""
+	if pools > 0 {
+		poolText = fmt.Sprintf(", at least the %d server connections the poolers open + %d reserved", pools, s.SuperuserReserved)
+		want = max(want, ceilInt(pools+s.SuperuserReserved, 10))
 	}
-	share := float64(idle) / float64(max(b.r.LimitBytes, 1))
-	if share <= ConnectionShare || want >= s.MaxConnections {
+	if want >= s.MaxConnections {
 		set.Formula = set.Value + " (kept)"
 		set.Why = fmt.Sprintf("idle backends take %.0f%% of the limit (lowered past %.0f%% only), %d used (%s)", share*100, ConnectionShare*100, used, from)
 		return set
 	}
 	set.Value = strconv.Itoa(want)
-	set.Formula = fmt.Sprintf("2 x %d used (%s), at least %d superuser_reserved_connections + 10%s, rounded up to 10 = %d", used, from, s.SuperuserReserved, pools, want)
+	set.Formula = fmt.Sprintf("2 x %d used (%s), at least %d superuser_reserved_connections + 10%s, rounded up to 10 = %d", used, from, s.SuperuserReserved, poolText, want)
 	set.Why = fmt.Sprintf("%d idle backends would take %.0f%% of the limit; a connection pooler in front keeps the clients", s.MaxConnections, share*100)
 	s.MaxConnections = want
 	return set

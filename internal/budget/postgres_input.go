@@ -52,7 +52,8 @@ type PGSettings struct {
 // Measured is what the running server and its processes showed.
 type Measured struct {
 	// Backends, BaselineMedianBytes and BaselineP95Bytes are the client
-	// backends' private cost (Pss_Anon + swap, page tables apart).
+	// backends' private cost (Pss_Anon + swap, page tables apart; the
+	// measured JIT cost taken out of the backends that compiled).
 	Backends            int    `json:"backends"`
 	BaselineMedianBytes uint64 `json:"baseline_median_bytes"`
 	BaselineP95Bytes    uint64 `json:"baseline_p95_bytes"`
@@ -71,6 +72,10 @@ type Measured struct {
 	AutovacuumSeen         int    `json:"autovacuum_seen"`
 	// JIT is JIT's measured cost; nil when no backend had compiled.
 	JIT *JITMeasure `json:"jit,omitempty"`
+	// JITInBaseline is how many backends had compiled while JIT's cost
+	// could not be measured apart (every backend had compiled): their
+	// baseline includes it, and the JIT line does not count them again.
+	JITInBaseline int `json:"jit_in_baseline,omitempty"`
 	// Spills are the largest spills seen, per role.
 	Spills []Spill `json:"spills,omitempty"`
 	// TempBytes and TempFiles are pg_stat_database's totals (nil: not
@@ -92,6 +97,10 @@ type RoleMeasure struct {
 	// none; WorkMemBytes is it in bytes.
 	WorkMem      string `json:"work_mem,omitempty"`
 	WorkMemBytes uint64 `json:"work_mem_bytes,omitempty"`
+	// JITCompiled is how many of its backends had JIT-compiled; their
+	// measured JIT cost is taken out of MedianBytes and P95Bytes (JIT is
+	// counted once, in the budget's JIT line).
+	JITCompiled int `json:"jit_compiled,omitempty"`
 }
 
 // JITMeasure is what JIT compilation added to the backends that did it.

@@ -59,7 +59,8 @@ func (b *pgBudget) jit() {
 	set := Setting{Name: "jit", Current: cur}
 	cost, how := b.jitMeasure()
 	b.jitCost = cost
-	need := uint64(b.active) * cost
+	n, nText := b.jitSessions()
+	need := uint64(n) * cost
 	share := uint64(float64(b.r.LimitBytes) * JITShare)
 	switch {
 	case b.in.Asked["jit"]:
@@ -69,17 +70,30 @@ func (b *pgBudget) jit() {
 	case need > share:
 		b.s.JIT = false
 		set.Value = "off"
-		set.Formula = fmt.Sprintf("%d active sessions x %s JIT (%s) = %s > %.0f%% of the %s limit", b.active, units.Bytes(cost), how, units.Bytes(need), JITShare*100, units.Bytes(b.r.LimitBytes))
+		set.Formula = fmt.Sprintf("%s x %s JIT (%s) = %s > %.0f%% of the %s limit", nText, units.Bytes(cost), how, units.Bytes(need), JITShare*100, units.Bytes(b.r.LimitBytes))
 		set.Why = "a backend that JIT-compiles keeps LLVM's code and caches: on this host they would crowd out work_mem"
 	default:
 		set.Value = "on"
-		set.Formula = fmt.Sprintf("on: %d active sessions x %s JIT (%s) = %s <= %.0f%% of the limit", b.active, units.Bytes(cost), how, units.Bytes(need), JITShare*100)
+		set.Formula = fmt.Sprintf("on: %s x %s JIT (%s) = %s <= %.0f%% of the limit", nText, units.Bytes(cost), how, units.Bytes(need), JITShare*100)
 		set.Why = "its cost fits the budget"
 	}
 	b.r.Settings = append(b.r.Settings, set)
 	if b.s.JIT {
-		b.fixed = append(b.fixed, Line{Name: "JIT", Bytes: need, Formula: fmt.Sprintf("%d active sessions x %s (%s)", b.active, units.Bytes(cost), how)})
+		b.fixed = append(b.fixed, Line{Name: "JIT", Bytes: need, Formula: fmt.Sprintf("%s x %s (%s)", nText, units.Bytes(cost), how)})
 	}
+}
+
+// jitSessions are the active sessions JIT is counted for: once each. The
+// backends whose measured baseline already holds their JIT code (it could
+// not be measured apart: every backend had compiled) are not counted again.
+func (b *pgBudget) jitSessions() (int, string) {
+	text := fmt.Sprintf("%d active sessions", b.active)
+	m := b.in.Measured
+	if m == nil || m.JITInBaseline == 0 {
+		return b.active, text
+	}
+	n := max(b.active-m.JITInBaseline, 0)
+	return n, fmt.Sprintf("(%s - %d whose baseline already holds their JIT code) = %d", text, m.JITInBaseline, n)
 }
 
 func (b *pgBudget) jitMeasure() (uint64, string) {

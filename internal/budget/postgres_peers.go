@@ -46,7 +46,7 @@ func (b *pgBudget) peerTotal(p Peer) uint64 {
 	}
 	parallel := peerInt(p, "max_parallel_workers", b.in.Settings.MaxParallelWorkers)
 	procs := s.MaxConnections + avWorkers + parallel + AuxProcesses + s.IOWorkers
-	total := uint64(procs)*(b.baseline+b.pageTables) + mwm + uint64(avWorkers)*av + uint64(b.active)*s.TempBuffersBytes
+	total := sumTerms(b.baselineTerms(s.MaxConnections, procs)) + uint64(procs)*b.pageTables + mwm + uint64(avWorkers)*av + uint64(b.active)*s.TempBuffersBytes
 	if b.in.Settings.JIT && peerString(p, "jit") != "off" {
 		total += uint64(b.active) * b.jitCost
 	}
@@ -88,12 +88,11 @@ func peerBytes(p Peer, name string) (uint64, bool) {
 func (b *pgBudget) differs() []string {
 	var out []string
 	h := b.in.Host
-	how := DefaultFor(b.in.Major).Source
+	how := fmt.Sprintf("%s per process (p95 Pss_Anon, %s)", units.Bytes(b.baseline), DefaultFor(b.in.Major).Source)
 	if m := b.in.Measured; m != nil && m.Backends > 0 {
-		how = fmt.Sprintf("measured over %d backends", m.Backends)
+		how = fmt.Sprintf("%s per process on average (each role's own p95, measured over %d backends)", units.Bytes(b.baselineAvg()), m.Backends)
 	}
-	out = append(out, fmt.Sprintf("baseline: %s per process (p95 Pss_Anon, %s); PGTune and timescaledb-tune count nothing for an idle connection",
-		units.Bytes(b.baseline), how))
+	out = append(out, fmt.Sprintf("baseline: %s; PGTune and timescaledb-tune count nothing for an idle connection", how))
 	out = append(out, fmt.Sprintf("concurrency: %d active sessions, not (max_connections + workers) x 3 work_mem (PGTune) or max_connections x round(CPUs / 2) (timescaledb-tune)",
 		b.active))
 	out = append(out, fmt.Sprintf("limit: %s (%s), not RAM - shared_buffers (PGTune) or all of RAM (timescaledb-tune)",

@@ -20,16 +20,16 @@ func (b *pgBudget) worstCase() {
 	perQuery := float64(w) * float64(b.nodes) * hm
 	conns := s.MaxConnections + s.MaxParallelWorkers
 	total := uint64(float64(conns)*perQuery) + uint64(s.MaxConnections)*s.TempBuffersBytes +
-		uint64(s.AutovacuumMaxWorkers)*avMem(s) + s.MaintenanceWorkMemBytes + uint64(b.processes)*(b.baseline+b.pageTables)
+		uint64(s.AutovacuumMaxWorkers)*avMem(s) + s.MaintenanceWorkMemBytes + sumTerms(b.baselineTerms(s.MaxConnections, b.processes)) + uint64(b.processes)*b.pageTables
 	jit := ""
 	if s.JIT {
 		total += uint64(s.MaxConnections) * b.jitCost
 		jit = fmt.Sprintf(" + %d x %s JIT", s.MaxConnections, units.Bytes(b.jitCost))
 	}
 	b.r.WorstCase = WorstCase{Bytes: total,
-		Formula: fmt.Sprintf("(%d max_connections + %d parallel workers) x %s work_mem x %d nodes x %g + %d x %s temp_buffers + %d x %s autovacuum + %s maintenance + %d processes x %s baseline and page tables%s = %s",
+		Formula: fmt.Sprintf("(%d max_connections + %d parallel workers) x %s work_mem x %d nodes x %g + %d x %s temp_buffers + %d x %s autovacuum + %s maintenance + %d processes x %s baseline%s and page tables%s = %s",
 			s.MaxConnections, s.MaxParallelWorkers, PGBytes(w), b.nodes, hm, s.MaxConnections, PGBytes(s.TempBuffersBytes),
-			s.AutovacuumMaxWorkers, PGBytes(avMem(s)), PGBytes(s.MaintenanceWorkMemBytes), b.processes, units.Bytes(b.baseline+b.pageTables), jit, units.Bytes(total)),
+			s.AutovacuumMaxWorkers, PGBytes(avMem(s)), PGBytes(s.MaintenanceWorkMemBytes), b.processes, units.Bytes(b.baselineAvg()+b.pageTables), avgNote(b.in.Measured), jit, units.Bytes(total)),
 		Why: b.worstWhy(total)}
 }
 
@@ -57,4 +57,11 @@ func avMem(s PGSettings) uint64 {
 		return *s.AutovacuumWorkMemBytes
 	}
 	return s.MaintenanceWorkMemBytes
+}
+
+func avgNote(m *Measured) string {
+	if len(measuredRoles(m)) == 0 {
+		return ""
+	}
+	return " (the roles' average)"
 }
