@@ -2,10 +2,10 @@ package advise
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/archetype/archetypetest"
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
@@ -15,7 +15,7 @@ import (
 // check says why no valid ratio exists and never shows the number as
 // vm.overcommit_ratio, and plan sets no ratio.
 func TestNoNegativeOvercommitRatio(t *testing.T) {
-	dir := filepath.Join("..", "..", "testdata", "archetypes", "oracle-sysv-53k-pool")
+	dir := archetypetest.Dir(t, "oracle-sysv-53k-pool")
 	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}})
 	if err != nil {
 		t.Fatal(err)
