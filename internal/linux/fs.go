@@ -110,18 +110,27 @@ func (fs FS) IsLive() bool {
 // ReadFile reads a whole file under one of the roots; the error names the
 // path once (Display). Kernel files report a size of 0, so os.ReadFile's
 // growth strategy is what we want. With a Tap the content is recorded.
-func (fs FS) ReadFile(path string) ([]byte, error) {
+func (fs FS) ReadFile(path string) ([]byte, error) { return fs.ReadFileMax(path, 0) }
+
+// ReadFileMax is ReadFile that reads at most max bytes of the file (0: all
+// of it): the rest is neither read nor recorded.
+func (fs FS) ReadFileMax(path string, max int64) ([]byte, error) {
 	read := os.ReadFile
 	switch {
 	case fs.Files != nil:
 		read = fs.Files.ReadFile
 	case fs.Account != nil && fs.underRoot(path):
 		read = fs.readAs
+	case max > 0:
+		read = func(p string) ([]byte, error) { return readHead(p, max) }
 	}
 	var b []byte
 	err := fs.bounded(path, func() (err error) { b, err = read(path); return err })
 	if err != nil {
 		return nil, fs.pathError("read", path, err)
+	}
+	if max > 0 && int64(len(b)) > max {
+		b = b[:max]
 	}
 	if fs.Tap != nil {
 		fs.Tap.File(path, b)
@@ -280,4 +289,14 @@ func readParsed[T any](fs FS, path string, parse func(io.Reader) (T, error)) (T,
 		return v, fmt.Errorf("parse %s: %w", fs.Display(path), err)
 	}
 	return v, nil
+}
+
+// readHead reads the first max bytes of a file.
+func readHead(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max))
 }

@@ -1,7 +1,6 @@
 package sysv
 
 import (
-	"bytes"
 	"slices"
 	"strconv"
 
@@ -81,25 +80,24 @@ func scanAttachments(fsys linux.FS) (map[int][]Attachment, Degradation, error) {
 	return out, deg, nil
 }
 
-// readSysVMaps reads /proc/PID/maps and parses only its lines that may be
-// SysV segments: a process maps hundreds of files and few segments, and
-// parsing every line of every process cost more than the kernel took to
-// print them (1,000 PostgreSQL backends: about 1 s of dbmem report).
+// readSysVMaps returns the SysV mappings of pid: a process maps hundreds
+// of files and few segments, and only its shared mappings can be segments
+// (shmat maps them MAP_SHARED). linux.ReadSharedMappings asks the kernel
+// for those alone where it can (PROCMAP_QUERY): printing and parsing
+// every line of every process's maps was most of dbmem report's fixed
+// cost (docs/performance.md).
 func readSysVMaps(fsys linux.FS, pid int) ([]linux.Mapping, error) {
-	b, err := fsys.ReadFile(fsys.ProcPath(strconv.Itoa(pid), "maps"))
+	shared, err := linux.ReadSharedMappings(fsys, pid)
 	if err != nil {
 		return nil, err
 	}
-	var keep []byte
-	for line := range bytes.Lines(b) {
-		if bytes.Contains(line, []byte("/SYSV")) {
-			keep = append(keep, line...)
+	var out []linux.Mapping
+	for _, m := range shared {
+		if isSysV(m) {
+			out = append(out, m)
 		}
 	}
-	if len(keep) == 0 {
-		return nil, nil
-	}
-	return linux.ParseMaps(bytes.NewReader(keep))
+	return out, nil
 }
 
 // otherIPCNS reports whether pid lives in another IPC namespace than ours.
