@@ -99,12 +99,20 @@ func addSettingOnlyRoles(m *budget.Measured, pg *postgres.Instance) {
 }
 
 // measureJIT compares the client backends that loaded llvmjit.so (they
-// JIT-compiled a query) with those that did not.
+// JIT-compiled a query) with those that did not. Only a backend whose
+// executable mappings grew since the fork (VmLib beyond the postmaster's)
+// can have loaded it: the others' maps are not read, which at 200 idle
+// backends saved 70-120 ms of dbmem report (docs/performance.md).
 func measureJIT(fs linux.FS, pg *postgres.Instance, m *budget.Measured) *budget.JITMeasure {
 	var with, without []uint64
+	base := postmasterLib(pg)
 	for _, p := range pg.Processes {
 		c, _, ok := p.PrivateCost()
 		if p.Role != postgres.RoleClient || !ok {
+			continue
+		}
+		if lib := p.Status.VmLibBytes; base != nil && lib != nil && *lib == *base {
+			without = append(without, c) // no library loaded since the fork
 			continue
 		}
 		maps, err := linux.ReadMaps(fs, p.PID)
@@ -131,6 +139,14 @@ func measureJIT(fs linux.FS, pg *postgres.Instance, m *budget.Measured) *budget.
 	}
 	return &budget.JITMeasure{Compiled: len(with), CostBytes: a - b,
 		Formula: fmt.Sprintf("median %s of %d backends with llvmjit.so - median %s of %d without", units.Bytes(a), len(with), units.Bytes(b), len(without))}
+}
+
+// postmasterLib is the postmaster's VmLib: what its backends inherit.
+func postmasterLib(pg *postgres.Instance) *uint64 {
+	if pm, ok := pg.Postmaster(); ok {
+		return pm.Status.VmLibBytes
+	}
+	return nil
 }
 
 func loadedJIT(maps []linux.Mapping) bool {
