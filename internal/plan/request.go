@@ -44,6 +44,9 @@ type Request struct {
 	Budget BudgetOptions
 	// FS is the host a running instance is measured on (zero: this host).
 	FS linux.FS
+	// anon, when set, is the host's processes' anonymous memory read once
+	// for every instance (ReportBudgets); nil reads it for each.
+	anon *hostAnon
 }
 
 // WhatIf describes a host that is not this one.
