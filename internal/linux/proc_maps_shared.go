@@ -116,7 +116,7 @@ func queriedMapping(q procmapQuery, name []byte) Mapping {
 		perms[3] = 's'
 	}
 	m := Mapping{Start: q.vmaStart, End: q.vmaEnd, Perms: string(perms), Offset: q.vmaOffset,
-		Dev: fmt.Sprintf("%02x:%02x", q.devMajor, q.devMinor), Inode: q.inode}
+		Dev: fmt.Sprintf("%02x:%02x", q.devMajor, q.devMinor), Inode: q.inode, PageSizeBytes: q.vmaPageSize}
 	if n := int(q.vmaNameSize); n > 0 && n <= len(name) {
 		m.Path = string(name[:n-1]) // the size counts the terminating NUL
 	}

@@ -14,6 +14,10 @@ type Attachment struct {
 	Bytes     uint64 // address space mapped
 	StartAddr uint64 // lowest start address
 	ReadOnly  bool   // no mapping is writable (attached with SHM_RDONLY)
+	// PageSizeBytes is the kernel's page size of the mapping where the
+	// kernel told it with the mappings (linux.ReadSharedMappings); 0: read
+	// smaps for it.
+	PageSizeBytes uint64 `json:"-"`
 }
 
 // ProcProblem is a process file that could not be read or parsed.
@@ -123,6 +127,7 @@ func sysvAttachments(pid int, maps []linux.Mapping) map[int]Attachment {
 		a.Bytes += m.SizeBytes()
 		a.StartAddr = min(a.StartAddr, m.Start)
 		a.ReadOnly = a.ReadOnly && (len(m.Perms) < 2 || m.Perms[1] != 'w')
+		a.PageSizeBytes = max(a.PageSizeBytes, m.PageSizeBytes)
 		out[id] = a
 	}
 	return out

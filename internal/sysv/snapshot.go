@@ -2,6 +2,7 @@ package sysv
 
 import (
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/dbmem/dbmem/internal/linux"
@@ -25,7 +26,7 @@ type SegmentInfo struct {
 	Attachments   []Attachment // by PID
 	Huge          HugeState
 	PageSizeBytes uint64 // KernelPageSize of its mapping; 0 when Huge is unknown
-	PageSizeFrom  int    // PID whose smaps told the page size; 0 if none
+	PageSizeFrom  int    // PID whose mappings or smaps told the page size; 0 if none
 	// HugeByRSS: no readable process attaches it, but its rss exceeds its size,
 	// which only the kernel's over-count of SHM_HUGETLB segments produces
 	// (see ResidentBytes): Huge is then HugeYes in default-size pages.
@@ -102,12 +103,25 @@ func Read(fsys linux.FS) (Snapshot, error) {
 	return s, nil
 }
 
-// resolvePageSizes reads smaps of as few attaching processes as it can:
-// one process's smaps answers for every segment it attaches.
+// resolvePageSizes takes each segment's page size from its mappings where
+// the kernel told it (a live host with PROCMAP_QUERY), else reads smaps
+// of as few attaching processes as it can: one process's smaps answers
+// for every segment it attaches.
 func (s *Snapshot) resolvePageSizes(fsys linux.FS) {
+	base := uint64(os.Getpagesize()) // the query runs on this host only
 	for i := range s.Segments {
-		for _, a := range s.Segments[i].Attachments {
-			if s.Segments[i].Huge != HugeUnknown {
+		seg := &s.Segments[i]
+		for _, a := range seg.Attachments {
+			if a.PageSizeBytes != 0 {
+				seg.Huge, seg.PageSizeBytes, seg.PageSizeFrom = HugeNo, a.PageSizeBytes, a.PID
+				if a.PageSizeBytes > base {
+					seg.Huge = HugeYes // only hugetlb mappings have a larger kernel page
+				}
+				break
+			}
+		}
+		for _, a := range seg.Attachments {
+			if seg.Huge != HugeUnknown {
 				break
 			}
 			info, err := readSmapsSysV(fsys, a.PID)
