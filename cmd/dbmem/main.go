@@ -12,8 +12,10 @@ import (
 )
 
 func main() {
+	endProfile := profile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	endProfile()
 	os.Exit(code)
 }
