@@ -18,16 +18,16 @@ var (
 	}
 	moreExits = map[string][]ExitCode{
 		"dbmem check":           {{ExitFindings, "a finding at or above the severity given with --exit-code"}},
-		"dbmem apply":           {{exitRefused, "refused: a change would make the host worse, or another apply or rollback holds the lock; nothing was changed"}},
-		"dbmem pooler":          {{exitRefused, "pooler set, pooler rollback: refused, another apply or rollback runs; nothing was changed"}},
-		"dbmem pooler set":      {{exitRefused, "refused: another apply or rollback holds the lock; nothing was changed"}},
-		"dbmem pooler rollback": {{exitRefused, "refused: another apply or rollback holds the lock; nothing was changed"}},
-		"dbmem rollback":        {{exitRefused, "refused: a value or file cannot be restored safely, or another apply or rollback holds the lock; nothing was changed"}},
+		"dbmem apply":           {{ExitRefused, "refused: a change would make the host worse, or another apply or rollback holds the lock; nothing was changed"}},
+		"dbmem pooler":          {{ExitRefused, "pooler set, pooler rollback: refused, another apply or rollback runs; nothing was changed"}},
+		"dbmem pooler set":      {{ExitRefused, "refused: another apply or rollback holds the lock; nothing was changed"}},
+		"dbmem pooler rollback": {{ExitRefused, "refused: another apply or rollback holds the lock; nothing was changed"}},
+		"dbmem rollback":        {{ExitRefused, "refused: a value or file cannot be restored safely, or another apply or rollback holds the lock; nothing was changed"}},
 	}
 	// rootExits are the codes only some commands use, on dbmem's own page.
 	rootExits = []ExitCode{
 		{ExitFindings, "check: a finding at or above the severity given with --exit-code"},
-		{exitRefused, "apply, rollback, pooler set, pooler rollback: refused, nothing was changed"},
+		{ExitRefused, "apply, rollback, pooler set, pooler rollback: refused, nothing was changed"},
 	}
 )
 
