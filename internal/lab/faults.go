@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"github.com/dbmem/dbmem/internal/units"
+
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,7 +36,7 @@ func readChildFaults(fs linux.FS, pid int) (childFaults, error) {
 func parseChildFaults(s string) (childFaults, error) {
 	end := strings.LastIndexByte(s, ')')
 	if end < 0 {
-		return childFaults{}, fmt.Errorf("no (comm) in %q", trunc(s, 60))
+		return childFaults{}, fmt.Errorf("no (comm) in %q", units.Trunc(s, 60))
 	}
 	f := strings.Fields(s[end+1:])
 	// f[0] is field 3 (state): field 11 is f[8], field 13 is f[10].
@@ -50,11 +52,4 @@ func parseChildFaults(s string) (childFaults, error) {
 		return childFaults{}, fmt.Errorf("cmajflt %q: %w", f[10], err)
 	}
 	return c, nil
-}
-
-func trunc(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }

@@ -1,6 +1,8 @@
 package sysv
 
 import (
+	"github.com/dbmem/dbmem/internal/units"
+
 	"fmt"
 	"os"
 	"slices"
@@ -43,7 +45,7 @@ func (s SegmentInfo) ResidentBytes(basePageBytes uint64) (uint64, bool) {
 		return 0, false
 	}
 	rss, page := *s.RSSBytes, s.PageSizeBytes
-	if s.Huge == HugeYes && page > basePageBytes && basePageBytes > 0 && rss > ceilDiv(s.SizeBytes, page)*page {
+	if s.Huge == HugeYes && page > basePageBytes && basePageBytes > 0 && rss > units.CeilDiv(s.SizeBytes, page)*page {
 		rss /= page / basePageBytes
 	}
 	return rss, true
@@ -170,7 +172,7 @@ func (s *Snapshot) inferHugeByRSS() {
 	hp := s.Kernel.HugePageSize()
 	for i := range s.Segments {
 		seg := &s.Segments[i]
-		if seg.Huge != HugeUnknown || seg.RSSBytes == nil || hp == 0 || *seg.RSSBytes <= ceilDiv(seg.SizeBytes, hp)*hp {
+		if seg.Huge != HugeUnknown || seg.RSSBytes == nil || hp == 0 || *seg.RSSBytes <= units.CeilDiv(seg.SizeBytes, hp)*hp {
 			continue
 		}
 		seg.Huge, seg.PageSizeBytes, seg.HugeByRSS = HugeYes, hp, true
