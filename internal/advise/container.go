@@ -102,6 +102,7 @@ func checkMySQLCgroupLimit(in *mysql.Instance) []Finding {
 	if wc.TotalBytes <= *m.LimitBytes {
 		return nil
 	}
+	over := wc.TotalBytes - *m.LimitBytes
 	return []Finding{{ID: "container.worst_case_over_limit", Severity: Warning, Subject: MySQLSubject(in),
 		Title: fmt.Sprintf("worst case %s exceeds the cgroup memory limit %s", units.Bytes(wc.TotalBytes), units.Bytes(*m.LimitBytes)),
 		Evidence: []Evidence{ev("memory limit", units.Bytes(*m.LimitBytes)+" at "+m.LimitPath, fmt.Sprintf("cgroup v%d", m.Version)),
@@ -109,5 +110,6 @@ func checkMySQLCgroupLimit(in *mysql.Instance) []Finding {
 			ev("worst case", units.Bytes(wc.TotalBytes), fmt.Sprintf("global %s + %s", units.Bytes(wc.GlobalBytes), wc.Connections.Formula))},
 		Why: "When the server's threads allocate their buffers at once the cgroup reaches its limit and the kernel kills the " +
 			"server (oom_kill in memory.events): the node may have free memory, the container has not.",
-		Fix: "Raise the container's memory limit (Kubernetes resources.limits.memory) above the worst case, or lower max_connections and the buffers."}}
+		Fix:          "Raise the container's memory limit (Kubernetes resources.limits.memory) above the worst case, or lower max_connections and the buffers.",
+		BytesAtStake: &over, StakeFormula: fmt.Sprintf("worst case beyond the limit: %s - %s", units.Bytes(wc.TotalBytes), units.Bytes(*m.LimitBytes))}}
 }

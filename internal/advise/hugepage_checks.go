@@ -49,6 +49,9 @@ func checkHugePagesUsed(h host, in instance) []Finding {
 			"and the pages count in its RSS, which makes background processes likely OOM victims; huge pages avoid both."
 	}
 	f.Severity = max(f.Severity, min(pageTableGrade(h, in, pt), Warning))
+	if in.SettingsKnown && in.Work.MaxConnections > 0 {
+		f.stake(pt, pageTableFormula(in.Work.MaxConnections, sh.Bytes, page, pt))
+	}
 	if caused {
 		f.Title += ": " + cause.What
 		f.Evidence = append(f.Evidence, cause.Evidence...)
@@ -99,6 +102,7 @@ func checkPoolTooSmall(h host, in instance) []Finding {
 	if !h.need(id, in.Subject, known("nr_overcommit_hugepages (/sys/kernel/mm/hugepages)", p.Overcommit)) {
 		return nil
 	}
+	reserved := avail // taken from RAM, yet too few for the segment
 	if avail += sub(*p.Overcommit, p.Surplus); avail >= in.NeedPages || p.Total+*p.Overcommit == 0 {
 		return nil
 	}
@@ -113,6 +117,9 @@ func checkPoolTooSmall(h host, in instance) []Finding {
 		Why: "The pool is reserved (taken from RAM) yet too small for the segment, so the server runs in 4 KiB pages " +
 			"and the pool is wasted; with huge_pages=on the next restart fails.",
 		Fix: "Grow vm.nr_hugepages to the need plus what others use (`dbmem plan`).",
+	}
+	if reserved > 0 {
+		f.stake(reserved*p.PageSizeBytes, fmt.Sprintf("%d free pages of the pool x %s, reserved and unused", reserved, units.Bytes(p.PageSizeBytes)))
 	}
 	if s, ok := poolSetting(h, in); ok {
 		f.Settings = []Setting{s}
@@ -155,6 +162,7 @@ func checkPoolUse(h host) []Finding {
 		default:
 			continue
 		}
+		f.stake(wasted, fmt.Sprintf("(%d pages - %d in use) x %s", p.Total, used, units.Bytes(p.PageSizeBytes)))
 		switch {
 		case m.MemTotalBytes != nil && share(wasted, h.RAM) >= PoolWasteWarning:
 			f.Severity = Warning

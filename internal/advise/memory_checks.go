@@ -36,8 +36,14 @@ func checkPageTablesProjected(h host, in instance) []Finding {
 		},
 		Why: "Long-lived connections end up touching most of the shared buffers; each then holds its own page table " +
 			"for them, kernel memory outside every RSS and Committed_AS (field report: 25 GB for 80 connections on 192 GB).",
-		Fix: "Put the shared memory in huge pages (2 MiB pages cut this 512-fold) with `dbmem plan`; a connection pooler also caps it.",
+		Fix:          "Put the shared memory in huge pages (2 MiB pages cut this 512-fold) with `dbmem plan`; a connection pooler also caps it.",
+		BytesAtStake: &pt, StakeFormula: pageTableFormula(in.Work.MaxConnections, shared, page, pt),
 	}}
+}
+
+// pageTableFormula is the projection's arithmetic, as bytes at stake.
+func pageTableFormula(conns int, shared, page, pt uint64) string {
+	return fmt.Sprintf("page tables at max_connections: %d x %s / %s pages x 8 B = %s", conns, units.Bytes(shared), units.Bytes(page), units.Bytes(pt))
 }
 
 // checkWorstCase adds up what every connection could take at once and sets
@@ -61,6 +67,7 @@ func checkWorstCase(h host, in instance) []Finding {
 	f.Evidence = append(f.Evidence, ev("MemTotal", units.Bytes(h.RAM), srcMeminfo))
 	if wc.TotalBytes > h.RAM {
 		f.Severity = Warning
+		f.stake(wc.TotalBytes-h.RAM, fmt.Sprintf("worst case beyond RAM: %s - %s MemTotal", units.Bytes(wc.TotalBytes), units.Bytes(h.RAM)))
 	}
 	if cg := in.Cgroup; cg != nil && cg.LimitBytes != nil {
 		inCg := wc.PrivateBytes + wc.PageTablesBytes
@@ -96,7 +103,9 @@ func checkCacheShare(h host, in instance) []Finding {
 	case s <= CacheNotice:
 		return nil
 	}
+	above := in.CacheBytes - uint64(CacheNotice*float64(h.RAM))
 	return []Finding{{
+		BytesAtStake: &above, StakeFormula: fmt.Sprintf("beyond %.0f%% of RAM: %s - %.0f%% x %s", CacheNotice*100, units.Bytes(in.CacheBytes), CacheNotice*100, units.Bytes(h.RAM)),
 		ID: "memory.cache_share", Severity: sev, Subject: in.Subject,
 		Title:    fmt.Sprintf("%s is %s of RAM", in.SharedBuffers.Name, units.Percent(in.CacheBytes, h.RAM)),
 		Evidence: []Evidence{in.SharedBuffers, ev("MemTotal", units.Bytes(h.RAM), srcMeminfo)},

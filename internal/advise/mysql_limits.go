@@ -79,6 +79,7 @@ func checkMySQLWorstCase(h host, in *mysql.Instance) []Finding {
 		ev("performance_schema", perfSchemaText(wc), wc.PerfSchema.Formula), ev("MemTotal", units.Bytes(h.RAM), srcMeminfo))
 	if r >= 1 {
 		f.Severity = Warning
+		f.stake(wc.TotalBytes-h.RAM, fmt.Sprintf("worst case beyond RAM: %s - %s MemTotal", units.Bytes(wc.TotalBytes), units.Bytes(h.RAM)))
 	}
 	return []Finding{f}
 }

@@ -94,6 +94,9 @@ func checkPoolStarvesHost(h host, s *snapshot.Snapshot) []Finding {
 			"in what is left, so the host swaps and the OOM killer ends a database process long before the pool is used.",
 		Fix: starveFix(h, s),
 	}
+	if need > left {
+		f.stake(need-left, fmt.Sprintf("needed beside the pools - left: %s - %s", units.Bytes(need), units.Bytes(left)))
+	}
 	if critical {
 		f.Severity = Critical
 		f.Title += "; the host is short of memory now"

@@ -62,6 +62,17 @@ type Finding struct {
 	Fix      string     `json:"fix"`
 	// Settings are the changes that fix it, when there are some.
 	Settings []Setting `json:"settings,omitempty"`
+	// BytesAtStake is the memory the finding is about: what is wasted,
+	// what could be taken beyond what there is, or what the fix saves
+	// (docs/findings.md). Nil when it cannot be computed: never 0 for
+	// unknown. StakeFormula shows the arithmetic.
+	BytesAtStake *uint64 `json:"bytes_at_stake,omitempty"`
+	StakeFormula string  `json:"bytes_at_stake_formula,omitempty"`
+}
+
+// stake sets the bytes at stake and their formula.
+func (f *Finding) stake(bytes uint64, formula string) {
+	f.BytesAtStake, f.StakeFormula = &bytes, formula
 }
 
 // Target is where a setting lives.

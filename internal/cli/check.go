@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/audit"
 	"github.com/dbmem/dbmem/internal/growth"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/plan"
@@ -33,7 +34,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	var o advise.Options
 	var exitAt, minSev string
 	var fast bool
-	var hist string
+	var hist, htmlOut string
 	var g growth.Options
 	cmd := &cobra.Command{
 		Use:   "check",
@@ -47,6 +48,9 @@ dbmem-watch-record service writes, when it exists), check also finds steady grow
 (memory.growth): the roles and backends whose private cost grew steadily over the last
 --growth-window, and when MemAvailable, the cgroup limit or an enforced CommitLimit
 would be reached at that rate.
+
+--html FILE also writes the HTML audit (as report --html does, with the budget): one
+self-contained page to hand on, the findings ranked by bytes at stake (docs/audit.md).
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severity.`,
 		Args: noArgs,
@@ -63,6 +67,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 			if g.Window <= 0 || g.MinSpan <= 0 || g.MinSpan > g.Window {
 				return usageError{fmt.Errorf("--growth-window and --growth-min-span must be positive, the span within the window")}
 			}
+			e.conn.Work = htmlOut != "" // the audit's budget reads spills and roles' settings
 			so := e.snapshotOptions()
 			so.Guard = e.from.b == nil // systemd units, oomd, earlyoom, panic_on_oom; a bundle does not carry them
 			so.Pss = !fast
@@ -82,6 +87,13 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 			if err := writeCheck(e, snap, r, append(snap.Gaps, gaps...)); err != nil {
 				return err
 			}
+			if htmlOut != "" {
+				in := audit.Input{Command: "dbmem check", Snapshot: snap, Findings: r.Findings, Skipped: r.Skipped,
+					Budgets: plan.ReportBudgets(e.fs(), snap, plan.BudgetOptions{Profile: "web"})}
+				if err := writeAudit(cmd.Context(), e, htmlOut, in); err != nil {
+					return err
+				}
+			}
 			return exitForFindings(r.Findings, exitAt)
 		},
 	}
@@ -93,6 +105,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 	f.StringVar(&hist, "history", defaultHistory, "a recording of 'dbmem watch --record' to find steady growth in (\"\": none)")
 	f.DurationVar(&g.Window, "growth-window", 30*time.Minute, "with --history: the window a growth rate is measured over, ending now")
 	f.DurationVar(&g.MinSpan, "growth-min-span", 10*time.Minute, "with --history: the least time of points a growth rate needs")
+	f.StringVar(&htmlOut, "html", "", htmlFlagHelp)
 	f.BoolVar(&fast, "fast", false, "skip smaps_rollup (Pss): cheaper, the backend baseline becomes an over-estimate")
 	return cmd
 }

@@ -61,7 +61,7 @@ shared_buffers take longer: about 3 minutes more per GiB with 100 connections.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return lf.run(cmd, e) },
 	}
 	lf.define(cmd)
-	cmd.AddCommand(newLabOOMCmd(e))
+	cmd.AddCommand(newLabOOMCmd(e), newLabBudgetCmd(e))
 	return cmd
 }
 

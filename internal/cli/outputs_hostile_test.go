@@ -11,7 +11,7 @@ import (
 
 // TestOutputsRefuseLinksAndOthersFiles: in a directory like /tmp, nobody
 // plants a link to a root-only file and a file of its own under the names
-// root's dbmem is asked to write (history --html, lab --html, capture -o,
+// root's dbmem is asked to write (history, lab, report and check --html, capture -o,
 // plan --out-dir, whose tree nobody pre-made with a link to a root-only
 // directory). Each is refused naming the path, and nothing is written
 // through the link or into nobody's file.
@@ -27,12 +27,14 @@ func TestOutputsRefuseLinksAndOthersFiles(t *testing.T) {
 	if code, _, stderr := run(t, append(fixtureArgs("pg15-hugepages-off"), "watch", "--count", "1", "--record", record)...); code != ExitOK {
 		t.Fatalf("record: exit %d: %s", code, stderr)
 	}
-	hostiletest.MustNobody(t, "cd "+shared+" && for f in history lab bundle; do ln -s "+secret+" $f-link; echo nobody > $f-theirs; done && "+
+	hostiletest.MustNobody(t, "cd "+shared+" && for f in history lab bundle report check; do ln -s "+secret+" $f-link; echo nobody > $f-theirs; done && "+
 		"mkdir -m 755 out && ln -s "+private+" out/etc")
 	os.Chown(filepath.Join(shared, "out"), 0, 0) // root's directory, nobody's link inside
 	cases := map[string]func(path string) []string{
 		"history": func(p string) []string { return []string{"history", "--html", p, record} },
 		"lab":     func(p string) []string { return []string{"lab", "--from", labFixture, "--html", p} },
+		"report":  func(p string) []string { return append(fixtureArgs("pg15-hugepages-off"), "report", "--html", p) },
+		"check":   func(p string) []string { return append(fixtureArgs("pg15-hugepages-off"), "check", "--html", p) },
 		"bundle": func(p string) []string {
 			return append(fixtureArgs("pg15-hugepages-off"), "capture", "--fast", "-o", p)
 		},

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/audit"
 	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/report"
@@ -16,7 +18,7 @@ import (
 func newReportCmd(e *env) *cobra.Command {
 	var o report.Options
 	var fast, noBudget bool
-	var method string
+	var method, htmlOut string
 	var xf xrayFlags
 	cmd := &cobra.Command{
 		Use:   "report",
@@ -43,6 +45,9 @@ the dump back and splits the backend's private cost into catalog caches, plan ca
 running query, JIT, other contexts and what lies outside them, each with its fix. It
 adds one LOG line per memory context to the server's log.
 
+--html FILE also writes the HTML audit: one self-contained page with charts, the findings
+ranked by bytes at stake, the plan's settings, the budget and the X-ray (docs/audit.md).
+
 It only reads. Run as root for the exact fast path.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -68,6 +73,13 @@ It only reads. Run as root for the exact fast path.`,
 				}
 			}
 			o.Budgets = plan.ReportBudgets(e.fs(), snap, plan.BudgetOptions{Off: noBudget, Profile: "web"})
+			if htmlOut != "" {
+				r := advise.Judge(snap, advise.Options{})
+				in := audit.Input{Command: "dbmem report", Snapshot: snap, Findings: r.Findings, Skipped: r.Skipped, Budgets: o.Budgets, XRay: xr}
+				if err := writeAudit(cmd.Context(), e, htmlOut, in); err != nil {
+					return err
+				}
+			}
 			if e.json {
 				doc := report.DocumentWith(snap, o.Budgets)
 				doc.XRay = xr
@@ -89,6 +101,7 @@ It only reads. Run as root for the exact fast path.`,
 	cmd.Flags().IntVar(&xf.n, "contexts", 0, "X-ray the N client backends with the highest private cost: their memory contexts by group (PostgreSQL 14+; at most 10)")
 	cmd.Flags().IntSliceVar(&xf.pids, "contexts-pid", nil, "X-ray this backend (repeatable)")
 	cmd.Flags().BoolVar(&fast, "fast", false, "same as --method status: cheap, but private cost becomes an over-estimate")
+	cmd.Flags().StringVar(&htmlOut, "html", "", htmlFlagHelp)
 	cmd.Flags().BoolVar(&noBudget, "no-budget", false, "leave out each instance's memory budget (work_mem and its companions; dbmem plan shows it whole)")
 	return cmd
 }

@@ -61,12 +61,12 @@ func (r *run) benchRun(ctx context.Context, m Mode, idx int, perf bool) (BenchRu
 		return br, err
 	}
 	defer r.c.Stop(context.Background())
-	r.begin(fmt.Sprintf("pgbench run %d, huge_pages=%s: prewarm", idx, m), 0)
+	r.steps.begin(fmt.Sprintf("pgbench run %d, huge_pages=%s: prewarm", idx, m), 0)
 	if err := r.c.Exec(ctx, "SELECT pg_prewarm('pgbench_accounts')", "SELECT pg_prewarm('pgbench_accounts_pkey')"); err != nil {
 		return br, err
 	}
 	secs := int(r.cfg.BenchSeconds)
-	r.begin(fmt.Sprintf("pgbench run %d, huge_pages=%s: select-only, %d clients, %d s", idx, m, r.cfg.BenchClients, secs), 0)
+	r.steps.begin(fmt.Sprintf("pgbench run %d, huge_pages=%s: select-only, %d clients, %d s", idx, m, r.cfg.BenchClients, secs), 0)
 	f0, err := readChildFaults(r.fs, r.c.PID)
 	if err != nil {
 		return br, err
@@ -101,7 +101,7 @@ func (r *run) benchRun(ctx context.Context, m Mode, idx int, perf bool) (BenchRu
 			br.DTLBLoads = &v
 		}
 	}
-	r.end()
+	r.steps.end()
 	return br, nil
 }
 

@@ -11,7 +11,7 @@ import (
 // cleanup stops and removes the cluster, restores the pool and removes the
 // journal, with a fresh context: the run's may be cancelled.
 func (r *run) cleanup() error {
-	r.end()
+	r.steps.end()
 	r.prog.Begin("restore the host", 0)
 	defer r.prog.End()
 	var errs []error

@@ -37,8 +37,27 @@
 // says so), or set for real with StrictOvercommit where planStrict proves
 // it safe, journaled like the huge page pool.
 //
+// RunBudget runs `dbmem lab budget`: a throwaway cluster in a memory
+// cgroup the size of a small host runs a mixed workload (an OLTP role's
+// pgbench select-only clients, a reporting role's sorts, hash joins and
+// hash aggregates over a table much larger than work_mem) three times:
+// under a uniformly small work_mem (the temp-bytes baseline, during which
+// dbmem's budget is measured by plan's own code path: snapshot,
+// plan.Build, advise.Plan), under that budget's settings and per-role
+// work_mem, and under PGTune's settings for the host (budget.PGTune). Each
+// run's peak private memory (Pss_Anon + VmPTE over the cgroup's processes,
+// internal/pagecost's fast path, every 250 ms), temp bytes, OOM kills,
+// "out of memory" errors and queries are compared; BudgetChecks states
+// the claims about the dbmem run as PASS or FAIL.
+//
+// The experiments share a small framework (framework.go): runLocked (the
+// signals, the machine-wide lock, the replay of a killed run's journal,
+// cleanup on every exit), stepper (the timed steps), findPGTools, labHost
+// and sandbox (the cluster in a memory cgroup, journaled before it is
+// made).
+//
 // Calculations (Resolve, computeCost, estimateNeed, ResolveOOM,
-// planEmulation, planStrict, tpsOver, the verdicts) are pure; Text and
-// OOMText render the terminal summaries and the htmlreport sub-package the
-// HTML pages.
+// planEmulation, planStrict, tpsOver, the verdicts, ResolveBudget,
+// BudgetChecks) are pure; Text, OOMText and BudgetText render the
+// terminal summaries and the htmlreport sub-package the HTML pages.
 package lab

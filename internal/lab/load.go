@@ -24,7 +24,7 @@ func (r *run) settings() map[string]string {
 // load starts the cluster with huge_pages=off, fills pgbench_accounts to
 // about 80% of shared_buffers and stops it.
 func (r *run) load(ctx context.Context) error {
-	r.begin(fmt.Sprintf("load pgbench scale %d (%s)", r.cfg.Scale, units.Bytes(r.cfg.TableBytes())), 0)
+	r.steps.begin(fmt.Sprintf("load pgbench scale %d (%s)", r.cfg.Scale, units.Bytes(r.cfg.TableBytes())), 0)
 	if err := r.c.Start(ctx); err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func (r *run) load(ctx context.Context) error {
 	if r.res.TableBytes, err = r.tableBytes(ctx); err != nil {
 		return err
 	}
-	r.end()
+	r.steps.end()
 	return r.c.Stop(ctx)
 }
 

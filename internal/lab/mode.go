@@ -43,7 +43,7 @@ func (r *run) runMode(ctx context.Context, m Mode) (mr *ModeResult, err error) {
 // connections opens the readers in steps, measures them, closes them.
 func (r *run) connections(ctx context.Context, mr *ModeResult, ctlPID int) error {
 	n := r.cfg.Connections
-	r.begin(fmt.Sprintf("huge_pages=%s: open %d connections, each reads %s", mr.HugePages, n, units.Bytes(r.res.TableBytes)), n)
+	r.steps.begin(fmt.Sprintf("huge_pages=%s: open %d connections, each reads %s", mr.HugePages, n, units.Bytes(r.res.TableBytes)), n)
 	var rs []*reader
 	defer func() { closeReaders(r.fs, rs) }()
 	steps := min(n, 10)
@@ -61,7 +61,7 @@ func (r *run) connections(ctx context.Context, mr *ModeResult, ctlPID int) error
 	if err := r.stage(ctx, mr, "open", n, ctlPID); err != nil {
 		return err
 	}
-	r.begin(fmt.Sprintf("huge_pages=%s: read smaps_rollup of %d backends", mr.HugePages, n), n)
+	r.steps.begin(fmt.Sprintf("huge_pages=%s: read smaps_rollup of %d backends", mr.HugePages, n), n)
 	for _, rd := range rs {
 		b, ok, err := readBackend(r.fs, rd.b.PID, true)
 		if err != nil || !ok {
@@ -104,7 +104,7 @@ var groundTruthStage = map[string]bool{"prewarmed": true, "open": true, "closed"
 // stage takes a settled reading of the host and samples the cluster's
 // processes (Pss for the postmaster and the checkpointer).
 func (r *run) stage(ctx context.Context, mr *ModeResult, name string, conns, ctlPID int) error {
-	r.begin(fmt.Sprintf("huge_pages=%s: wait for meminfo to settle (%s)", mr.HugePages, name), 0)
+	r.steps.begin(fmt.Sprintf("huge_pages=%s: wait for meminfo to settle (%s)", mr.HugePages, name), 0)
 	so := r.opt.Settle.withDefaults()
 	if !groundTruthStage[name] {
 		so.Max = min(so.Max, so.Window+so.Window/4) // for the record only: do not wait long
@@ -119,7 +119,7 @@ func (r *run) stage(ctx context.Context, mr *ModeResult, name string, conns, ctl
 		}
 	}
 	mr.Readings = append(mr.Readings, rd)
-	r.end()
+	r.steps.end()
 	return nil
 }
 
@@ -135,7 +135,7 @@ func (mr *ModeResult) Stage(stage string) Reading {
 
 // startMode sets huge_pages (growing the pool for on) and starts the server.
 func (r *run) startMode(ctx context.Context, m Mode) error {
-	r.begin(fmt.Sprintf("huge_pages=%s: start the server", m), 0)
+	r.steps.begin(fmt.Sprintf("huge_pages=%s: start the server", m), 0)
 	if m == ModeOn {
 		if err := r.growPool(); err != nil {
 			return err
@@ -150,7 +150,7 @@ func (r *run) startMode(ctx context.Context, m Mode) error {
 	if err := r.c.Start(ctx); err != nil {
 		return err
 	}
-	r.end()
+	r.steps.end()
 	return nil
 }
 
@@ -170,7 +170,7 @@ func (r *run) stopServer(ctx context.Context, mr *ModeResult) error {
 func (r *run) prewarm(ctx context.Context, ctl *pgx.Conn, m Mode) error {
 	blocks := int64(r.res.TableBytes / 8192)
 	const chunks = 20
-	r.begin(fmt.Sprintf("huge_pages=%s: prewarm %s into shared_buffers", m, units.Bytes(r.res.TableBytes)), chunks)
+	r.steps.begin(fmt.Sprintf("huge_pages=%s: prewarm %s into shared_buffers", m, units.Bytes(r.res.TableBytes)), chunks)
 	for i := int64(0); i < chunks; i++ {
 		first, last := i*blocks/chunks, (i+1)*blocks/chunks-1
 		if last < first {
@@ -181,6 +181,6 @@ func (r *run) prewarm(ctx context.Context, ctl *pgx.Conn, m Mode) error {
 		}
 		r.prog.Add(1)
 	}
-	r.end()
+	r.steps.end()
 	return nil
 }

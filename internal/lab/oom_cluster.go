@@ -2,18 +2,13 @@ package lab
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
-	"github.com/dbmem/dbmem/internal/hostchange"
-	"github.com/dbmem/dbmem/internal/memcg"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -33,36 +28,6 @@ func (r *oomRun) oomSettings() map[string]string {
 		"restart_after_crash":             "on",
 		"log_line_prefix":                 "%m [%p] ",
 	}
-}
-
-// createCgroup plans the memory cgroup, journals it, then makes it.
-func (r *oomRun) createCgroup() error {
-	g, err := memcg.Plan(r.fs.Sys, CgroupPrefix+strconv.Itoa(os.Getpid()), r.cfg.LimitBytes)
-	if err != nil {
-		return err
-	}
-	entry := &hostchange.Cgroup{Dir: g.Dir, Parent: g.ParentDir}
-	if err := r.jr.Add(hostchange.Entry{Cgroup: entry}); err != nil {
-		return err
-	}
-	if err := g.Make(); err != nil {
-		return err
-	}
-	r.g, r.res.Cgroup = g, g
-	if err := entry.Made(); err != nil {
-		return err
-	}
-	return r.jr.Save()
-}
-
-// createCluster runs initdb and journals the cluster's directory.
-func (r *oomRun) createCluster(ctx context.Context) error {
-	c, err := pgcluster.Create(ctx, pgcluster.Options{Bin: r.opt.Bin, BaseDir: r.opt.BaseDir, Settings: r.oomSettings(), Journal: journalCluster(r.jr)})
-	if err != nil {
-		return err
-	}
-	r.c = c
-	return nil
 }
 
 // start starts the server, with an address-space limit when asLimit is
@@ -100,33 +65,6 @@ func (r *oomRun) startLimited(ctx context.Context, limit uint64) error {
 			units.Bytes(limit), err, strings.TrimSpace(string(out)), c.LogTail(10))
 	}
 	return c.Started()
-}
-
-// moveIn moves the postmaster and its children into the cgroup, until
-// none is left outside (children forked meanwhile are born inside once
-// the postmaster is in).
-func (r *oomRun) moveIn() error {
-	for i := 0; i < 20; i++ {
-		in := map[int]bool{}
-		for _, p := range r.g.Procs() {
-			in[p] = true
-		}
-		moved := 0
-		for _, p := range tree(r.fs, r.c.PID) {
-			if in[p] {
-				continue
-			}
-			if err := r.g.Add(p); err != nil && !errors.Is(err, syscall.ESRCH) && pgcluster.Alive(p) {
-				return fmt.Errorf("move PID %d of the cluster into the memory cgroup: %w", p, err)
-			}
-			moved++
-		}
-		if moved == 0 {
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return errors.New("the cluster's processes kept changing while the lab moved them into the memory cgroup")
 }
 
 // load fills pgbench's tables for the load.

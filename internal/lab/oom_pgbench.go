@@ -32,8 +32,15 @@ type bench struct {
 // startBench starts pgbench's built-in TPC-B-like script with clients
 // clients for seconds seconds, reporting every second with a timestamp.
 func startBench(ctx context.Context, c *pgcluster.Cluster, cred *syscall.Credential, clients int, seconds int) (*bench, error) {
-	args := []string{"-n", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, 2)), "-T", strconv.Itoa(seconds),
-		"-P", "1", "--progress-timestamp", "-h", c.SocketDir, "-p", strconv.Itoa(c.Port), "-U", "postgres", "postgres"}
+	return startBenchAs(ctx, c, cred, "postgres", clients, seconds)
+}
+
+// startBenchAs is startBench as role user, with more of pgbench's options
+// (a script: -S for select-only).
+func startBenchAs(ctx context.Context, c *pgcluster.Cluster, cred *syscall.Credential, user string, clients, seconds int, extra ...string) (*bench, error) {
+	args := append([]string{"-n", "-c", strconv.Itoa(clients), "-j", strconv.Itoa(min(clients, 2)), "-T", strconv.Itoa(seconds),
+		"-P", "1", "--progress-timestamp"}, extra...)
+	args = append(args, "-h", c.SocketDir, "-p", strconv.Itoa(c.Port), "-U", user, "postgres")
 	if err := pgcluster.CheckBin(c.Bin, "pgbench"); err != nil {
 		return nil, err
 	}

@@ -6,15 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
-	"runtime"
 	"syscall"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/memcg"
-	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/postmortem"
 	"github.com/dbmem/dbmem/internal/throwaway"
 	"github.com/dbmem/dbmem/internal/units"
@@ -22,15 +18,12 @@ import (
 
 // oomRun is one `lab oom` run's state.
 type oomRun struct {
+	sandbox
 	opt   OOMOptions
-	fs    linux.FS
 	cfg   OOMConfig
 	res   *OOMResult
 	prog  Progress
 	steps stepper
-	c     *pgcluster.Cluster
-	g     *memcg.Group
-	jr    *hostchange.Journal
 	cred  *syscall.Credential
 	zone  string
 	boot  time.Time
@@ -56,22 +49,17 @@ const LockWaitStep = "wait for the machine-wide lock"
 // change to the host is journaled before it is made and undone before
 // RunOOM returns, also when ctx is cancelled or on SIGHUP; a run killed
 // outright is undone by the next `dbmem lab` or `dbmem lab --restore`.
-func RunOOM(ctx context.Context, o OOMOptions) (res *OOMResult, err error) {
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
-	defer stop()
+func RunOOM(ctx context.Context, o OOMOptions) (*OOMResult, error) {
 	r := newOOMRun(o)
-	l, jr, notes, err := takeHost(ctx, r.fs, o.LockPath, r.opt.JournalPath, r.prog, func() { r.steps.begin(LockWaitStep, 0) })
-	r.steps.end()
-	r.res.Notes, r.jr = append(r.res.Notes, notes...), jr
-	if err != nil {
-		return r.res, err
-	}
-	defer l.Release()
-	defer func() { err = errors.Join(err, r.cleanup()) }()
-	if err := r.prepare(ctx); err != nil {
-		return r.res, err
-	}
-	return r.res, r.experiment(ctx)
+	x := lockedRun{fs: r.fs, lockPath: o.LockPath, journalPath: r.opt.JournalPath, prog: r.prog, steps: &r.steps,
+		notes: &r.res.Notes, journal: func(j *hostchange.Journal) { r.jr = j }}
+	err := runLocked(ctx, x, func(ctx context.Context) error {
+		if err := r.prepare(ctx); err != nil {
+			return err
+		}
+		return r.experiment(ctx)
+	}, r.cleanup)
+	return r.res, err
 }
 
 func newOOMRun(o OOMOptions) *oomRun {
@@ -81,7 +69,8 @@ func newOOMRun(o OOMOptions) *oomRun {
 	if o.JournalPath == "" {
 		o.JournalPath = DefaultJournalPath
 	}
-	r := &oomRun{opt: o, fs: o.FS, prog: o.Progress}
+	r := &oomRun{opt: o, prog: o.Progress}
+	r.fs = o.FS
 	if r.prog == nil {
 		r.prog = nopProgress{}
 	}
@@ -95,11 +84,11 @@ func (r *oomRun) prepare(ctx context.Context) error {
 	if os.Geteuid() != 0 {
 		return errors.New("dbmem lab oom needs root: it creates a memory cgroup, moves its cluster into it and reads the kernel log")
 	}
-	m, err := meminfo(r.fs, "MemTotal", "MemAvailable", "Hugepagesize")
+	h, m, err := labHost(r.fs)
 	if err != nil {
 		return err
 	}
-	r.res.Host = r.hostInfo(m)
+	r.res.Host = h
 	if r.cfg, err = ResolveOOM(r.opt); err != nil {
 		return err
 	}
@@ -122,14 +111,6 @@ func (r *oomRun) prepare(ctx context.Context) error {
 	return r.create(ctx)
 }
 
-func (r *oomRun) hostInfo(m map[string]uint64) HostInfo {
-	h := HostInfo{CPUs: runtime.NumCPU(), MemTotalBytes: m["MemTotal"], MemAvailableBytes: m["MemAvailable"],
-		PageSizeBytes: uint64(os.Getpagesize()), HugePageBytes: m["Hugepagesize"]}
-	h.Hostname, _ = linux.ReadSysctl(r.fs, "kernel.hostname")
-	h.KernelRelease, _ = linux.ReadSysctl(r.fs, "kernel.osrelease")
-	return h
-}
-
 func zoneName(fs linux.FS) string {
 	_, z := postmortem.HostZone(fs)
 	return z
@@ -137,22 +118,14 @@ func zoneName(fs linux.FS) string {
 
 // checkTools finds PostgreSQL, pgbench and dmesg, and the OS user.
 func (r *oomRun) checkTools() error {
-	bin, err := pgcluster.FindBin(r.opt.Bin)
+	t, err := findPGTools(r.opt.Bin)
 	if err != nil {
 		return err
 	}
-	r.opt.Bin = bin
-	if _, err := os.Stat(bin + "/pgbench"); err != nil {
-		return fmt.Errorf("pgbench not found in %s: install it (Debian: postgresql-contrib or postgresql-client) or point --pg-bin at a directory that has it", bin)
-	}
+	r.opt.Bin, r.res.Host.PGVersion = t.Bin, t.Version
 	if _, err := exec.LookPath("dmesg"); err != nil {
 		return errors.New("dmesg not found: the post-mortem reads the kernel log with it (Debian: util-linux)")
 	}
-	major, err := pgcluster.MajorVersion(bin)
-	if err != nil {
-		return err
-	}
-	r.res.Host.PGVersion = fullVersion(bin, major)
 	r.cred, err = throwaway.Credential("postgres")
 	return err
 }
@@ -161,10 +134,11 @@ func (r *oomRun) checkTools() error {
 // and loads pgbench's tables.
 func (r *oomRun) create(ctx context.Context) error {
 	r.steps.begin("create the memory cgroup and the cluster", 0)
-	if err := r.createCgroup(); err != nil {
+	if err := r.createCgroup(r.cfg.LimitBytes); err != nil {
 		return err
 	}
-	if err := r.createCluster(ctx); err != nil {
+	r.res.Cgroup = r.g
+	if err := r.createCluster(ctx, r.opt.Bin, r.opt.BaseDir, r.oomSettings()); err != nil {
 		return err
 	}
 	if err := r.start(ctx, 0); err != nil {
@@ -229,17 +203,8 @@ func (r *oomRun) cleanup() error {
 	if r.strict != nil {
 		errs = append(errs, r.strict.disarm())
 	}
-	if r.c != nil {
-		errs = append(errs, r.removeCluster())
-	}
-	if r.g != nil {
-		x := HostChange{What: "memory cgroup " + r.g.Dir, Before: "absent", Set: "created", After: "absent", OK: true}
-		if err := r.g.Remove(15 * time.Second); err != nil {
-			x.OK, x.After, x.Error = false, "present", err.Error()
-			errs = append(errs, err)
-		}
-		r.res.Restored = append(r.res.Restored, x)
-	}
+	undone, terrs := r.teardown()
+	r.res.Restored, errs = append(r.res.Restored, undone...), append(errs, terrs...)
 	errs = append(errs, r.undoChanges()...)
 	if err := errors.Join(errs...); err == nil && r.jr != nil {
 		errs = append(errs, r.jr.Remove())
@@ -247,17 +212,6 @@ func (r *oomRun) cleanup() error {
 	r.res.FinishedAt = time.Now().UTC()
 	r.res.Elapsed = r.res.FinishedAt.Sub(r.res.StartedAt)
 	return errors.Join(errs...)
-}
-
-func (r *oomRun) removeCluster() error {
-	x := HostChange{What: "cluster " + r.c.Dir, Before: "absent", Set: "created", After: "absent", OK: true}
-	err := r.c.Remove()
-	if err != nil {
-		x.OK, x.After, x.Error = false, "present", err.Error()
-		err = fmt.Errorf("remove cluster %s: %w", r.c.Dir, err)
-	}
-	r.res.Restored = append(r.res.Restored, x)
-	return err
 }
 
 // undoChanges restores the kernel settings the run changed, newest first.

@@ -2,14 +2,11 @@ package lab
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/hostchange"
@@ -30,8 +27,7 @@ type run struct {
 	pages      int
 	pageSource string
 	grown      bool
-	step       time.Time
-	name       string
+	steps      stepper
 }
 
 // Run runs the experiment: a throwaway cluster, loaded once, measured with
@@ -39,21 +35,17 @@ type run struct {
 // change to the host is journaled before it is made and undone before Run
 // returns, also when ctx is cancelled (SIGINT, SIGTERM) or on SIGHUP. The
 // Result is returned with what was measured even when err is not nil.
-func Run(ctx context.Context, o Options) (res *Result, err error) {
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
-	defer stop()
+func Run(ctx context.Context, o Options) (*Result, error) {
 	r := newRun(o)
-	l, jr, notes, err := takeHost(ctx, r.fs, o.LockPath, r.opt.JournalPath, r.prog, func() {})
-	r.res.Notes, r.jr = append(r.res.Notes, notes...), jr
-	if err != nil {
-		return r.res, err
-	}
-	defer l.Release()
-	defer func() { err = errors.Join(err, r.cleanup()) }()
-	if err := r.prepare(ctx); err != nil {
-		return r.res, err
-	}
-	return r.res, r.experiment(ctx)
+	x := lockedRun{fs: r.fs, lockPath: o.LockPath, journalPath: r.opt.JournalPath, prog: r.prog, steps: &r.steps,
+		notes: &r.res.Notes, journal: func(j *hostchange.Journal) { r.jr = j }}
+	err := runLocked(ctx, x, func(ctx context.Context) error {
+		if err := r.prepare(ctx); err != nil {
+			return err
+		}
+		return r.experiment(ctx)
+	}, r.cleanup)
+	return r.res, err
 }
 
 func newRun(o Options) *run {
@@ -71,23 +63,8 @@ func newRun(o Options) *run {
 		r.prog = nopProgress{}
 	}
 	r.res = &Result{Schema: Schema, StartedAt: time.Now().UTC()}
+	r.steps = stepper{prog: r.prog, out: &r.res.Steps}
 	return r
-}
-
-// begin starts a timed step shown by the progress bar.
-func (r *run) begin(name string, total int) {
-	r.end()
-	r.name, r.step = name, time.Now()
-	r.prog.Begin(name, total)
-}
-
-func (r *run) end() {
-	if r.name == "" {
-		return
-	}
-	r.prog.End()
-	r.res.Steps = append(r.res.Steps, StepTime{Name: r.name, Elapsed: time.Since(r.step)})
-	r.name = ""
 }
 
 // prepare reads the host, resolves the configuration, creates the cluster
@@ -125,19 +102,12 @@ func (r *run) prepare(ctx context.Context) error {
 
 // checkTools finds the PostgreSQL binaries and checks what the modes need.
 func (r *run) checkTools() error {
-	bin, err := pgcluster.FindBin(r.opt.Bin)
+	t, err := findPGTools(r.opt.Bin)
 	if err != nil {
 		return err
 	}
-	r.opt.Bin = bin
-	if _, err := os.Stat(bin + "/pgbench"); err != nil {
-		return fmt.Errorf("pgbench not found in %s: install it (Debian: postgresql-contrib or postgresql-client) or point --pg-bin at a directory that has it", bin)
-	}
-	major, err := pgcluster.MajorVersion(bin)
-	if err != nil {
-		return err
-	}
-	r.res.Host.PGVersion = fullVersion(bin, major)
+	bin, major := t.Bin, t.Major
+	r.opt.Bin, r.res.Host.PGVersion = bin, t.Version
 	if r.cfg.Has(ModeOn) && major < 15 {
 		return fmt.Errorf("PostgreSQL %d in %s: sizing the huge page pool needs `postgres -C shared_memory_size_in_huge_pages` (15+); use --pg-bin or --modes off", major, bin)
 	}
@@ -164,7 +134,7 @@ func fullVersion(bin string, major int) string {
 
 // create makes the cluster, journals it and asks it for its huge pages.
 func (r *run) create(ctx context.Context) error {
-	r.begin("create cluster (initdb)", 0)
+	r.steps.begin("create cluster (initdb)", 0)
 	c, err := pgcluster.Create(ctx, pgcluster.Options{Bin: r.opt.Bin, BaseDir: r.opt.BaseDir, Settings: r.settings(), Journal: journalCluster(r.jr)})
 	if err != nil {
 		return err
@@ -173,7 +143,7 @@ func (r *run) create(ctx context.Context) error {
 	if r.pages, r.pageSource, err = r.hugePagesNeeded(ctx); err != nil {
 		return err
 	}
-	r.end()
+	r.steps.end()
 	return nil
 }
 

@@ -109,30 +109,22 @@ func (fs FS) IsLive() bool {
 
 // ReadFile reads a whole file under one of the roots; the error names the
 // path once (Display). Kernel files report a size of 0, so os.ReadFile's
-// growth strategy is what we want. With a Tap the content is recorded.
-func (fs FS) ReadFile(path string) ([]byte, error) { return fs.ReadFileMax(path, 0) }
-
-// ReadFileMax is ReadFile that reads at most max bytes of the file (0: all
-// of it): the rest is neither read nor recorded.
-func (fs FS) ReadFileMax(path string, max int64) ([]byte, error) {
-	read := os.ReadFile
+// growth strategy is what we want. With a Tap the content is recorded. A
+// FIFO, device or socket is refused without blocking (openNoBlock).
+func (fs FS) ReadFile(path string) ([]byte, error) {
+	read := fs.readPlain
 	switch {
 	case fs.Files != nil:
 		read = fs.Files.ReadFile
 	case fs.Account != nil && fs.underRoot(path):
 		read = fs.readAs
 	case fs.kernelFile(path):
-		read = func(p string) ([]byte, error) { return readKernelFile(p, max) }
-	case max > 0:
-		read = func(p string) ([]byte, error) { return readHead(p, max) }
+		read = func(p string) ([]byte, error) { return readKernelFile(p, 0) }
 	}
 	var b []byte
 	err := fs.bounded(path, func() (err error) { b, err = read(path); return err })
 	if err != nil {
 		return nil, fs.pathError("read", path, err)
-	}
-	if max > 0 && int64(len(b)) > max {
-		b = b[:max]
 	}
 	if fs.Tap != nil {
 		fs.Tap.File(path, b)
@@ -291,56 +283,4 @@ func readParsed[T any](fs FS, path string, parse func(io.Reader) (T, error)) (T,
 		return v, fmt.Errorf("parse %s: %w", fs.Display(path), err)
 	}
 	return v, nil
-}
-
-// readHead reads the first max bytes of a file.
-func readHead(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, max))
-}
-
-// kernelFile reports whether path is a file of the running kernel's /proc
-// or /sys, which readKernelFile reads.
-func (fs FS) kernelFile(path string) bool {
-	return (strings.HasPrefix(path, "/proc/") || strings.HasPrefix(path, "/sys/")) && fs.IsLive()
-}
-
-// readKernelFile reads up to max bytes (0: all) of a /proc or /sys file
-// with plain system calls. An os.File registers with Go's poller (fstat,
-// fcntl, epoll_ctl refused): for kernel files, never pollable, that was 5
-// of every 8 system calls of dbmem report, which reads thousands of them.
-func readKernelFile(path string, max int64) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	for err == syscall.EINTR {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	}
-	if err != nil {
-		return nil, &iofs.PathError{Op: "open", Path: path, Err: err}
-	}
-	defer syscall.Close(fd)
-	b := make([]byte, 0, 2048)
-	for max == 0 || int64(len(b)) < max {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		room := b[len(b):cap(b)]
-		if max > 0 && int64(len(room)) > max-int64(len(b)) {
-			room = room[:max-int64(len(b))]
-		}
-		n, err := syscall.Read(fd, room)
-		switch {
-		case err == syscall.EINTR:
-			continue
-		case err != nil:
-			return nil, &iofs.PathError{Op: "read", Path: path, Err: err}
-		case n == 0:
-			return b, nil
-		}
-		b = b[:len(b)+n]
-	}
-	return b, nil
 }

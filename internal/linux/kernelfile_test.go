@@ -39,4 +39,9 @@ func TestReadKernelFile(t *testing.T) {
 	if (FS{Proc: "/tmp/x", Sys: "/sys", Root: "/"}).kernelFile("/proc/1/stat") {
 		t.Error("a fixture's tree is not the running kernel's")
 	}
+	for _, p := range []string{"/proc/1/root/etc/fifo", "/proc/self/cwd/x", "/proc/self/fd/0", "/proc/1/task/1/root/dev/zero"} {
+		if fs.kernelFile(p) {
+			t.Errorf("%s: read as a kernel file, but a FIFO or device may be there", p)
+		}
+	}
 }

@@ -1,8 +1,6 @@
 package linux
 
 import (
-	"github.com/dbmem/dbmem/internal/units"
-
 	"bytes"
 	"fmt"
 	"strconv"
@@ -39,7 +37,7 @@ func parseStat(s string) (Stat, error) {
 	open := strings.IndexByte(s, '(')
 	end := strings.LastIndexByte(s, ')')
 	if open < 0 || end < open {
-		return Stat{}, fmt.Errorf("stat %q: no (comm)", units.Trunc(s, 60))
+		return Stat{}, fmt.Errorf("stat %q: no (comm)", trunc(s, 60))
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(s[:open]))
 	if err != nil {
@@ -67,24 +65,24 @@ func parseStat(s string) (Stat, error) {
 	return st, nil
 }
 
-// MaxCmdlineBytes bounds what ReadCmdline reads of a command line. The
-// kernel allows a few MiB (a quarter of the stack limit); any process can
-// make its own that long, and every snapshot reads the command line of
-// every process on the host: 50 processes of 5 MiB each cost dbmem report
-// 1.3 GB of allocations and seconds. A single argument is at most 128 KiB
-// (MAX_ARG_STRLEN), so a JVM's main class after a full -cp is still read.
-const MaxCmdlineBytes = 256 << 10
-
 // ReadCmdline reads /proc/PID/cmdline: the arguments, or for a process that
-// rewrote its title (PostgreSQL backends), the title as one string. Only
-// the first MaxCmdlineBytes are read: past them the last argument is cut.
+// rewrote its title (PostgreSQL backends), the title as one string. Its
+// owner chose it: at most MaxCmdlineBytes are read, and a command line cut
+// there ends with the argument CutMark.
 func ReadCmdline(fs FS, pid int) ([]string, error) {
-	b, err := fs.ReadFileMax(fs.ProcPath(strconv.Itoa(pid), "cmdline"), MaxCmdlineBytes)
+	b, cut, err := fs.ReadFileCut(fs.ProcPath(strconv.Itoa(pid), "cmdline"), MaxCmdlineBytes)
 	if err != nil {
 		return nil, err
 	}
-	return parseCmdline(b), nil
+	args := parseCmdline(b)
+	if cut {
+		args = append(args, CutMark)
+	}
+	return args, nil
 }
+
+// CutMark ends a command line cut at MaxCmdlineBytes.
+const CutMark = "[cut at 64 KiB]"
 
 func parseCmdline(b []byte) []string {
 	b = bytes.TrimRight(b, "\x00")
@@ -142,4 +140,11 @@ func ListPIDs(fs FS) ([]int, error) {
 		}
 	}
 	return pids, nil
+}
+
+func trunc(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }

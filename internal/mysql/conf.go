@@ -2,12 +2,15 @@ package mysql
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path"
 	"sort"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/confbudget"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -82,24 +85,35 @@ type option struct {
 	File       string
 }
 
-// confReader follows includes and collects the options of chosen groups.
+// confReader follows includes and collects the options of chosen groups,
+// within one budget (confbudget.Default) for all the files of a server.
 type confReader struct {
 	fs      linux.FS
+	budget  *confbudget.Reader
 	groups  map[string]bool
 	options []option
 	files   []string
 	gaps    []linux.Gap
-	depth   int
+	stopped bool // the budget refused: nothing more is read
 }
 
 // readOptionFiles reads files in order (a missing file is skipped unless
 // required) and returns the options of the groups, the files read and gaps.
+// An include cycle or a file over the budget ends the read at once: the
+// gap names the file, and options read so far are kept.
 func readOptionFiles(fs linux.FS, files []string, required map[string]bool, groups []string) ([]option, []string, []linux.Gap) {
-	r := &confReader{fs: fs, groups: map[string]bool{}}
+	return readOptionFilesBudget(fs, files, required, groups, confbudget.Default)
+}
+
+func readOptionFilesBudget(fs linux.FS, files []string, required map[string]bool, groups []string, b confbudget.Budget) ([]option, []string, []linux.Gap) {
+	r := &confReader{fs: fs, budget: confbudget.New(fs, b), groups: map[string]bool{}}
 	for _, g := range groups {
 		r.groups[g] = true
 	}
 	for _, f := range files {
+		if r.stopped {
+			break
+		}
 		if !required[f] && !fs.Exists(fs.HostPath(f)) {
 			continue
 		}
@@ -109,22 +123,42 @@ func readOptionFiles(fs linux.FS, files []string, required map[string]bool, grou
 }
 
 func (r *confReader) read(file string) {
-	if r.depth > 10 {
-		r.gaps = append(r.gaps, linux.Gap{What: "option file " + file, Why: "includes nested more than 10 deep (a loop?)"})
+	if r.stopped {
 		return
 	}
-	b, err := r.fs.ReadFile(r.fs.HostPath(file))
+	b, err := r.budget.Enter(file)
 	if err != nil {
-		r.gaps = append(r.gaps, linux.Gap{What: "option file " + file, Why: err.Error()})
+		r.fail("option file "+file, err)
 		return
 	}
+	defer r.budget.Leave()
 	r.files = append(r.files, file)
-	entries, _ := parseConf(strings.NewReader(string(b)))
-	r.depth++
-	defer func() { r.depth-- }()
+	entries, _ := parseConf(bytes.NewReader(b))
+	if err := r.budget.FanOut(file, countIncludes(entries), "includes"); err != nil {
+		r.fail("option file "+file, err)
+		return
+	}
 	for _, e := range entries {
 		r.apply(file, e)
 	}
+}
+
+// fail records a gap; a refusal of the budget stops the whole read.
+func (r *confReader) fail(what string, err error) {
+	r.gaps = append(r.gaps, linux.Gap{What: what, Why: err.Error()})
+	if errors.Is(err, confbudget.ErrOverBudget) {
+		r.stopped = true
+	}
+}
+
+func countIncludes(entries []confEntry) int {
+	n := 0
+	for _, e := range entries {
+		if e.Include != "" || e.IncludeDir != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func (r *confReader) apply(file string, e confEntry) {
@@ -140,16 +174,27 @@ func (r *confReader) apply(file string, e confEntry) {
 
 // readDir reads the *.cnf files of an !includedir, sorted by name.
 func (r *confReader) readDir(dir string) {
+	if r.stopped {
+		return
+	}
 	names, err := r.fs.ReadDir(r.fs.HostPath(dir))
 	if err != nil {
 		r.gaps = append(r.gaps, linux.Gap{What: "option directory " + dir, Why: err.Error()})
 		return
 	}
-	sort.Strings(names)
+	var cnf []string
 	for _, n := range names {
 		if strings.HasSuffix(n, ".cnf") {
-			r.read(path.Join(dir, n))
+			cnf = append(cnf, n)
 		}
+	}
+	if err := r.budget.FanOut(dir, len(cnf), "option files (!includedir)"); err != nil {
+		r.fail("option directory "+dir, err)
+		return
+	}
+	sort.Strings(cnf)
+	for _, n := range cnf {
+		r.read(path.Join(dir, n))
 	}
 }
 

@@ -90,7 +90,7 @@ func (in *Instance) guessFlavor(fs linux.FS, comm string, cmd cmdLine) {
 }
 
 func (in *Instance) readUpgradeInfo(fs linux.FS, dataDir string) {
-	b, err := fs.ReadFile(fs.HostPath(path.Join(dataDir, "mysql_upgrade_info")))
+	b, err := fs.ReadFileMax(fs.HostPath(path.Join(dataDir, "mysql_upgrade_info")), 4<<10) // a version: whoever runs a mysqld chooses it
 	if v := strings.TrimRight(strings.TrimSpace(string(b)), "\x00"); err == nil && v != "" {
 		in.setVersion(v)
 	}

@@ -7,40 +7,65 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/confbudget"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
-// maxIncludeDepth matches PostgreSQL's limit on nested includes.
-const maxIncludeDepth = 10
-
 // ReadConfFile reads a postgresql.conf-style file at a host path (under
 // fs.Root) with its includes into settings, later lines winning. Each value
-// records its file and line.
+// records its file and line. The read is bounded (confbudget.Default): an
+// include cycle, a file over the budget, too many files, includes or
+// levels are refused with an error naming the file.
 func ReadConfFile(fs linux.FS, file string, src Source, into Settings) error {
-	return readConf(fs, file, src, into, 0)
+	return ReadConfFileBudget(fs, file, src, into, confbudget.Default)
 }
 
-func readConf(fs linux.FS, file string, src Source, into Settings, depth int) error {
-	if depth > maxIncludeDepth {
-		return fmt.Errorf("%s: includes nested deeper than %d (a loop?)", file, maxIncludeDepth)
-	}
-	b, err := fs.ReadFile(fs.HostPath(file))
+// ReadConfFileBudget is ReadConfFile with budget b.
+func ReadConfFileBudget(fs linux.FS, file string, src Source, into Settings, b confbudget.Budget) error {
+	c := &confRead{fs: fs, r: confbudget.New(fs, b), src: src, into: into}
+	return c.file(file)
+}
+
+// confRead is one read of a configuration and its includes.
+type confRead struct {
+	fs   linux.FS
+	r    *confbudget.Reader
+	src  Source
+	into Settings
+}
+
+func (c *confRead) file(file string) error {
+	b, err := c.r.Enter(file)
 	if err != nil {
 		return err // it names the file
 	}
+	defer c.r.Leave()
 	entries, err := parseConf(bytes.NewReader(b), file)
 	if err != nil {
 		return err
 	}
+	if err := c.r.FanOut(file, countIncludes(entries), "includes"); err != nil {
+		return err
+	}
 	for _, e := range entries {
-		if err := applyEntry(fs, file, e, src, into, depth); err != nil {
+		if err := c.entry(file, e); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func applyEntry(fs linux.FS, file string, e confEntry, src Source, into Settings, depth int) error {
+func countIncludes(entries []confEntry) int {
+	n := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name, "include") {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *confRead) entry(file string, e confEntry) error {
 	target := e.Value
 	if e.Name == "include" || e.Name == "include_if_exists" || e.Name == "include_dir" {
 		if !path.IsAbs(target) {
@@ -49,23 +74,23 @@ func applyEntry(fs linux.FS, file string, e confEntry, src Source, into Settings
 	}
 	switch e.Name {
 	case "include":
-		return readConf(fs, target, src, into, depth+1)
+		return c.file(target)
 	case "include_if_exists":
-		if !fs.Exists(fs.HostPath(target)) && !fs.As(nil).Exists(fs.HostPath(target)) {
+		if !c.fs.Exists(c.fs.HostPath(target)) && !c.fs.As(nil).Exists(c.fs.HostPath(target)) {
 			return nil // missing; one the account may not read is refused below
 		}
-		return readConf(fs, target, src, into, depth+1)
+		return c.file(target)
 	case "include_dir":
-		return readConfDir(fs, target, src, into, depth+1)
+		return c.dir(target)
 	}
-	into.set(e.Name, e.Value, src, fmt.Sprintf("%s:%d", file, e.Line))
+	c.into.set(e.Name, e.Value, c.src, fmt.Sprintf("%s:%d", file, e.Line))
 	return nil
 }
 
-// readConfDir reads the *.conf files of dir in name order, skipping hidden
-// files, as PostgreSQL does.
-func readConfDir(fs linux.FS, dir string, src Source, into Settings, depth int) error {
-	ents, err := fs.ReadDir(fs.HostPath(dir))
+// dir reads the *.conf files of an include_dir in name order, skipping
+// hidden files, as PostgreSQL does.
+func (c *confRead) dir(dir string) error {
+	ents, err := c.fs.ReadDir(c.fs.HostPath(dir))
 	if err != nil {
 		return fmt.Errorf("include_dir %s: %w", dir, err)
 	}
@@ -75,9 +100,12 @@ func readConfDir(fs linux.FS, dir string, src Source, into Settings, depth int) 
 			names = append(names, e)
 		}
 	}
+	if err := c.r.FanOut(dir, len(names), "files to include (include_dir)"); err != nil {
+		return err
+	}
 	sort.Strings(names)
 	for _, n := range names {
-		if err := readConf(fs, path.Join(dir, n), src, into, depth); err != nil {
+		if err := c.file(path.Join(dir, n)); err != nil {
 			return err
 		}
 	}

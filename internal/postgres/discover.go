@@ -135,6 +135,10 @@ func (in *Instance) locateDataDir(fs linux.FS, fromCmd string) {
 	in.DataDir = cwd
 }
 
+// smallFileBytes bounds postmaster.pid and PG_VERSION (a few dozen bytes):
+// whoever runs a process named postgres chooses them.
+const smallFileBytes = 64 << 10
+
 // readFiles reads postmaster.pid, PG_VERSION and the configuration files.
 func (in *Instance) readFiles(fs linux.FS, cmd cmdOptions) {
 	if in.DataDir == "" {
@@ -152,7 +156,7 @@ func (in *Instance) readFiles(fs linux.FS, cmd cmdOptions) {
 		in.Settings = Settings{}
 		return
 	}
-	if b, err := fs.ReadFile(fs.HostPath(path.Join(in.DataDir, "postmaster.pid"))); err != nil {
+	if b, err := fs.ReadFileMax(fs.HostPath(path.Join(in.DataDir, "postmaster.pid")), smallFileBytes); err != nil {
 		in.gap("postmaster.pid", err.Error())
 	} else if pf, err := parsePIDFile(string(b)); err != nil {
 		in.gap("postmaster.pid", err.Error())
@@ -160,7 +164,7 @@ func (in *Instance) readFiles(fs linux.FS, cmd cmdOptions) {
 		in.PIDFile = &pf
 		in.Port, in.SocketDir = pf.Port, pf.SocketDir
 	}
-	if b, err := fs.ReadFile(fs.HostPath(path.Join(in.DataDir, "PG_VERSION"))); err == nil {
+	if b, err := fs.ReadFileMax(fs.HostPath(path.Join(in.DataDir, "PG_VERSION")), smallFileBytes); err == nil {
 		in.Version = strings.TrimSpace(string(b))
 		in.Major, _ = strconv.Atoi(strings.SplitN(in.Version, ".", 2)[0])
 	}
@@ -183,7 +187,7 @@ func (in *Instance) fileSettings(fs linux.FS, cmd cmdOptions) Settings {
 	if cf, ok := cmd.Settings["config_file"]; ok {
 		conf = cf
 	}
-	if _, err := fs.ReadFile(fs.HostPath(conf)); err != nil {
+	if err := fs.Readable(fs.HostPath(conf)); err != nil {
 		in.gap("configuration file", err.Error()+": settings unknown except the command line's")
 		s = Settings{}
 	} else {
@@ -193,7 +197,7 @@ func (in *Instance) fileSettings(fs linux.FS, cmd cmdOptions) Settings {
 		}
 	}
 	auto := path.Join(in.DataDir, "postgresql.auto.conf")
-	if _, err := fs.ReadFile(fs.HostPath(auto)); err == nil {
+	if err := fs.Readable(fs.HostPath(auto)); err == nil {
 		if err := ReadConfFile(fs, auto, FromAutoConf, s); err != nil {
 			in.gap("postgresql.auto.conf", err.Error())
 		}

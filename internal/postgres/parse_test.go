@@ -1,9 +1,12 @@
 package postgres
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/confbudget"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/treetest"
 	"github.com/google/go-cmp/cmp"
@@ -126,7 +129,7 @@ func TestReadConfFileIncludes(t *testing.T) {
 		t.Errorf("nested include: %+v", s["max_connections"])
 	}
 	treetest.Write(t, root, map[string]string{"etc/pg/loop.conf": "include 'loop.conf'\n"})
-	if err := ReadConfFile(fs, "/etc/pg/loop.conf", FromConfigFile, Settings{}); err == nil || !strings.Contains(err.Error(), "nested") {
+	if err := ReadConfFile(fs, "/etc/pg/loop.conf", FromConfigFile, Settings{}); err == nil || !strings.Contains(err.Error(), "an include cycle: /etc/pg/loop.conf includes /etc/pg/loop.conf") {
 		t.Errorf("include loop: %v", err)
 	}
 }
@@ -199,5 +202,25 @@ func TestPercentile(t *testing.T) {
 	}
 	if v[0] != 5 {
 		t.Error("Percentile sorted its input")
+	}
+}
+
+// An include_dir of more files than the budget's fan-out is refused,
+// naming the directory; one file over the byte budget is refused naming it.
+func TestReadConfFileFanOutAndBytes(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"etc/pg/postgresql.conf": "include_dir 'conf.d'\n", "etc/pg/big.conf": strings.Repeat("# x\n", 300)}
+	for i := 0; i < 129; i++ {
+		files[fmt.Sprintf("etc/pg/conf.d/%03d.conf", i)] = "work_mem = 4MB\n"
+	}
+	treetest.Write(t, root, files)
+	fs := linux.FS{Root: root}
+	err := ReadConfFile(fs, "/etc/pg/postgresql.conf", FromConfigFile, Settings{})
+	if !errors.Is(err, confbudget.ErrOverBudget) || !strings.Contains(err.Error(), "/etc/pg/conf.d: refused: 129 files to include (include_dir), more than 128") {
+		t.Errorf("129 files in include_dir: %v", err)
+	}
+	err = ReadConfFileBudget(fs, "/etc/pg/big.conf", FromConfigFile, Settings{}, confbudget.Budget{FileBytes: 1000})
+	if !errors.Is(err, confbudget.ErrOverBudget) || !strings.Contains(err.Error(), "/etc/pg/big.conf: refused: more than 1000 bytes") {
+		t.Errorf("a 1200-byte file, budget 1000: %v", err)
 	}
 }

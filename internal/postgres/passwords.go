@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
 	"github.com/jackc/pgpassfile"
 )
@@ -46,16 +48,31 @@ func lookupPassword(getenv func(string) string, q passwordQuery) (secret, string
 	return matchPassfile(pf, path, q)
 }
 
-// readPassfile reads a password file, refusing one others may read.
+// maxPassfileBytes bounds a password file: one line per server and
+// account, a few hundred bytes in practice.
+const maxPassfileBytes = 1 << 20
+
+// readPassfile reads a password file, refusing one others may read and,
+// as libpq does, one that is not a plain file. It is opened O_NONBLOCK:
+// PGPASSFILE naming a FIFO used to block dbmem (and SIGTERM) in open(2).
 func readPassfile(path string) (*pgpassfile.Passfile, string) {
-	fi, err := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, ""
 	}
-	if fi.Mode().Perm()&0o077 != 0 {
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, fmt.Sprintf("password file %s: %v", path, err)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Sprintf("password file %s ignored: not a plain file (%s)", path, fi.Mode().Type())
+	case fi.Mode().Perm()&0o077 != 0:
 		return nil, fmt.Sprintf("password file %s ignored: group or others may read it (chmod 0600)", path)
+	case fi.Size() > maxPassfileBytes:
+		return nil, fmt.Sprintf("password file %s ignored: %d bytes, more than the %d read", path, fi.Size(), maxPassfileBytes)
 	}
-	pf, err := pgpassfile.ReadPassfile(path)
+	pf, err := pgpassfile.ParsePassfile(io.LimitReader(f, maxPassfileBytes))
 	if err != nil {
 		return nil, fmt.Sprintf("password file %s: %v", path, err)
 	}

@@ -138,10 +138,17 @@ func fileLog(ctx context.Context, open opener, kind Kind, name, at string, max i
 	if t.truncated {
 		l.Why = "only the last " + units.Bytes(uint64(l.ReadBytes)) + " of " + units.Bytes(uint64(t.size)) + " read"
 	}
-	if t.stream {
+	switch {
+	case t.overBudget:
+		l.Why = streamNote(t.size, len(t.data))
+	case t.stream:
 		l.Why = "read from a pipe, FIFO or device to its end"
-	} else {
+	default:
 		l.ModTime = t.modTime
+	}
+	if t.binary || notText(t.data) {
+		l.State, l.Text = StateFailed, nil
+		l.Why = "not text (more than a tenth of its bytes are control characters or not UTF-8): not a log; " + l.Why
 	}
 	return l
 }

@@ -30,6 +30,11 @@ type tail struct {
 	truncated bool
 	modTime   time.Time
 	stream    bool // a pipe or device, read until its end or the deadline
+	// overBudget: the stream did not end within streamBudget bytes.
+	overBudget bool
+	// binary: what was kept is not text (notText), before its first
+	// partial line was dropped.
+	binary bool
 }
 
 // errStreamDeadline says a pipe or FIFO did not end within streamTimeout.
@@ -104,8 +109,9 @@ func readStream(ctx context.Context, f *os.File, r io.Reader, p string, max int6
 		return tail{}, fmt.Errorf("read %s: %w", p, err)
 	}
 	w := &tailWriter{max: int(max)}
-	n, err := io.Copy(w, r)
-	if err != nil {
+	n, err := io.Copy(w, &streamLimit{r: r, left: streamBudget(max), until: time.Now().Add(streamTimeout)})
+	over := errors.Is(err, errStreamBudget)
+	if err != nil && !over {
 		if cerr := ctx.Err(); cerr != nil {
 			return tail{}, fmt.Errorf("read %s: %w", p, cerr)
 		}
@@ -114,7 +120,7 @@ func readStream(ctx context.Context, f *os.File, r io.Reader, p string, max int6
 		}
 		return tail{}, fmt.Errorf("read %s: %w", p, err)
 	}
-	t := tail{size: n, truncated: n > max, stream: true}
+	t := tail{size: n, truncated: n > max, stream: true, overBudget: over, binary: notText(w.bytes())}
 	t.data = fromLineStart(w.bytes(), t.truncated)
 	return t, nil
 }

@@ -154,6 +154,7 @@ func run(ctx context.Context, in *postgres.Instance, r *Result, bs []Backend, fl
 		c, ok := asked[bs[i].PID]
 		switch {
 		case !ok:
+			bs[i].Problem = fmt.Sprintf("not asked: the connection's answer names no call for process %d", bs[i].PID)
 		case c.Error != "":
 			bs[i].Problem = c.Error
 		case !c.Sent:

@@ -64,7 +64,11 @@ func writeLog(b *strings.Builder, r Result) {
 func writeBackend(b *strings.Builder, bk Backend, width int) {
 	fmt.Fprintf(b, "\n  pid %d  %s", bk.PID, inert.Text(who(bk)))
 	if bk.Breakdown == nil {
-		fmt.Fprintf(b, "\n    no X-ray: %s\n", inert.Text(bk.Problem))
+		why := bk.Problem
+		if why == "" {
+			why = "no dump was read for it (still waiting when the X-ray ended)"
+		}
+		fmt.Fprintf(b, "\n    no X-ray: %s\n", inert.Text(why))
 		return
 	}
 	m, br := bk.Measure, bk.Breakdown

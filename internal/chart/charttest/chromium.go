@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -29,6 +30,13 @@ func Chromium(t *testing.T) string {
 // no network services, and returns what it printed on stdout.
 func Run(t *testing.T, dir string, args ...string) string {
 	t.Helper()
+	out, _ := RunLogged(t, dir, args...)
+	return out
+}
+
+// RunLogged is Run that also returns what Chromium wrote on stderr.
+func RunLogged(t *testing.T, dir string, args ...string) (stdout, stderr string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -40,7 +48,34 @@ func Run(t *testing.T, dir string, args ...string) string {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("chromium %v: %v\n%s", args, err, errb.String())
 	}
-	return out.String()
+	return out.String(), errb.String()
+}
+
+// Console loads page with Chromium's logging on and returns the page's
+// console messages (errors, refused loads, uncaught exceptions).
+func Console(t *testing.T, dir, page string) []string {
+	t.Helper()
+	_, log := RunLogged(t, dir, "--enable-logging=stderr", "--v=0", "--dump-dom", "file://"+page)
+	var msgs []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, ":CONSOLE") {
+			msgs = append(msgs, l)
+		}
+	}
+	return msgs
+}
+
+// PrintPDF prints page to a PDF, without header and footer, and returns
+// its bytes.
+func PrintPDF(t *testing.T, dir, page string) []byte {
+	t.Helper()
+	pdf := filepath.Join(dir, "page.pdf")
+	Run(t, dir, "--no-pdf-header-footer", "--print-to-pdf="+pdf, "file://"+page)
+	b, err := os.ReadFile(pdf)
+	if err != nil {
+		t.Fatalf("no PDF: %v", err)
+	}
+	return b
 }
 
 // Screenshot renders page at width x height and returns the image.
