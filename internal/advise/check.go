@@ -34,14 +34,10 @@ type host struct {
 	linux.Host
 	// RAM is MemTotal; valid only in a check that needed MemTotal (0 when
 	// unknown: never shown, never divided by).
-	RAM       uint64
+	RAM uint64
+	// Instances are the database servers, every engine's (PostgreSQL,
+	// MySQL/MariaDB).
 	Instances []instance
-	// Others are engines judged by their own checks (MySQL/MariaDB), for
-	// the host-wide advice that depends on the engine (THP).
-	Others []Engine
-	// OtherProcs are the processes of those engines (mysqld, mariadbd),
-	// for the OOM ranking.
-	OtherProcs []labeled
 	// Software is what runs beside the databases (cohost): Redis,
 	// MongoDB, JVMs, Erlang VMs, Oracle, kubelet.
 	Software []cohost.Software
@@ -52,9 +48,6 @@ type host struct {
 	// shared.
 	Dedicated bool
 	Opts      Options
-	// mysqlWaiting names a MySQL/MariaDB server with large_pages=ON whose
-	// buffer pool is in base pages ("" when none): see waitingForHuge.
-	mysqlWaiting string
 	// skipped collects the checks that could not run (see need).
 	skipped *[]Skipped
 	// leftOut says, by subject, why an instance is not a trusted
@@ -105,15 +98,9 @@ func Judge(s *snapshot.Snapshot, o Options) Result {
 		h.Instances = append(h.Instances, v)
 	}
 	for _, m := range s.MySQL {
-		if bp := m.Memory.BufferPool; m.LargePages() && bp != nil && !bp.Hugetlb && h.mysqlWaiting == "" {
-			h.mysqlWaiting = MySQLSubject(m)
-		}
-		if h.vouch(MySQLSubject(m), m.Owners, "mysql") == "" {
-			h.Others = append(h.Others, Engine{Name: string(m.Flavor), Major: m.Major, Minor: m.Minor})
-		}
-		if m.Process.PID > 0 {
-			h.OtherProcs = append(h.OtherProcs, mysqlProcess(m))
-		}
+		v := fromMySQL(m, hugeSize)
+		v.Untrusted = h.vouch(v.Subject, m.Owners, "mysql")
+		h.Instances = append(h.Instances, v)
 	}
 	h.Software, h.Env = s.Software, s.Environment
 	h.Dedicated = h.databases() && !o.SharedHost

@@ -107,7 +107,7 @@ func checkMySQLCgroupLimit(in *mysql.Instance) []Finding {
 		Title: fmt.Sprintf("worst case %s exceeds the cgroup memory limit %s", units.Bytes(wc.TotalBytes), units.Bytes(*m.LimitBytes)),
 		Evidence: []Evidence{ev("memory limit", units.Bytes(*m.LimitBytes)+" at "+m.LimitPath, fmt.Sprintf("cgroup v%d", m.Version)),
 			ev("usage", fmt.Sprintf("%s (anon %s, shmem %s, file %s)", bytesOf(m.UsageBytes), bytesOf(m.AnonBytes), bytesOf(m.ShmemBytes), bytesOf(m.FileBytes)), "memory.stat"),
-			ev("worst case", units.Bytes(wc.TotalBytes), fmt.Sprintf("global %s + %s", units.Bytes(wc.GlobalBytes), wc.Connections.Formula))},
+			ev("worst case", units.Bytes(wc.TotalBytes), worstSum(wc))},
 		Why: "When the server's threads allocate their buffers at once the cgroup reaches its limit and the kernel kills the " +
 			"server (oom_kill in memory.events): the node may have free memory, the container has not.",
 		Fix:          "Raise the container's memory limit (Kubernetes resources.limits.memory) above the worst case, or lower max_connections and the buffers.",

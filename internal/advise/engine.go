@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/dbmem/dbmem/internal/enginemem"
+	"github.com/dbmem/dbmem/internal/finding"
+
 	"github.com/dbmem/dbmem/internal/mysql"
 )
 
@@ -17,12 +20,12 @@ type Engine struct {
 
 // Engine names.
 const (
-	EnginePostgres = "postgresql"
-	EngineMySQL    = "mysql"
-	EngineMariaDB  = "mariadb"
-	EngineOracle   = "oracle"
-	EngineRedis    = "redis"
-	EngineMongoDB  = "mongodb"
+	EnginePostgres = finding.EnginePostgres
+	EngineMySQL    = finding.EngineMySQL
+	EngineMariaDB  = finding.EngineMariaDB
+	EngineOracle   = finding.EngineOracle
+	EngineRedis    = finding.EngineRedis
+	EngineMongoDB  = finding.EngineMongoDB
 )
 
 func (e Engine) String() string {
@@ -71,17 +74,17 @@ func (e Engine) THP() THPAdvice {
 			"stall the database, and shared memory gets no benefit from them"}
 }
 
-// HugePageAPI is how an engine maps its shared memory in huge pages: the
-// same type as mysql.HugeAPI, so a plan and a MySQL finding never disagree.
-type HugePageAPI = mysql.HugeAPI
+// HugePageAPI is how an engine maps its shared memory in huge pages:
+// enginemem's, one type for every engine.
+type HugePageAPI = enginemem.HugeAPI
 
 // The two ways: anonymous mmap with MAP_HUGETLB needs no privilege and no
 // memlock; SysV shmget with SHM_HUGETLB needs vm.hugetlb_shm_group or
 // CAP_IPC_LOCK, and MySQL and Oracle ask for a memlock limit covering the
 // segments.
 const (
-	HugeMmap = mysql.HugeMmap
-	HugeSysV = mysql.HugeSysV
+	HugeMmap = enginemem.HugeMmap
+	HugeSysV = enginemem.HugeSysV
 )
 
 // HugePageAPI returns how the engine asks for huge pages. PostgreSQL maps

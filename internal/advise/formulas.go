@@ -30,7 +30,8 @@ func OvercommitRatio(ram, swap, huge uint64, reserve float64) (ratio int, formul
 	formula = fmt.Sprintf("((1 - %.2f) x %s - %s swap - %s huge pages) / (%s - %s) x 100 = %.1f",
 		reserve, units.Bytes(ram), units.Bytes(swap), units.Bytes(huge), units.Bytes(ram), units.Bytes(huge), r)
 	if r < 1 {
-		return 0, formula, false
+		// Never a setting: the kernel takes 0..100 and a ratio under 1 keeps nothing.
+		return 0, fmt.Sprintf("%s, under 1: not a valid ratio, the swap and huge pages alone take more than %.0f%% of RAM", formula, (1-reserve)*100), false
 	}
 	// 1e-9: 0.9 x RAM / RAM x 100 is 89.99999999999999 in floating point.
 	ratio = int(math.Min(100, math.Floor(r+1e-9)))

@@ -18,16 +18,17 @@ import (
 // from PostgreSQL 17).
 func checkHugePagesUsed(h host, in instance) []Finding {
 	sh := in.Shared
-	if !h.need("hugepages.used", in.Subject, have(inSharedSegment, sh != nil)) || sh.Hugetlb {
+	if !h.need(in.words.hugeSkipName, in.Subject, have(in.words.sharedWhat, sh != nil)) || sh.Hugetlb {
 		return nil
 	}
+	if in.my != nil {
+		return checkLargePages(h, in)
+	}
 	page := max(sh.PageSize, basePage)
-	pt := PageTableBytes(in.Work.MaxConnections, sh.Bytes, page)
+	pt := PageTableBytes(in.Work.MaxConnections, sh.Bytes, page) // 0 when max_connections was not read: no grade from it
 	f := Finding{Subject: in.Subject, Evidence: []Evidence{
 		ev("main shared mapping", fmt.Sprintf("%s %q in %s pages", units.Bytes(sh.Bytes), sh.Path, units.Bytes(page)), srcSmaps),
-		in.HugeSetting,
-		ev("projected page tables", fmt.Sprintf("%s at max_connections (%d x %s / %s pages x 8 B)", units.Bytes(pt), in.Work.MaxConnections,
-			units.Bytes(sh.Bytes), units.Bytes(page)), "computed"),
+		in.HugeSetting, projectedPageTables(in, sh, page),
 	}}
 	if p, ok := h.DefaultPool(); ok {
 		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), poolSource(p)))
@@ -50,7 +51,7 @@ func checkHugePagesUsed(h host, in instance) []Finding {
 	}
 	f.Severity = max(f.Severity, min(pageTableGrade(h, in, pt), Warning))
 	if in.SettingsKnown && in.Work.MaxConnections > 0 {
-		f.stake(pt, pageTableFormula(in.Work.MaxConnections, sh.Bytes, page, pt))
+		f.Stake(pt, pageTableFormula(in.Work.MaxConnections, sh.Bytes, page, pt))
 	}
 	if caused {
 		f.Title += ": " + cause.What
@@ -119,7 +120,7 @@ func checkPoolTooSmall(h host, in instance) []Finding {
 		Fix: "Grow vm.nr_hugepages to the need plus what others use (`dbmem plan`).",
 	}
 	if reserved > 0 {
-		f.stake(reserved*p.PageSizeBytes, fmt.Sprintf("%d free pages of the pool x %s, reserved and unused", reserved, units.Bytes(p.PageSizeBytes)))
+		f.Stake(reserved*p.PageSizeBytes, fmt.Sprintf("%d free pages of the pool x %s, reserved and unused", reserved, units.Bytes(p.PageSizeBytes)))
 	}
 	if s, ok := poolSetting(h, in); ok {
 		f.Settings = []Setting{s}
@@ -162,7 +163,7 @@ func checkPoolUse(h host) []Finding {
 		default:
 			continue
 		}
-		f.stake(wasted, fmt.Sprintf("(%d pages - %d in use) x %s", p.Total, used, units.Bytes(p.PageSizeBytes)))
+		f.Stake(wasted, fmt.Sprintf("(%d pages - %d in use) x %s", p.Total, used, units.Bytes(p.PageSizeBytes)))
 		switch {
 		case m.MemTotalBytes != nil && share(wasted, h.RAM) >= PoolWasteWarning:
 			f.Severity = Warning
@@ -307,5 +308,5 @@ func (h host) waitingForHuge() string {
 			return in.Subject
 		}
 	}
-	return h.mysqlWaiting
+	return ""
 }

@@ -5,12 +5,13 @@ import (
 	"sort"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
 // instance is the engine-neutral view of one database instance that the
 // checks common to every engine read. Each engine has a constructor
-// (fromPostgres; a MySQL one would sit beside it) and may add its own checks.
+// (fromPostgres, fromMySQL) and may add its own checks.
 type instance struct {
 	Engine  Engine
 	Subject string
@@ -45,6 +46,19 @@ type instance struct {
 	// Untrusted says why the instance is not a trusted server account's
 	// ("" when it is): its findings stand, it shapes no host-wide advice.
 	Untrusted string
+	// HeldHugeBytes are the engine's mappings in huge pages besides its
+	// main shared memory (MySQL's smaller large-page buffers).
+	HeldHugeBytes uint64
+	// Worst is the instance's worst case as it runs now.
+	Worst WorstCase
+	// Huge is the engine's own huge page need when it maps several
+	// large-page areas (MySQL); zero when NeedPages says it all.
+	Huge HugePageNeed
+	// words are what the common checks say for this engine.
+	words engineWords
+	// my is the MySQL/MariaDB server behind the view (nil for PostgreSQL),
+	// for the evidence only it has.
+	my *mysql.Instance
 }
 
 // segment is a shared memory mapping as the kernel maps it.
@@ -67,7 +81,8 @@ func fromPostgres(in *postgres.Instance, defaultHuge uint64, o Options) instance
 	if sh := in.Shared; sh != nil {
 		v.Shared = &segment{Path: sh.Path, Bytes: sh.SizeBytes, PageSize: sh.PageSizeBytes, Hugetlb: sh.Hugetlb}
 	}
-	v.SettingsKnown = len(set) > 0
+	_, dir := set["data_directory"] // from -D on the command line, not a setting read
+	v.SettingsKnown = len(set) > map[bool]int{true: 1}[dir]
 	hp := set.String("huge_pages")
 	v.WantsHuge = hp == "on" || hp == "try"
 	v.HugeSetting = pgEvidence(in, "huge_pages")
@@ -77,6 +92,7 @@ func fromPostgres(in *postgres.Instance, defaultHuge uint64, o Options) instance
 	v.CacheBytes, _ = set.Bytes("shared_buffers")
 	v.SharedBuffers = pgEvidence(in, "shared_buffers")
 	v.Work = PostgresWorkload(in, o.NodesPerQuery)
+	v.Worst, v.words = v.Work.WorstCase(), postgresWords
 	for _, p := range in.Processes {
 		label := fmt.Sprintf("postgres %s (%s)", p.Role, portOf(in))
 		v.Procs = append(v.Procs, labeled{Process: p.Process, Label: label, Database: true})
@@ -84,8 +100,12 @@ func fromPostgres(in *postgres.Instance, defaultHuge uint64, o Options) instance
 	return v
 }
 
-// PostgresSubject names an instance in findings.
+// PostgresSubject names an instance in findings; a version that was not
+// read (PG_VERSION unreadable) is "version unknown", never 0.
 func PostgresSubject(in *postgres.Instance) string {
+	if in.Major == 0 {
+		return fmt.Sprintf("postgresql (version unknown) %s (%s)", portOf(in), in.DataDir)
+	}
 	return fmt.Sprintf("postgresql %d %s (%s)", in.Major, portOf(in), in.DataDir)
 }
 
@@ -126,31 +146,85 @@ func pgNeed(in *postgres.Instance, pageSize uint64) (uint64, string) {
 }
 
 // PostgresWorkload reads the settings that bound private memory, and the
-// median private memory of the client backends now running.
+// median private memory of the client backends now running. A setting
+// that was not read stays unknown (Workload.Unknown), never a built-in
+// default passed off as this server's: the worst-case lines that need it
+// are skipped.
 func PostgresWorkload(in *postgres.Instance, nodes int) Workload {
 	s := in.Settings
 	w := Workload{NodesPerQuery: nodes}
-	w.MaxConnections = intSetting(s, "max_connections", 100)
-	w.WorkMemBytes = bytesSetting(s, "work_mem", 4*MiB)
-	w.HashMemMultiplier, _ = s.Float("hash_mem_multiplier")
-	w.ParallelWorkers = intSetting(s, "max_parallel_workers", 8)
-	w.AutovacuumWorkers = intSetting(s, "autovacuum_max_workers", 3)
-	w.AutovacuumMemBytes = bytesSetting(s, "maintenance_work_mem", 64*MiB)
+	r := settingReader{s: s, w: &w}
+	w.MaxConnections = r.int("max_connections")
+	w.WorkMemBytes = r.bytes("work_mem")
+	w.HashMemMultiplier = hashMem(&r, in.Major)
+	w.ParallelWorkers = r.int("max_parallel_workers")
+	w.AutovacuumWorkers = r.int("autovacuum_max_workers")
+	w.AutovacuumMemBytes = r.bytes("maintenance_work_mem")
 	if av, ok := s.Bytes("autovacuum_work_mem"); ok && av > 0 {
 		w.AutovacuumMemBytes = av
 	}
 	if in.Major > 0 && in.Major < 17 && w.AutovacuumMemBytes > vacuumMemCap {
 		w.AutovacuumMemBytes = vacuumMemCap
 	}
-	w.TempBuffersBytes = bytesSetting(s, "temp_buffers", 8*MiB)
-	w.JIT, _ = s.Bool("jit")
+	w.TempBuffersBytes = r.bytes("temp_buffers")
+	var ok bool
+	if w.JIT, ok = s.Bool("jit"); !ok {
+		w.Unknown = append(w.Unknown, "jit")
+	}
 	w.BackendBaseBytes, w.BaseMeasured = backendBase(in)
+	sharedOf(in, &r)
+	return w
+}
+
+// sharedOf fills the shared memory and its page size: from the mapping
+// when it was read, else shared_buffers (the segment is larger) with the
+// page size that huge_pages=off implies; otherwise they are unknown.
+func sharedOf(in *postgres.Instance, r *settingReader) {
+	w := r.w
 	if in.Shared != nil {
 		w.SharedBytes, w.SharedPageBytes = in.Shared.SizeBytes, in.Shared.PageSizeBytes
-	} else {
-		w.SharedBytes = bytesSetting(s, "shared_buffers", 128*MiB)
+		return
 	}
-	return w
+	w.SharedBytes, w.SharedFromSetting = r.bytes("shared_buffers"), true
+	if in.Settings.String("huge_pages") == "off" {
+		w.SharedPageBytes = basePage
+		return
+	}
+	w.Unknown = append(w.Unknown, UnknownPageSize)
+}
+
+// hashMem is hash_mem_multiplier: 1 before PostgreSQL 13, which lacks it.
+func hashMem(r *settingReader, major int) float64 {
+	if major > 0 && major < 13 {
+		return 1
+	}
+	v, ok := r.s.Float("hash_mem_multiplier")
+	if !ok {
+		r.w.Unknown = append(r.w.Unknown, "hash_mem_multiplier")
+	}
+	return v
+}
+
+// settingReader reads settings into a Workload, naming the unread ones.
+type settingReader struct {
+	s postgres.Settings
+	w *Workload
+}
+
+func (r settingReader) int(name string) int {
+	v, ok := r.s.Int(name)
+	if !ok {
+		r.w.Unknown = append(r.w.Unknown, name)
+	}
+	return int(v)
+}
+
+func (r settingReader) bytes(name string) uint64 {
+	v, ok := r.s.Bytes(name)
+	if !ok {
+		r.w.Unknown = append(r.w.Unknown, name)
+	}
+	return v
 }
 
 // backendBase is the median Pss_Anon (+ swap) of the client backends, page

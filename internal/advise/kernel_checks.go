@@ -142,7 +142,6 @@ func (h host) engines() []Engine {
 			out = append(out, in.Engine)
 		}
 	}
-	out = append(out, h.Others...)
 	out = append(out, softwareEngines(h.Software)...)
 	if len(out) == 0 {
 		out = append(out, Engine{Name: EnginePostgres})
@@ -159,5 +158,5 @@ func (h host) databases() bool {
 			return true
 		}
 	}
-	return len(h.Others)+len(softwareEngines(h.Software)) > 0
+	return len(softwareEngines(h.Software)) > 0
 }

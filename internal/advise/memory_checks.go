@@ -2,21 +2,25 @@ package advise
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
+	"github.com/dbmem/dbmem/internal/enginemem"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
 // checkPageTablesProjected projects page tables at max_connections when
 // every connection touches all of the shared segment.
 func checkPageTablesProjected(h host, in instance) []Finding {
-	shared, page := in.Work.SharedBytes, in.Work.SharedPageBytes
-	if page == 0 {
-		page = basePage
+	if in.words.oneProcess {
+		return nil // one process maps it once: its page tables are in the worst case
 	}
-	pt := PageTableBytes(in.Work.MaxConnections, shared, page)
-	if !h.need("pagetables.projected", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes), have(inSettings, in.SettingsKnown)) {
+	shared, page := in.Work.SharedBytes, in.Work.SharedPageBytes
+	ins := append([]input{known(inMemTotal, h.Meminfo.MemTotalBytes)}, in.Work.inputs("max_connections", "shared_buffers", UnknownPageSize)...)
+	if !h.need("pagetables.projected", in.Subject, ins...) {
 		return nil
 	}
+	pt := PageTableBytes(in.Work.MaxConnections, shared, page)
 	sev, ok := pageTableSeverity(pt, h.RAM)
 	if !ok {
 		return nil
@@ -49,25 +53,29 @@ func pageTableFormula(conns int, shared, page, pt uint64) string {
 // checkWorstCase adds up what every connection could take at once and sets
 // it against RAM, the cgroup limit and CommitLimit.
 func checkWorstCase(h host, in instance) []Finding {
-	if !h.need("memory.worst_case", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes), have(inSettings, in.SettingsKnown)) {
+	w, wc := in.words, in.Worst
+	ins := []input{known(inMemTotal, h.Meminfo.MemTotalBytes), worstCaseInput(wc)}
+	if in.Engine.Name != EnginePostgres {
+		ins = append(ins, have(inSettings, in.SettingsKnown)) // its worst case is computed on settings read or none
+	}
+	if !h.need(w.worstID, in.Subject, ins...) {
 		return nil
 	}
-	wc := in.Work.WorstCase()
-	f := Finding{
-		ID: "memory.worst_case", Severity: Info, Subject: in.Subject,
-		Title: fmt.Sprintf("worst case %s (%s of RAM): %s private + %s page tables + %s shared",
-			units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, h.RAM), units.Bytes(wc.PrivateBytes), units.Bytes(wc.PageTablesBytes), units.Bytes(wc.SharedBytes)),
-		Why: "PostgreSQL caps no total: every sort or hash node of every query may take work_mem x hash_mem_multiplier, " +
-			"so a burst of heavy queries can exceed RAM, and the kernel then kills one backend and the postmaster restarts all of them.",
-		Fix: "Lower work_mem or max_connections (a pooler), or " + h.boundMemory() + ".",
+	if w.worstFloor > 0 && (h.RAM == 0 || share(wc.TotalBytes, h.RAM) < w.worstFloor) {
+		return nil
 	}
-	for _, l := range wc.Lines {
-		f.Evidence = append(f.Evidence, ev(l.Name, units.Bytes(l.Bytes)+" = "+l.Formula, "settings"))
+	f := Finding{ID: w.worstID, Severity: Info, Subject: in.Subject, Title: worstTitle(wc, h.RAM), Why: w.worstWhy, Fix: w.worstFix(h)}
+	if w.worstFloor > 0 {
+		f.Severity = Notice
+	}
+	f.Evidence = worstEvidence(wc)
+	for _, l := range wc.Skipped {
+		f.Evidence = append(f.Evidence, ev(l.Name, Unknown+": not computed, "+strings.Join(l.Missing, ", ")+" not read", "not read"))
 	}
 	f.Evidence = append(f.Evidence, ev("MemTotal", units.Bytes(h.RAM), srcMeminfo))
-	if wc.TotalBytes > h.RAM {
+	if wc.TotalBytes > h.RAM || w.worstFloor > 0 && wc.TotalBytes == h.RAM {
 		f.Severity = Warning
-		f.stake(wc.TotalBytes-h.RAM, fmt.Sprintf("worst case beyond RAM: %s - %s MemTotal", units.Bytes(wc.TotalBytes), units.Bytes(h.RAM)))
+		f.Stake(wc.TotalBytes-h.RAM, fmt.Sprintf("worst case beyond RAM: %s - %s MemTotal", units.Bytes(wc.TotalBytes), units.Bytes(h.RAM)))
 	}
 	if cg := in.Cgroup; cg != nil && cg.LimitBytes != nil {
 		inCg := wc.PrivateBytes + wc.PageTablesBytes
@@ -90,9 +98,57 @@ func checkWorstCase(h host, in instance) []Finding {
 	return []Finding{f}
 }
 
+// worstTitle sums the worst case up against the RAM.
+func worstTitle(wc WorstCase, ram uint64) string {
+	if n := len(wc.Skipped); n > 0 {
+		return fmt.Sprintf("worst case at least %s (%s of RAM), %d of its lines not computed (inputs not read): %s",
+			units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, ram), n, worstSum(wc))
+	}
+	return fmt.Sprintf("worst case %s (%s of RAM): %s", units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, ram), worstSum(wc))
+}
+
+// worstSum gives the worst case's terms: per connection where the engine
+// counts its connections' buffers so (MySQL), else private, page tables
+// and shared memory.
+func worstSum(wc WorstCase) string {
+	if len(wc.PerConnection) > 0 {
+		return fmt.Sprintf("global %s + %d max_connections x %s per thread", units.Bytes(wc.Sum(enginemem.Global, enginemem.InHugePages)),
+			wc.MaxConnections, units.Bytes(wc.Sum(enginemem.PerConnection)))
+	}
+	part := func(name string, b uint64) string {
+		if !wc.Known(name) {
+			return Unknown
+		}
+		return units.Bytes(b)
+	}
+	return fmt.Sprintf("%s private + %s page tables + %s shared",
+		part("private", wc.PrivateBytes), part("page tables", wc.PageTablesBytes), part("shared memory", wc.SharedBytes))
+}
+
+// worstEvidence quotes every line, the terms of one connection and what
+// could not be measured (unknown, never 0).
+func worstEvidence(wc WorstCase) []Evidence {
+	var out []Evidence
+	for _, l := range wc.PerConnection {
+		out = append(out, ev("per connection: "+l.Name, units.Bytes(l.Bytes)+" = "+l.Formula, "settings"))
+	}
+	for _, l := range wc.Lines {
+		v := units.Bytes(l.Bytes) + " = " + l.Formula
+		if !wc.Measured(l.Name) {
+			v = Unknown + ": " + l.Formula
+		}
+		out = append(out, ev(l.Name, v, "settings"))
+	}
+	return out
+}
+
 // checkCacheShare flags a main cache taking too much of RAM.
 func checkCacheShare(h host, in instance) []Finding {
-	if !h.need("memory.cache_share", in.Subject, known(inMemTotal, h.Meminfo.MemTotalBytes), have(inSettings, in.SettingsKnown)) {
+	if in.words.ownCacheCheck != "" {
+		return nil // the engine's own sizing rule judges it
+	}
+	ins := append([]input{known(inMemTotal, h.Meminfo.MemTotalBytes)}, in.Work.inputs("shared_buffers")...)
+	if !h.need("memory.cache_share", in.Subject, ins...) {
 		return nil
 	}
 	s := share(in.CacheBytes, h.RAM)
@@ -126,4 +182,62 @@ func sumVmPTE(ps []labeled) (uint64, bool) {
 		v += *p.Status.VmPTEBytes
 	}
 	return v, true
+}
+
+// worstCaseInput is known when at least one line was computed; when none
+// was, it names every input that was missing.
+func worstCaseInput(wc WorstCase) input {
+	if len(wc.Lines) > 0 {
+		return have("", true)
+	}
+	var names []string
+	for _, l := range wc.Skipped {
+		for _, m := range l.Missing {
+			if !slices.Contains(names, m) {
+				names = append(names, m)
+			}
+		}
+	}
+	return have(settingNames(names), false)
+}
+
+// inputs is the named inputs of the workload as one input: known when
+// every one was read, else naming those that were not.
+func (w Workload) inputs(names ...string) []input {
+	var missing []string
+	for _, n := range names {
+		if w.unknown(n) {
+			missing = append(missing, n)
+		}
+	}
+	return []input{have(settingNames(missing), len(missing) == 0)}
+}
+
+// settingNames names settings as a skipped check lists its inputs.
+func settingNames(names []string) string {
+	var s []string
+	for _, n := range names {
+		if n != UnknownPageSize {
+			s = append(s, n)
+		}
+	}
+	out := strings.Join(s, ", ")
+	if out != "" {
+		out += " (" + inSettings + ")"
+	}
+	if slices.Contains(names, UnknownPageSize) {
+		out = strings.TrimPrefix(out+"; "+UnknownPageSize, "; ")
+	}
+	return out
+}
+
+// projectedPageTables is the page tables at max_connections, unknown when
+// max_connections was not read.
+func projectedPageTables(in instance, sh *segment, page uint64) Evidence {
+	if in.Work.unknown("max_connections") {
+		return ev("projected page tables", Unknown+": max_connections not read", "not read")
+	}
+	pt := PageTableBytes(in.Work.MaxConnections, sh.Bytes, page)
+	return ev("projected page tables", fmt.Sprintf("%s at max_connections (%d x %s / %s pages x 8 B)", units.Bytes(pt), in.Work.MaxConnections,
+		units.Bytes(sh.Bytes), units.Bytes(page)), "computed")
 }

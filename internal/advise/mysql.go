@@ -22,9 +22,7 @@ func otherChecks(h host, s *snapshot.Snapshot) []Finding {
 func mysqlChecks(h host, in *mysql.Instance) []Finding {
 	var out []Finding
 	out = append(out, checkMySQLBufferPool(h, in)...)
-	out = append(out, checkMySQLLargePages(h, in)...)
-	out = append(out, checkMySQLSysVRights(h, in)...)
-	return append(out, checkMySQLWorstCase(h, in)...)
+	return append(out, checkMySQLSysVRights(h, in)...)
 }
 
 // MySQLSubject names a MySQL/MariaDB server in findings.
@@ -86,28 +84,26 @@ func hugeMappingsText(ms []mysql.MappingInfo) string {
 	return s
 }
 
-// checkMySQLLargePages: large_pages=ON with the buffer pool in 4 KiB pages
-// (only the mappings show it), or a big pool in 4 KiB pages with large_pages=OFF.
-func checkMySQLLargePages(h host, in *mysql.Instance) []Finding {
-	bp := in.Memory.BufferPool
-	if !h.need("mysql.large_pages", MySQLSubject(in), have("the buffer pool's mapping (the server's /proc/PID/smaps)", bp != nil)) || bp.Hugetlb {
+// checkLargePages is checkHugePagesUsed's word for a MySQL/MariaDB
+// server, whose buffer pool is in base pages: large_pages=ON and fallen back
+// (only the mappings show it), or a big pool with large_pages=OFF. The
+// server maps several large-page areas: its need is its own plan.
+func checkLargePages(h host, in instance) []Finding {
+	m, bp := in.my, in.my.Memory.BufferPool
+	if _, ok := h.DefaultPageSize(); !h.need(in.words.hugeSkipName, in.Subject, have(inHugeSize, ok)) {
 		return nil
 	}
-	page, ok := h.DefaultPageSize()
-	if !h.need("mysql.large_pages", MySQLSubject(in), have(inHugeSize, ok)) {
-		return nil
-	}
-	plan := mysql.PlanHugePages(in, page, basePage)
-	f := Finding{Subject: MySQLSubject(in), Evidence: []Evidence{
-		mysqlEvidence(in, "large_pages"), mysqlEvidence(in, "innodb_buffer_pool_size"),
+	plan := in.Huge
+	f := Finding{Subject: in.Subject, Evidence: []Evidence{
+		in.HugeSetting, in.SharedBuffers,
 		ev("buffer pool mapping", poolMappingText(bp), srcServerSmaps),
-		ev("mappings in huge pages", hugeMappingsText(in.Memory.HugeMappings), srcServerSmaps),
+		ev("mappings in huge pages", hugeMappingsText(m.Memory.HugeMappings), srcServerSmaps),
 	}}
 	if p, ok := h.DefaultPool(); ok {
 		f.Evidence = append(f.Evidence, ev("huge page pool", poolText(p), poolSource(p)))
 	}
 	f.Evidence = append(f.Evidence, ev("pages needed", planText(plan), "computed"))
-	if in.LargePages() {
+	if in.WantsHuge {
 		f.ID, f.Severity = "mysql.large_pages_not_used", Warning
 		f.Title = fmt.Sprintf("large_pages=ON but the %s buffer pool is in %s pages", units.Bytes(bp.SizeBytes), units.Bytes(bp.PageSizeBytes))
 		f.Why = "The server allocates its large-page areas one after the other and falls back to 4 KiB pages, silently, " +
@@ -116,7 +112,7 @@ func checkMySQLLargePages(h host, in *mysql.Instance) []Finding {
 			"buffer pool costs page tables and can be swapped."
 		f.Fix = fmt.Sprintf("Grow the pool to what every large-page allocation needs (%d pages here) and restart the server.", plan.Pages)
 	} else {
-		if bp.SizeBytes < HugePagesWorthBytes || bufferPoolTooLarge(in, h.RAM) {
+		if bp.SizeBytes < HugePagesWorthBytes || bufferPoolTooLarge(m, h.RAM) {
 			return nil // small, or too large for the RAM: huge pages are not the answer
 		}
 		f.ID, f.Severity = "mysql.large_pages_off", Notice
@@ -125,11 +121,11 @@ func checkMySQLLargePages(h host, in *mysql.Instance) []Finding {
 			"and TLB misses, and it can be swapped; in huge pages it costs 4 KiB per GiB and stays in RAM."
 		f.Fix = "Set large_pages=ON with a pool that holds every large-page allocation, then restart."
 	}
-	f.Settings = mysqlHugeSettings(h, in, plan)
+	f.Settings = mysqlHugeSettings(h, m, plan)
 	return []Finding{f}
 }
 
-func planText(p mysql.HugePagePlan) string {
+func planText(p HugePageNeed) string {
 	s := fmt.Sprintf("%d pages of %s via %s (%s):", p.Pages, units.Bytes(p.PageSizeBytes), p.API, p.APIFrom)
 	for _, l := range p.Lines {
 		s += " " + l.Name + " " + l.Formula + ";"
@@ -139,7 +135,7 @@ func planText(p mysql.HugePagePlan) string {
 
 // mysqlHugeSettings: the pool (what others hold now + what this server
 // needs), large_pages, and for SysV servers the group, memlock and shm limits.
-func mysqlHugeSettings(h host, in *mysql.Instance, p mysql.HugePagePlan) []Setting {
+func mysqlHugeSettings(h host, in *mysql.Instance, p HugePageNeed) []Setting {
 	pool, havePool := h.DefaultPool()
 	var held uint64
 	for _, m := range in.Memory.HugeMappings {
@@ -159,29 +155,30 @@ func mysqlHugeSettings(h host, in *mysql.Instance, p mysql.HugePagePlan) []Setti
 			Unit: in.Name(), Restart: "the MySQL/MariaDB server", Formula: "[mysqld] large_pages=ON",
 			Why: "the server asks for huge pages only with large_pages"})
 	}
-	if p.API == mysql.HugeSysV {
+	if p.SysV != nil {
 		out = append(out, sysvMySQLSettings(h, in, p)...)
 	}
 	return out
 }
 
-func sysvMySQLSettings(h host, in *mysql.Instance, p mysql.HugePagePlan) []Setting {
+func sysvMySQLSettings(h host, in *mysql.Instance, p HugePageNeed) []Setting {
 	var out []Setting
-	if p.ShmGroup != nil {
-		out = append(out, Setting{Target: TargetSysctl, Name: "vm.hugetlb_shm_group", Value: fmt.Sprint(*p.ShmGroup),
+	sv := p.SysV
+	if sv.ShmGroup != nil {
+		out = append(out, Setting{Target: TargetSysctl, Name: "vm.hugetlb_shm_group", Value: fmt.Sprint(*sv.ShmGroup),
 			Current: h.Sysctls["vm.hugetlb_shm_group"], Formula: "the server's gid",
 			Why: "shmget(SHM_HUGETLB) needs this group or CAP_IPC_LOCK (a memlock limit alone is refused on current kernels)"})
 	}
-	out = append(out, Setting{Target: TargetSystemd, Name: "LimitMEMLOCK", Value: fmt.Sprint(p.MemlockBytes),
+	out = append(out, Setting{Target: TargetSystemd, Name: "LimitMEMLOCK", Value: fmt.Sprint(sv.MemlockBytes),
 		Unit: unitOf(in), Restart: "the MySQL/MariaDB server",
 		Formula: fmt.Sprintf("%d pages x %s", p.Pages, units.Bytes(p.PageSizeBytes)),
 		Why:     "MySQL's documentation asks for a memlock limit covering its SHM_HUGETLB segments; limits.conf does not apply to services"})
-	if cur, ok := h.Sysctls.Uint("kernel.shmmax"); ok && cur < p.ShmMaxBytes {
-		out = append(out, Setting{Target: TargetSysctl, Name: "kernel.shmmax", Value: fmt.Sprint(p.ShmMaxBytes),
+	if cur, ok := h.Sysctls.Uint("kernel.shmmax"); ok && cur < sv.ShmMaxBytes {
+		out = append(out, Setting{Target: TargetSysctl, Name: "kernel.shmmax", Value: fmt.Sprint(sv.ShmMaxBytes),
 			Current: fmt.Sprint(cur), Formula: "the largest segment (the buffer pool)", Why: "shmget fails with EINVAL above it"})
 	}
-	if cur, ok := h.Sysctls.Uint("kernel.shmall"); ok && cur < p.ShmAllPages {
-		out = append(out, Setting{Target: TargetSysctl, Name: "kernel.shmall", Value: fmt.Sprint(p.ShmAllPages),
+	if cur, ok := h.Sysctls.Uint("kernel.shmall"); ok && cur < sv.ShmAllPages {
+		out = append(out, Setting{Target: TargetSysctl, Name: "kernel.shmall", Value: fmt.Sprint(sv.ShmAllPages),
 			Current: fmt.Sprint(cur), Formula: "sum of ceil(segment / 4 KiB)", Why: "shmget fails with ENOSPC above it"})
 	}
 	return out

@@ -2,7 +2,6 @@ package advise
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
@@ -20,12 +19,12 @@ func checkMySQLSysVRights(h host, in *mysql.Instance) []Finding {
 		return nil
 	}
 	p := mysql.PlanHugePages(in, page, basePage)
-	if p.API != mysql.HugeSysV {
+	if p.SysV == nil {
 		return nil
 	}
 	group, _ := h.Sysctls.Uint("vm.hugetlb_shm_group")
 	inGroup, capLock := in.Creds.InGroup(uint32(group)), in.Creds.CapIPCLock()
-	memlockShort := in.Memlock != nil && in.Memlock.Soft < p.MemlockBytes
+	memlockShort := in.Memlock != nil && in.Memlock.Soft < p.SysV.MemlockBytes
 	if (inGroup || capLock) && !memlockShort {
 		return nil
 	}
@@ -35,7 +34,7 @@ func checkMySQLSysVRights(h host, in *mysql.Instance) []Finding {
 			ev("server gid, groups", fmt.Sprintf("%d, %v", in.Creds.FSGID, in.Creds.Groups), "/proc/PID/status"),
 			ev("CAP_IPC_LOCK", fmt.Sprint(capLock), "/proc/PID/status CapEff"),
 			ev("memlock", memlockText(in.Memlock), "/proc/PID/limits"),
-			ev("SHM_HUGETLB segments needed", units.Bytes(p.MemlockBytes), "computed"),
+			ev("SHM_HUGETLB segments needed", units.Bytes(p.SysV.MemlockBytes), "computed"),
 		},
 		Title: "the server may not create its SHM_HUGETLB segments at the next start",
 		Why: "shmget(SHM_HUGETLB) is refused (EPERM) unless the process is in vm.hugetlb_shm_group or has CAP_IPC_LOCK; " +
@@ -53,35 +52,6 @@ func memlockText(l *linux.Limit) string {
 		return limitBytesText(0, false)
 	}
 	return limitBytesText(l.Soft, true)
-}
-
-// checkMySQLWorstCase: global buffers + max_connections x per-thread
-// buffers against RAM.
-func checkMySQLWorstCase(h host, in *mysql.Instance) []Finding {
-	if !h.need("mysql.worst_case", MySQLSubject(in), known(inMemTotal, h.Meminfo.MemTotalBytes)) {
-		return nil
-	}
-	wc := mysql.ComputeWorstCase(in)
-	r := share(wc.TotalBytes, h.RAM)
-	if h.RAM == 0 || r < mysqlWorstCaseNotice {
-		return nil
-	}
-	f := Finding{ID: "mysql.worst_case", Severity: Notice, Subject: MySQLSubject(in),
-		Title: fmt.Sprintf("worst case %s (%s of RAM): global %s + %d max_connections x %s per thread",
-			units.Bytes(wc.TotalBytes), units.Percent(wc.TotalBytes, h.RAM), units.Bytes(wc.GlobalBytes), wc.MaxConnections, units.Bytes(wc.PerThreadBytes)),
-		Why: "Every connection may allocate its sort, join and read buffers and an in-memory temporary table at once; " +
-			"nothing in the server caps the total, and the kernel's OOM killer ends the whole server (one process).",
-		Fix: "Lower max_connections (a pooler such as ProxySQL) or the per-thread buffers, or the buffer pool."}
-	for _, l := range append(append([]mysql.Line{}, wc.Global...), wc.PerThread...) {
-		f.Evidence = append(f.Evidence, ev(l.Name, units.Bytes(l.Bytes), l.Formula))
-	}
-	f.Evidence = append(f.Evidence, ev("connections", units.Bytes(wc.Connections.Bytes), wc.Connections.Formula),
-		ev("performance_schema", perfSchemaText(wc), wc.PerfSchema.Formula), ev("MemTotal", units.Bytes(h.RAM), srcMeminfo))
-	if r >= 1 {
-		f.Severity = Warning
-		f.stake(wc.TotalBytes-h.RAM, fmt.Sprintf("worst case beyond RAM: %s - %s MemTotal", units.Bytes(wc.TotalBytes), units.Bytes(h.RAM)))
-	}
-	return []Finding{f}
 }
 
 // mysqlWorstCaseNotice: a worst case above this share of RAM is reported.
@@ -145,13 +115,4 @@ func bufferPoolTooLarge(in *mysql.Instance, ram uint64) bool {
 	bp, ok := in.Settings.Bytes("innodb_buffer_pool_size")
 	limit, _, _ := BufferPoolLimit(ram)
 	return ok && ram > 0 && bp > limit
-}
-
-// perfSchemaText is performance_schema's memory, "unknown" when it is on
-// and was not measured (no connection): not 0.
-func perfSchemaText(wc mysql.WorstCase) string {
-	if !wc.PerfSchemaKnown && wc.PerfSchema.Bytes == 0 && strings.Contains(wc.PerfSchema.Formula, "not measured") {
-		return Unknown
-	}
-	return units.Bytes(wc.PerfSchema.Bytes)
 }

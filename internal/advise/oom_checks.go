@@ -103,10 +103,6 @@ func (h host) oomProcesses() []labeled {
 			out = append(out, p)
 		}
 	}
-	for _, p := range h.OtherProcs {
-		known[p.PID] = p
-		out = append(out, p)
-	}
 	if h.Opts.Processes == nil {
 		return out
 	}

@@ -70,7 +70,7 @@ func whyNotStrict(h host, f *Finding, mode int64, cs []Conflict) {
 	if why, none := noRatio(h); none {
 		f.Severity = Info
 		f.Title = head + "no strict overcommit keeps the page-cache reserve here"
-		f.Evidence = append(f.Evidence, ev("vm.overcommit_ratio", why, "computed"))
+		f.Evidence = append(f.Evidence, ev("no valid vm.overcommit_ratio", why, "computed"))
 		f.Fix = "Bound the databases instead: a memory limit per service (systemd MemoryMax=), their own caps (PGA_AGGREGATE_LIMIT, " +
 			"work_mem x max_connections within RAM), and OOMScoreAdjust for the processes that must survive."
 		return

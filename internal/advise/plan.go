@@ -5,6 +5,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/cohost"
+	"github.com/dbmem/dbmem/internal/enginemem"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -49,7 +50,10 @@ type HostFacts struct {
 	Name      string `json:"name,omitempty"`
 	RAMBytes  uint64 `json:"ram_bytes"`
 	SwapBytes uint64 `json:"swap_bytes"`
-	NUMANodes int    `json:"numa_nodes"`
+	// SwapUnknown says why the swap is unknown ("" when it is known):
+	// SwapBytes is then not a value read, shown as null in JSON.
+	SwapUnknown string `json:"swap_unknown,omitempty"`
+	NUMANodes   int    `json:"numa_nodes"`
 	// DefaultHugePageBytes is the kernel's default huge page size
 	// (Hugepagesize), 0 (omitted) when unknown; HugePageSizes every size it
 	// offers (nil: unknown).
@@ -96,6 +100,15 @@ type PlannedInstance struct {
 	GID int `json:"gid"`
 	// MySQL is set for a MySQL/MariaDB server (PlanMySQL); Work is then unused.
 	MySQL *MySQLPlanned `json:"mysql,omitempty"`
+	// NoUnit says why no service unit runs the instance ("" when one does,
+	// Unit): started with pg_ctl, it gets its configuration lines and the
+	// words to apply them, never a drop-in for an unrelated unit.
+	NoUnit string `json:"no_unit,omitempty"`
+	// DataDir is a PostgreSQL instance's data directory ("" for a what-if);
+	// Ctl is the command that restarts it without a unit ("pg_ctl -D
+	// DIR", "pg_ctlcluster 15 main"), for the words NoUnit needs.
+	DataDir string `json:"data_dir,omitempty"`
+	Ctl     string `json:"ctl,omitempty"`
 	// Container names the container the instance runs in ("" when none,
 	// or dbmem runs in the same one): it has no systemd unit of its own.
 	Container string `json:"container,omitempty"`
@@ -110,32 +123,22 @@ type PlannedInstance struct {
 	// settings, what was measured); Plan completes the host's limits. Nil:
 	// no budget.
 	Budget *budget.PGInput `json:"budget,omitempty"`
+	// MySQLBudget is what budget.MySQL needs for a MySQL/MariaDB server.
+	MySQLBudget *budget.MySQLInput `json:"mysql_budget,omitempty"`
 }
 
 // hugeAPI is how the instance maps huge pages: as measured or from its
 // version for a MySQL/MariaDB server, else from its engine.
 func (pi PlannedInstance) hugeAPI() HugePageAPI {
-	if pi.MySQL != nil {
-		return pi.MySQL.HugePages.API
+	if pi.Need.API != "" {
+		return pi.Need.API
 	}
 	return pi.Engine.HugePageAPI()
 }
 
-// HugePageNeed is the pool an instance needs.
-type HugePageNeed struct {
-	PageSizeBytes uint64 `json:"page_size_bytes"`
-	Pages         uint64 `json:"pages"`
-	SharedBytes   uint64 `json:"shared_bytes"`
-	// Source says how it was obtained ("postgres -C
-	// shared_memory_size_in_huge_pages", "SHOW ...", "mapping size",
-	// "estimate"); Exact is false for an estimate.
-	Source string `json:"source"`
-	Exact  bool   `json:"exact"`
-	// OwnMarginPages are pages of a margin the engine's need already holds
-	// (MySQL/MariaDB: mysql.MarginPercent); the plan adds no margin of its
-	// own on such a need.
-	OwnMarginPages uint64 `json:"own_margin_pages,omitempty"`
-}
+// HugePageNeed is the pool an instance needs (enginemem's, one shape for
+// every engine: MySQL's carries its allocations, API and SysV needs).
+type HugePageNeed = enginemem.HugeNeed
 
 // PlanOptions choose between the alternatives.
 type PlanOptions struct {
@@ -171,9 +174,13 @@ type PlanResult struct {
 	WorstCases   []InstanceWorstCase `json:"worst_cases"`
 	Settings     []Setting           `json:"settings"`
 	Alternatives []Setting           `json:"alternatives,omitempty"`
-	// Budget is the PostgreSQL instance's memory budget (one instance).
+	// Budget is the PostgreSQL instance's memory budget (one instance), or
+	// the MySQL/MariaDB server's when there is no PostgreSQL budget.
 	Budget *budget.Result `json:"budget,omitempty"`
 	Notes  []string       `json:"notes,omitempty"`
+	// NotPlanned are the settings an input was missing for, each with the
+	// input, why it is needed and the flag that gives it.
+	NotPlanned []NotPlanned `json:"not_planned,omitempty"`
 	// LeftOut are the instances of untrusted accounts: reported, never
 	// planned for (see leaveOutUntrusted).
 	LeftOut []LeftOut `json:"left_out,omitempty"`
@@ -214,13 +221,14 @@ func Plan(in PlanInput) PlanResult {
 	r.Settings = append(r.Settings, overcommitSettings(in, r.HugePages, &r)...)
 	r.Settings = append(r.Settings, kernelSettings(in, &r)...)
 	in.Instances = planBudgets(in, r.HugePages, &r)
+	in.Instances = planMySQLBudget(in, r.HugePages, &r)
 	for _, pi := range in.Instances {
 		hp := r.HugePages
 		if pi.NoHuge != "" {
 			hp = nil
-			r.Settings = append(r.Settings, noHugeSettings(in, pi)...)
+			r.Settings = append(r.Settings, forInstance(pi, noHugeSettings(in, pi))...)
 		}
-		r.Settings = append(r.Settings, instanceSettings(in, pi, hp, &r)...)
+		r.Settings = append(r.Settings, forInstance(pi, instanceSettings(in, pi, hp, &r))...)
 		r.WorstCases = append(r.WorstCases, plannedWorstCase(in, pi, hp, &r))
 	}
 	sortSettings(r.Settings)

@@ -8,10 +8,6 @@ import (
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-// TargetPostgresRole is a per-role setting: ALTER ROLE name SET
-// parameter = value (Setting.Role names the role).
-const TargetPostgresRole Target = "postgresql-role"
-
 // planBudgets budgets the PostgreSQL instance of the plan with the host's
 // limits as the plan leaves them (the planned pool, the planned
 // CommitLimit), adds the budget's settings and returns the instances with
@@ -89,8 +85,8 @@ func budgetHost(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanResul
 // budgetSettings are the budget's settings as the plan's: on a what-if
 // every one (the configuration planned), on a running server those that
 // change; per-role work_mem as TargetPostgresRole.
-func budgetSettings(in PlanInput, pi PlannedInstance, res budget.Result) []Setting {
-	var out []Setting
+func budgetSettings(in PlanInput, pi PlannedInstance, res budget.Result) (out []Setting) {
+	defer func() { out = forInstance(pi, out) }()
 	whatIf := in.Host.Now == nil
 	for _, s := range res.Settings {
 		if s.Asked || !whatIf && s.Value == s.Current { // asked for: the plan has it already
@@ -126,20 +122,25 @@ func budgetWorkload(w Workload, res budget.Result) Workload {
 	}
 	if n, err := strconv.Atoi(get("max_connections")); err == nil {
 		w.MaxConnections = n
+		w.learned("max_connections")
 	}
 	if n, err := strconv.Atoi(get("max_parallel_workers")); err == nil {
 		w.ParallelWorkers = n
+		w.learned("max_parallel_workers")
 	}
-	w.JIT = get("jit") == "on"
+	w.JIT = get("jit") == "on" // the budget decides jit
+	w.learned("jit")
 	wm := budgetBytes(get("work_mem"))
 	for _, r := range res.Roles {
 		wm = max(wm, budgetBytes(r.Proposed), budgetBytes(r.Current))
 	}
 	if wm > 0 {
 		w.WorkMemBytes = wm
+		w.learned("work_mem")
 	}
 	if av := budgetBytes(get("autovacuum_work_mem")); av > 0 {
 		w.AutovacuumMemBytes = av
+		w.learned("maintenance_work_mem")
 	}
 	return w
 }

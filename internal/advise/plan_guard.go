@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -63,12 +64,8 @@ func poolFor(in PlanInput) (HugePagePlan, bool) {
 
 // mysqlBufferPool is the server's buffer pool as its worst case counts it.
 func mysqlBufferPool(pi PlannedInstance) uint64 {
-	for _, l := range pi.MySQL.WorstCase.Global {
-		if l.Name == "innodb_buffer_pool_size" {
-			return l.Bytes
-		}
-	}
-	return 0
+	l, _ := mysql.WorstCaseIn(pi.MySQL.Server, 0).Line("innodb_buffer_pool_size")
+	return l.Bytes
 }
 
 // releasePool is the plan when no instance gets huge pages: the pool

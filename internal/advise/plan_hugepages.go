@@ -54,7 +54,7 @@ func planHugePages(in PlanInput, with []PlannedInstance) HugePagePlan {
 		if srcs != "" {
 			srcs += " + "
 		}
-		srcs += fmt.Sprintf("%d needed (%s)", need, pi.Need.Source)
+		srcs += needTerm(need, pi)
 	}
 	if p, ok := nowPool(in, hp.PageSizeBytes); ok {
 		hp.OtherPages = sub(hostInUse(p), held)

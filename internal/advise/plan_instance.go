@@ -18,9 +18,12 @@ func instanceSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *Pla
 		out = append(out, mysqlSettings(pi, hp)...)
 	case pi.Engine.Name == EnginePostgres:
 		out = append(out, postgresSettings(in, pi, hp)...)
-		if !in.InContainer && pi.Container == "" {
+		switch {
+		case pi.NoUnit != "" && !in.InContainer && pi.Container == "":
+			r.Notes = append(r.Notes, withoutUnit(pi)) // plan_nounit.go
+		case !in.InContainer && pi.Container == "":
 			out = append(out, oomSettings(pi.Unit)...)
-		} else {
+		default:
 			r.Notes = append(r.Notes, pi.Subject+": in a container there is no systemd unit for OOMScoreAdjust: kubelet sets oom_score_adj "+
 				"from the QoS class (Guaranteed, requests = limits for memory and cpu: -997), and PostgreSQL's children keep it unless "+
 				"PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj and PG_OOM_ADJUST_VALUE=0 are in the container's environment")

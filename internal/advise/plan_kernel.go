@@ -12,7 +12,7 @@ func kernelSettings(in PlanInput, r *PlanResult) []Setting {
 		return nil
 	}
 	var out []Setting
-	if in.Host.SwapBytes > 0 { // without swap, swappiness changes nothing
+	if in.Host.SwapBytes > 0 || in.Host.SwapUnknown != "" { // without swap, swappiness changes nothing
 		out = append(out, sysctlSetting("vm.swappiness", strconv.Itoa(in.Options.Swappiness), in.current("vm.swappiness"),
 			strconv.Itoa(in.Options.Swappiness)+" (database host: swap only as a last resort)",
 			"swapping database memory out to keep page cache turns memory accesses into disk reads"))

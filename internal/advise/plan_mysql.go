@@ -8,13 +8,13 @@ import (
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-// MySQLPlanned is what a MySQL/MariaDB server brings to a plan: the
-// large-page allocations it needs from the pool (with MariaDB's own
-// margin), how it maps them, and the worst case of its settings.
+// MySQLPlanned is what a MySQL/MariaDB server brings to a plan besides
+// its need (PlannedInstance.Need: its large-page allocations with their own
+// margin, how it maps them): the server, whose worst case the plan computes
+// in the planned pages.
 type MySQLPlanned struct {
-	Flavor    mysql.Flavor       `json:"flavor"`
-	HugePages mysql.HugePagePlan `json:"huge_pages"`
-	WorstCase mysql.WorstCase    `json:"worst_case"`
+	Flavor mysql.Flavor    `json:"flavor"`
+	Server *mysql.Instance `json:"-"`
 }
 
 // PlanMySQL describes a MySQL/MariaDB server for Plan, its need counted in
@@ -28,10 +28,12 @@ func PlanMySQL(in *mysql.Instance, pageSize, basePage uint64) PlannedInstance {
 		Engine:  MySQLEngine(in),
 		Subject: MySQLSubject(in), Unit: MySQLUnit(in), GID: -1,
 		Current: map[string]string{"large_pages": settingOrEmpty(in.Settings, "large_pages")},
-		Need: HugePageNeed{PageSizeBytes: pageSize, Pages: hp.Pages, SharedBytes: hp.AllocBytes, Exact: true,
-			OwnMarginPages: hp.MarginPages, Source: MySQLSubject(in) + ": " + MySQLNeedSource(hp)},
-		MySQL: &MySQLPlanned{Flavor: in.Flavor, HugePages: hp, WorstCase: mysql.ComputeWorstCase(in)},
+		Need:    hp,
+		MySQL:   &MySQLPlanned{Flavor: in.Flavor, Server: in},
+		// A running server's measures count; a what-if has no process.
+		MySQLBudget: MySQLBudgetInput(in, in.PID > 0),
 	}
+	pi.Need.Source = MySQLSubject(in) + ": " + MySQLNeedSource(hp)
 	if in.Creds != nil {
 		pi.GID = int(in.Creds.GID)
 	}
@@ -42,7 +44,7 @@ func PlanMySQL(in *mysql.Instance, pageSize, basePage uint64) PlannedInstance {
 			heldBytes += m.SizeBytes
 		}
 	}
-	pi.SharedIn4KBytes = sub(hp.AllocBytes, heldBytes)
+	pi.SharedIn4KBytes = sub(hp.SharedBytes, heldBytes)
 	return pi
 }
 
@@ -74,7 +76,7 @@ func settingOrEmpty(s mysql.Settings, name string) string {
 
 // MySQLNeedSource lists the allocations a MySQL/MariaDB need counts:
 // "buffer pool 72 + log buffer 8 + ... + own margin 21, ...".
-func MySQLNeedSource(p mysql.HugePagePlan) string {
+func MySQLNeedSource(p HugePageNeed) string {
 	var parts []string
 	for _, l := range p.Lines {
 		if l.Name == "margin" {
@@ -84,7 +86,7 @@ func MySQLNeedSource(p mysql.HugePagePlan) string {
 	}
 	s := fmt.Sprintf("%s + own margin %d, max(%d%%, %s): smaller buffers take their pages first, "+
 		"and a buffer pool that no longer fits falls back to 4 KiB pages silently",
-		strings.Join(parts, " + "), p.MarginPages, mysql.MarginPercent, units.Bytes(mysql.MarginMinBytes))
+		strings.Join(parts, " + "), p.OwnMarginPages, mysql.MarginPercent, units.Bytes(mysql.MarginMinBytes))
 	if len(p.Smaller) > 0 {
 		var names []string
 		for _, l := range p.Smaller {
@@ -106,7 +108,7 @@ func mysqlSettings(pi PlannedInstance, hp *HugePagePlan) []Setting {
 	if hp == nil {
 		return out
 	}
-	api := pi.MySQL.HugePages
+	api := pi.Need
 	formula := "[mysqld] large_pages=ON; " + api.APIFrom
 	if api.API == HugeMmap {
 		formula += ": MAP_HUGETLB needs only free pages in the pool, so no vm.hugetlb_shm_group, LimitMEMLOCK or kernel.shmmax/shmall"
@@ -126,7 +128,10 @@ func mySetting(pi PlannedInstance, name, value, formula, why string) Setting {
 // shmSettings raise kernel.shmmax and kernel.shmall where they are below
 // what the server's SHM_HUGETLB segments need; on a what-if host, a note.
 func shmSettings(in PlanInput, pi PlannedInstance, r *PlanResult) []Setting {
-	p := pi.MySQL.HugePages
+	p := pi.Need.SysV
+	if p == nil {
+		return nil
+	}
 	if in.Host.Now == nil {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s: kernel.shmmax must be at least %d (%s, the largest segment) and kernel.shmall at least %d pages: "+
 			"the kernel's defaults are far larger; check the host's values", pi.Subject, p.ShmMaxBytes, units.Bytes(p.ShmMaxBytes), p.ShmAllPages))
@@ -146,50 +151,11 @@ func shmSettings(in PlanInput, pi PlannedInstance, r *PlanResult) []Setting {
 	return out
 }
 
-// largePageNames are the worst-case lines (variables) that go into huge
-// pages with large_pages=ON.
-func largePageNames(f mysql.Flavor) map[string]bool {
-	out := map[string]bool{"innodb_buffer_pool_size": true}
-	for _, l := range mysql.LargePageVariables(f) {
-		out[l.Formula] = true
-	}
-	return out
-}
-
-// mysqlWorstCase is the server's worst case under the plan: its large-page
-// buffers in huge pages (hp set) or in 4 KiB pages, every connection's
-// buffers and performance_schema as private memory, and the page tables of
-// the buffers, mapped once by the one process.
+// mysqlWorstCase is the server's worst case under the plan: its
+// large-page buffers in the planned huge pages (hp set) or in 4 KiB pages.
 func mysqlWorstCase(m *MySQLPlanned, hp *HugePagePlan) WorstCase {
-	var w WorstCase
-	add := func(name, formula string, b uint64) {
-		w.Lines = append(w.Lines, WorstCaseLine{Name: name, Formula: formula, Bytes: b})
+	if hp == nil {
+		return mysql.WorstCaseIn(m.Server, 0)
 	}
-	large := largePageNames(m.Flavor)
-	var buffers uint64
-	for _, l := range m.WorstCase.Global {
-		if large[l.Name] {
-			buffers += l.Bytes
-			if hp != nil {
-				continue // in huge pages, not private
-			}
-		}
-		add(l.Name, l.Formula, l.Bytes)
-	}
-	add(m.WorstCase.Connections.Name, m.WorstCase.Connections.Formula, m.WorstCase.Connections.Bytes)
-	add(m.WorstCase.PerfSchema.Name, m.WorstCase.PerfSchema.Formula, m.WorstCase.PerfSchema.Bytes)
-	for _, l := range w.Lines {
-		w.PrivateBytes += l.Bytes
-	}
-	page := uint64(basePage)
-	if hp != nil {
-		page, w.SharedBytes = hp.PageSizeBytes, buffers
-	}
-	w.PageTablesBytes = PageTableBytes(1, buffers, page)
-	add("page tables", fmt.Sprintf("1 process x %s of large-page buffers / %s pages x 8 B", units.Bytes(buffers), units.Bytes(page)), w.PageTablesBytes)
-	if hp != nil {
-		add("in huge pages", "innodb_buffer_pool_size and the other large-page buffers", buffers)
-	}
-	w.TotalBytes = w.PrivateBytes + w.PageTablesBytes + w.SharedBytes
-	return w
+	return mysql.WorstCaseIn(m.Server, hp.PageSizeBytes)
 }

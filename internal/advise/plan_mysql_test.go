@@ -141,18 +141,18 @@ func TestPlanMySQLHeldPages(t *testing.T) {
 func TestPlanMySQLWorstCase(t *testing.T) {
 	srv := mariadb("OFF")
 	srv.Settings["max_connections"] = mysql.Setting{Value: "100", Source: mysql.FromServer}
-	wcm := mysql.ComputeWorstCase(srv)
+	wcm := mysql.WorstCaseIn(srv, 0)
 	buffers := uint64(GiB + 16*MiB + 128*MiB + 128*MiB) // pool, log, key, Aria
 	r := Plan(jointHost(srv))
 	w := r.WorstCases[1]
-	if w.SharedName != "in huge pages" || w.SharedBytes != buffers || w.PrivateBytes != wcm.TotalBytes-buffers ||
+	if w.SharedName != "in huge pages" || w.SharedBytes != buffers || w.PrivateBytes != wcm.PrivateBytes-buffers ||
 		w.PageTablesBytes != buffers/(2*MiB)*8 || w.Now != nil {
 		t.Errorf("planned worst case %+v", w)
 	}
 	in := jointHost(srv)
 	in.Options.NoHugePages = true
 	w = Plan(in).WorstCases[1]
-	if w.SharedBytes != 0 || w.PrivateBytes != wcm.TotalBytes || w.PageTablesBytes != buffers/(4*KiB)*8 {
+	if w.SharedBytes != 0 || w.PrivateBytes != wcm.PrivateBytes || w.PageTablesBytes != buffers/(4*KiB)*8 {
 		t.Errorf("worst case without huge pages %+v", w)
 	}
 }

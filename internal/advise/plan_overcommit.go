@@ -31,6 +31,10 @@ func overcommitSettings(in PlanInput, hp *HugePagePlan, r *PlanResult) []Setting
 		r.Notes = append(r.Notes, why)
 		return nil
 	}
+	if h.SwapUnknown != "" {
+		swapMissing(h, r) // plan_missing.go
+		return nil
+	}
 	pools, poolsText := poolsAfter(in, hp)
 	ratio, formula, ok := OvercommitRatio(h.RAMBytes, h.SwapBytes, pools, o.Reserve)
 	if !ok {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -27,7 +26,13 @@ type outside struct {
 }
 
 func instanceOutside(in instance) outside {
-	wc := in.Work.WorstCase()
+	wc := in.Worst
+	if in.HeldHugeBytes > 0 && in.Shared != nil && !in.Shared.Hugetlb {
+		// Some of its areas are in huge pages, its main one is not (MariaDB's
+		// smaller buffers took the pool): the worst case less what it holds.
+		b := sub(wc.TotalBytes, in.HeldHugeBytes)
+		return outside{in.Subject, b, fmt.Sprintf("worst case %s - %s in huge pages", units.Bytes(wc.TotalBytes), units.Bytes(in.HeldHugeBytes))}
+	}
 	b := wc.PrivateBytes + wc.PageTablesBytes
 	f := fmt.Sprintf("%s private + %s page tables", units.Bytes(wc.PrivateBytes), units.Bytes(wc.PageTablesBytes))
 	if in.Shared != nil && !in.Shared.Hugetlb {
@@ -35,16 +40,6 @@ func instanceOutside(in instance) outside {
 		f += fmt.Sprintf(" + %s shared in base pages", units.Bytes(wc.SharedBytes))
 	}
 	return outside{in.Subject, b, f}
-}
-
-func mysqlOutside(m *mysql.Instance) outside {
-	wc := mysql.ComputeWorstCase(m)
-	var huge uint64
-	for _, hm := range m.Memory.HugeMappings {
-		huge += hm.SizeBytes
-	}
-	b := sub(wc.TotalBytes, huge)
-	return outside{MySQLSubject(m), b, fmt.Sprintf("worst case %s - %s in huge pages", units.Bytes(wc.TotalBytes), units.Bytes(huge))}
 }
 
 // checkPoolStarvesHost: the pools leave less than the OS and the
@@ -64,11 +59,6 @@ func checkPoolStarvesHost(h host, s *snapshot.Snapshot) []Finding {
 	for _, in := range h.Instances {
 		if in.Untrusted == "" {
 			outs = append(outs, instanceOutside(in))
-		}
-	}
-	for _, my := range s.MySQL {
-		if h.leftOut[MySQLSubject(my)] == "" {
-			outs = append(outs, mysqlOutside(my))
 		}
 	}
 	need, needText := outsideNeed(h, outs)
@@ -95,7 +85,7 @@ func checkPoolStarvesHost(h host, s *snapshot.Snapshot) []Finding {
 		Fix: starveFix(h, s),
 	}
 	if need > left {
-		f.stake(need-left, fmt.Sprintf("needed beside the pools - left: %s - %s", units.Bytes(need), units.Bytes(left)))
+		f.Stake(need-left, fmt.Sprintf("needed beside the pools - left: %s - %s", units.Bytes(need), units.Bytes(left)))
 	}
 	if critical {
 		f.Severity = Critical
@@ -166,13 +156,8 @@ func (h host) pressure() (bool, string) {
 func starveFix(h host, s *snapshot.Snapshot) string {
 	var caches []string
 	for _, in := range h.Instances {
-		if in.Shared != nil && in.Shared.Hugetlb {
-			caches = append(caches, "shared_buffers of "+in.Subject)
-		}
-	}
-	for _, my := range s.MySQL {
-		if len(my.Memory.HugeMappings) > 0 {
-			caches = append(caches, "innodb_buffer_pool_size of "+MySQLSubject(my))
+		if in.Shared != nil && in.Shared.Hugetlb || in.HeldHugeBytes > 0 {
+			caches = append(caches, in.SharedBuffers.Name+" of "+in.Subject)
 		}
 	}
 	fix := "Shrink vm.nr_hugepages to what the databases need (`dbmem plan`): free pages return to the kernel at once; never grow it here."

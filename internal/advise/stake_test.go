@@ -2,10 +2,10 @@ package advise
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/archetype/archetypetest"
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
@@ -14,7 +14,7 @@ import (
 // unused pool, the projected page tables; a finding whose bytes cannot
 // be said has none (never 0).
 func TestBytesAtStake(t *testing.T) {
-	dir := filepath.Join("..", "..", "testdata", "archetypes", "pg15-pool-unused-26pct")
+	dir := archetypetest.Dir(t, "pg15-pool-unused-26pct")
 	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}, Pss: true})
 	if err != nil {
 		t.Fatal(err)

@@ -94,7 +94,7 @@ func checkSwapInUse(h host) []Finding {
 		Fix: "Set vm.swappiness=10 (or 1) so the kernel drops cache before it swaps; the swapped pages return as they are touched " +
 			"(or at once with swapoff -a && swapon -a when MemAvailable holds them).",
 	}
-	f.stake(used, "swap used: SwapTotal - SwapFree")
+	f.Stake(used, "swap used: SwapTotal - SwapFree")
 	if n, err := strconv.Atoi(sw); err == nil && n > SwappinessMax {
 		f.Settings = []Setting{sysctlSetting("vm.swappiness", strconv.Itoa(DefaultSwappiness), sw, "10 (seed 001: 10, or 1)", "swap only as a last resort")}
 	}

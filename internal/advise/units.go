@@ -57,10 +57,6 @@ func PageSizeName(b uint64, style string) string {
 	return strconv.FormatUint(n, 10) + strings.ToUpper(unit) // kernel: 2M, 1G
 }
 
-// Quantity renders bytes as a Kubernetes quantity in whole Mi or Gi.
-func Quantity(b uint64) string {
-	if b%GiB == 0 && b > 0 {
-		return strconv.FormatUint(b/GiB, 10) + "Gi"
-	}
-	return strconv.FormatUint(units.CeilDiv(b, MiB), 10) + "Mi"
-}
+// Quantity renders bytes as a Kubernetes quantity in whole Mi or Gi
+// (units.Quantity).
+func Quantity(b uint64) string { return units.Quantity(b) }

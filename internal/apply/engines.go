@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
@@ -32,12 +33,10 @@ func DetectEngines(fs linux.FS) (Engines, error) {
 	}
 	var e Engines
 	for pid, c := range comm {
-		pg := c == "postgres" || c == "postmaster"
-		pc := comm[parent[pid]]
 		switch {
-		case pg && pc != "postgres" && pc != "postmaster":
+		case postgres.IsServerComm(c) && !postgres.IsServerComm(comm[parent[pid]]):
 			e.Postgres++
-		case c == "mysqld" || c == "mariadbd":
+		case mysql.IsServerComm(c):
 			e.MySQL++
 		}
 	}

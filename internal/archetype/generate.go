@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 )
 
@@ -90,60 +89,6 @@ func (s Spec) writeSelf(t Tree) {
 	if self.DockerEnv {
 		t["root/.dockerenv"] = ""
 	}
-}
-
-// generated are the top-level directories a tree consists of.
-var generated = []string{"proc", "sys", "root"}
-
-// Write replaces the generated directories of dir with the tree.
-func Write(dir string, t Tree) error {
-	for _, g := range generated {
-		if err := os.RemoveAll(filepath.Join(dir, g)); err != nil {
-			return err
-		}
-	}
-	for p, c := range t {
-		f := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(f, []byte(c), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Diff lists the paths where the files on disk differ from the tree.
-func Diff(dir string, t Tree) ([]string, error) {
-	onDisk := map[string]string{}
-	for _, g := range generated {
-		err := filepath.WalkDir(filepath.Join(dir, g), func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := os.ReadFile(p)
-			rel, _ := filepath.Rel(dir, p)
-			onDisk[filepath.ToSlash(rel)] = string(b)
-			return err
-		})
-		if err != nil && !os.IsNotExist(err) {
-			return nil, err
-		}
-	}
-	var out []string
-	for p, c := range t {
-		if d, ok := onDisk[p]; !ok || d != c {
-			out = append(out, p)
-		}
-	}
-	for p := range onDisk {
-		if _, ok := t[p]; !ok {
-			out = append(out, p+" (not generated)")
-		}
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 // Dirs lists the archetype directories under root (those with a spec.yaml).

@@ -25,6 +25,7 @@ type view struct {
 	RAMChart  template.HTML
 	RAM       []partRow
 	Instances []instanceView
+	MySQL     []mysqlView
 	Findings  []findingView
 	XRay      string
 }
@@ -72,6 +73,7 @@ func Write(w io.Writer, in Input) error {
 		iv.Budget = in.Budgets[pg.PostmasterPID]
 		v.Instances = append(v.Instances, iv)
 	}
+	v.MySQL = mysqlViews(s.MySQL, s.Host)
 	for i, f := range Ranked(in.Findings) {
 		fv := findingView{Finding: f, Rank: i + 1, Stake: "unknown"}
 		if f.BytesAtStake != nil {

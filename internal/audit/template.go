@@ -79,7 +79,7 @@ nav ol { columns: 2; }
 <nav><ol>
 <li><a href="#ram">Where the RAM goes</a></li>
 <li><a href="#findings">Findings, by bytes at stake</a></li>
-{{range $i, $x := .Instances}}<li><a href="#instance-{{$i}}">{{$x.Subject}}</a></li>{{end}}
+{{range $i, $x := .Instances}}<li><a href="#instance-{{$i}}">{{$x.Subject}}</a></li>{{end}}{{range $i, $m := .MySQL}}<li><a href="#mysql-{{$i}}">{{$m.Subject}}</a></li>{{end}}
 <li><a href="#plan">The plan's settings</a></li>
 {{if .In.XRay}}<li><a href="#xray">X-ray</a></li>{{end}}
 <li><a href="#unread">Not read</a></li>
@@ -135,7 +135,27 @@ nav ol { columns: 2; }
 {{end}}</table>
 {{range .Gaps}}<p class="note">Not read: {{.What}}: {{.Why}}</p>{{end}}
 {{else}}<p>Not computed (report --no-budget, or check, which does not budget: <code>dbmem plan</code> shows it).</p>{{end}}
-{{end}}
+{{end}}{{range $i, $m := .MySQL}}
+
+<h2 id="mysql-{{$i}}">{{$m.Subject}}</h2>
+<table class="facts">
+<tr><th>version</th><td>{{$m.Version}}</td></tr>
+<tr><th>settings read</th><td>{{$m.Connection}}</td></tr>
+<tr><th>buffer pool</th><td>innodb_buffer_pool_size {{$m.PoolSetting}}; {{$m.Pool}}</td></tr>
+<tr><th>per thread now</th><td>{{$m.Threads}}</td></tr>
+</table>
+<h3>Worst case</h3>
+<p>Global buffers + max_connections x (per-thread buffers + one in-memory temporary table) + performance_schema: what the settings allow when every connection runs its hungriest query at once; nothing in the server caps it.</p>
+{{$m.Chart}}
+<p><span class="label">worst case</span> <span class="stake">{{$m.Total}}</span> ({{$m.TotalShare}} of RAM){{if not $m.Known}}: {{if $m.Missing}}not read: {{range $j, $n := $m.Missing}}{{if $j}}, {{end}}{{$n}}{{end}}{{else}}performance_schema's memory was not measured{{end}}{{end}}</p>
+<table><tr><th>term</th><th class="n">bytes</th><th>formula</th></tr>
+{{range $m.Global}}<tr><td>{{.Name}}</td><td class="n">{{bytes .Bytes}}</td><td>{{.Formula}}</td></tr>
+{{end}}<tr><td><b>global</b></td><td class="n">{{$m.GlobalSum}}</td><td></td></tr>
+{{range $m.PerThread}}<tr><td>per thread: {{.Name}}</td><td class="n">{{bytes .Bytes}}</td><td>{{.Formula}}</td></tr>
+{{end}}<tr><td><b>per thread</b></td><td class="n">{{$m.PerThreadSum}}</td><td></td></tr>
+<tr><td>connections</td><td colspan="2">{{$m.Connections}}</td></tr>
+<tr><td>performance_schema</td><td colspan="2">{{$m.PerfSchema}}</td></tr>
+</table>{{end}}
 
 <h2 id="plan">The plan's settings</h2>
 {{with .In.Plan}}<p class="note">What <code>dbmem plan</code> computes for the running instances ({{.Source}}); <code>dbmem plan --format ...</code> renders them as files, <code>dbmem apply</code> applies them.</p>

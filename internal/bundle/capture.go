@@ -12,6 +12,7 @@ import (
 	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/oomguard"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/pooler"
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -37,8 +38,11 @@ type CaptureOptions struct {
 	KernelLogs, DBLogs []string
 	MaxLogBytes        int64
 	Run                postmortem.Runner
-	Version            string
-	Now                func() time.Time
+	// GuardRun runs systemctl for the OOM guard (default: the program,
+	// where systemd is PID 1).
+	GuardRun oomguard.Runner
+	Version  string
+	Now      func() time.Time
 }
 
 // Captured is what Capture wrote and the snapshot it took (what a live
@@ -88,7 +92,8 @@ func collect(ctx context.Context, o CaptureOptions) (*collected, error) {
 	if o.PoolerConsole != nil {
 		console = poolers
 	}
-	snap, err := snapshot.Take(ctx, snapshot.Options{FS: fs, Live: src, MySQLLive: mysrc, PoolerConsole: console, Pss: o.Pss, Now: o.Now})
+	snap, err := snapshot.Take(ctx, snapshot.Options{FS: fs, Live: src, MySQLLive: mysrc, PoolerConsole: console, Pss: o.Pss, Now: o.Now,
+		Guard: true, GuardRun: o.GuardRun})
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +104,7 @@ func collect(ctx context.Context, o CaptureOptions) (*collected, error) {
 		return nil, err
 	}
 	_, zone := postmortem.HostZone(o.FS)
-	boot, _ := postmortem.BootTime(fs)
+	boot, _ := linux.BootTime(fs)
 	logs := postmortem.Gather(ctx, postmortem.GatherOptions{FS: fs, Run: o.Run, KernelLogs: o.KernelLogs, DBLogs: o.DBLogs,
 		Postgres: snap.Postgres, MySQL: snap.MySQL, MaxBytes: o.MaxLogBytes, Zone: zone})
 	m := Manifest{Schema: Schema, DbmemVersion: o.Version, CapturedAt: snap.TakenAt, Host: snap.Host.Hostname,
@@ -115,6 +120,9 @@ func collect(ctx context.Context, o CaptureOptions) (*collected, error) {
 	c.contents, err = assemble(m, rec, o.FS, live, logs, o.WithQueries)
 	if err == nil {
 		err = c.contents.addMySQLLive(mylive)
+	}
+	if err == nil {
+		err = c.contents.addGuard(snap.OOMGuard)
 	}
 	if err == nil {
 		err = c.contents.addFiles(poolers.Files())

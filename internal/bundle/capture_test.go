@@ -88,7 +88,7 @@ func checkRedactedCapture(t *testing.T, c *pgcluster.Cluster) {
 		if b, err = Open(p, DefaultLimits); err != nil {
 			t.Fatal(err)
 		}
-		if replay, err = snapshot.Take(context.Background(), snapshot.Options{FS: b.FS(), Live: b.Live(), Pss: true, Owners: b.Owners()}); err != nil {
+		if replay, err = snapshot.Take(context.Background(), replayOptions(t, b)); err != nil {
 			t.Fatal(err)
 		}
 		if problems = replayProblems(t, got, replay, b); len(problems) == 0 {
@@ -125,7 +125,7 @@ func replayProblems(t *testing.T, got *Captured, replay *snapshot.Snapshot, b *B
 	if d := unexplained(diffDocs(t, live, rep, b.Dir), got.Manifest); len(d) > 0 {
 		out = append(out, "report --from differs from the live report of the capture's moment:\n"+strings.Join(d, "\n"))
 	}
-	again, err := snapshot.Take(context.Background(), snapshot.Options{FS: b.FS(), Live: b.Live(), Pss: true, Owners: b.Owners()})
+	again, err := snapshot.Take(context.Background(), replayOptions(t, b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,4 +202,15 @@ func bundleBytes(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// replayOptions read a bundle as check --from does: with the OOM guard it
+// recorded.
+func replayOptions(t *testing.T, b *Bundle) snapshot.Options {
+	t.Helper()
+	g, err := b.OOMGuard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snapshot.Options{FS: b.FS(), Live: b.Live(), Pss: true, Owners: b.Owners(), Guard: g != nil, GuardRecorded: g}
 }

@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/logredact"
 	"github.com/dbmem/dbmem/internal/oomlog/memcgtest"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/postmortem"
-	"github.com/dbmem/dbmem/internal/redact"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
@@ -36,7 +36,7 @@ func TestRootLivePostmortem(t *testing.T) {
 	}
 	fs := linux.DefaultFS()
 	_, zone := postmortem.HostZone(fs)
-	boot, _ := postmortem.BootTime(fs)
+	boot, _ := linux.BootTime(fs)
 	logs := postmortem.Gather(ctx, postmortem.GatherOptions{FS: fs, Postgres: snap.Postgres, Zone: zone})
 	x := eventFor(t, postmortem.Analyze(postmortem.Input{Logs: logs, Snapshot: snap, BootTime: boot, Zone: zone}), pid)
 	checkLiveEvent(t, x, pid, g)
@@ -63,7 +63,7 @@ func TestRootLivePostmortem(t *testing.T) {
 	}
 	bx := eventFor(t, postmortem.Analyze(postmortem.Input{Logs: blogs, Snapshot: bsnap, BootTime: b.Manifest.BootTime, Zone: b.Manifest.Zone}), pid)
 	checkLiveEvent(t, bx, pid, g)
-	if bx.Crash.Query != redact.QueryRedacted {
+	if bx.Crash.Query != logredact.QueryRedacted {
 		t.Errorf("bundle: query = %q, want it redacted", bx.Crash.Query)
 	}
 	if !reflect.DeepEqual(bx.Crash.Downtime, x.Crash.Downtime) || !reflect.DeepEqual(bx.Victim.FreedBytes, x.Victim.FreedBytes) || !reflect.DeepEqual(bx.Time, x.Time) {

@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/logredact"
 	"github.com/dbmem/dbmem/internal/postmortem"
-	"github.com/dbmem/dbmem/internal/redact"
 )
 
 // Logs returns the log sources of the capture, with their texts.
@@ -35,28 +35,38 @@ var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // logFile names where the i-th log goes in the bundle.
 func logFile(i int, l postmortem.Log) string {
 	dir := "db"
-	if l.Kind == postmortem.KindKernel {
+	switch l.Kind {
+	case postmortem.KindKernel:
 		dir = "kernel"
+	case postmortem.KindService:
+		dir = "service"
 	}
 	base := unsafeChars.ReplaceAllString(filepath.Base(strings.Fields(l.Source + " x")[0]), "_")
 	return fmt.Sprintf("logs/%s/%02d-%s.txt", dir, i, base)
 }
 
 // redactLog prepares a log for the bundle: kernel logs keep only their OOM
-// reports; database logs lose passwords, and query texts unless withQueries.
-func redactLog(l postmortem.Log, withQueries bool) (postmortem.Log, *redact.LogCounts) {
+// reports and unit lines, service logs (the journal's systemd, oomd,
+// earlyoom and kubelet lines, syslog) only their unit and killer lines,
+// without passwords; database logs lose passwords, and query texts unless
+// withQueries.
+func redactLog(l postmortem.Log, withQueries bool) (postmortem.Log, *logredact.LogCounts) {
 	if l.State != postmortem.StateRead {
 		return l, nil
 	}
-	var r redact.LogCounts
+	var r logredact.LogCounts
 	switch l.Kind {
 	case postmortem.KindKernel:
 		loc, _ := postmortem.ParseZone(l.Zone)
 		return postmortem.KernelExcerpt(l, loc), nil
+	case postmortem.KindService:
+		loc, _ := postmortem.ParseZone(l.Zone)
+		l = postmortem.KernelExcerpt(l, loc)
+		l.Text, r = logredact.PostgresLog(l.Text, false)
 	case postmortem.KindMySQL:
-		l.Text, r = redact.MySQLLog(l.Text, withQueries)
+		l.Text, r = logredact.MySQLLog(l.Text, withQueries)
 	default:
-		l.Text, r = redact.PostgresLog(l.Text, withQueries)
+		l.Text, r = logredact.PostgresLog(l.Text, withQueries)
 	}
 	return l, &r
 }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/logredact"
 	"github.com/dbmem/dbmem/internal/postmortem"
-	"github.com/dbmem/dbmem/internal/redact"
 	"github.com/dbmem/dbmem/internal/servertrust"
 )
 
@@ -49,7 +49,11 @@ type Manifest struct {
 	Started []int `json:"started_during_capture,omitempty"`
 	// Logs are every log source tried; File is where its text is in the
 	// bundle (empty when nothing was read).
-	Logs      []LogEntry  `json:"logs"`
+	Logs []LogEntry `json:"logs"`
+	// OOMGuard names the member holding the OOM guard as read at capture
+	// (oomguard.Guard: the database units' OOM settings, systemd-oomd,
+	// earlyoom, the OOM sysctls); empty in bundles of older dbmem.
+	OOMGuard  string      `json:"oom_guard,omitempty"`
 	Redaction Redaction   `json:"redaction"`
 	Gaps      []linux.Gap `json:"gaps,omitempty"`
 }
@@ -57,8 +61,8 @@ type Manifest struct {
 // LogEntry is a log source and where the bundle keeps its text.
 type LogEntry struct {
 	postmortem.Log
-	File      string            `json:"file,omitempty"`
-	Redaction *redact.LogCounts `json:"redaction,omitempty"`
+	File      string               `json:"file,omitempty"`
+	Redaction *logredact.LogCounts `json:"redaction,omitempty"`
 }
 
 // Redaction says what was removed before writing.
@@ -68,7 +72,7 @@ type Redaction struct {
 	// Files are the recorded files changed or dropped.
 	Files capture.Redaction `json:"files"`
 	// Logs sums what was replaced in the logs.
-	Logs redact.LogCounts `json:"logs"`
+	Logs logredact.LogCounts `json:"logs"`
 }
 
 // rules describes the redaction in the manifest.

@@ -22,7 +22,7 @@ import (
 type applyFlags struct {
 	sets                  []string
 	planFile              string
-	yes                   bool
+	yes, dryRun           bool
 	postgres, mysql, boot bool
 	alterSystem           bool
 	writeRoot, journalDir string
@@ -53,12 +53,14 @@ PostgreSQL settings are written only with --postgres (the instance's conf.d; the
 server is reloaded and every value read back, a setting that needs a restart is said) or
 set with --alter-system (ALTER SYSTEM); per-role settings with either (ALTER ROLE), read back
 from pg_db_role_setting; 'dbmem rollback --postgres' undoes the SQL. MySQL settings are
-written only with --mysql. dbmem never restarts a database. The kernel command line is
+written only with --mysql (a [mysqld] drop-in; the dynamic ones, such as max_connections, are
+also set live with SET GLOBAL and read back with SHOW GLOBAL VARIABLES, the others need a
+restart; 'dbmem rollback --mysql' undoes the live part). dbmem never restarts a database. The kernel command line is
 written (to /etc/default/grub.d) only with --boot.
 
 Exit codes: 0 done (or dry run), 1 error (a failed run is rolled back), 2 usage,
 4 refused (nothing changed).`,
-		Example: `  dbmem apply
+		Example: `  dbmem apply --dry-run
   dbmem apply --yes
   dbmem apply --set vm.swappiness=10 --set vm.nr_hugepages=600
   dbmem plan --json > plan.json && dbmem apply --plan plan.json --postgres --yes
@@ -70,11 +72,12 @@ Exit codes: 0 done (or dry run), 1 error (a failed run is rolled back), 2 usage,
 	fl.StringArrayVar(&f.sets, "set", nil, "apply this setting instead of the plan: [target:]name=value, e.g. vm.swappiness=10, transparent_hugepage/enabled=never, postgresql:huge_pages=on, systemd:LimitMEMLOCK=infinity (repeatable)")
 	fl.StringVar(&f.planFile, "plan", "", "apply the settings in this JSON file ('dbmem plan --json' output or an array of settings; - for stdin)")
 	fl.BoolVar(&f.yes, "yes", false, "make the changes (default: only show them)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "only show the changes, make none (the default without --yes, said explicitly)")
 	fl.BoolVar(&f.postgres, "postgres", false, "also write PostgreSQL settings to the instance's conf.d, reload it and read each value back (settings that need a restart are said: dbmem never restarts); per-role settings go over SQL (ALTER ROLE)")
 	fl.BoolVar(&f.alterSystem, "alter-system", false, "set PostgreSQL's settings with ALTER SYSTEM instead of the conf.d file (and per-role ones with ALTER ROLE), reload, read each back; journaled for 'dbmem rollback --postgres'")
-	fl.BoolVar(&f.mysql, "mysql", false, "also write MySQL/MariaDB settings (a restart is needed)")
+	fl.BoolVar(&f.mysql, "mysql", false, "also write MySQL/MariaDB settings to a [mysqld] drop-in, and set the dynamic ones live (SET GLOBAL, read back with SHOW GLOBAL VARIABLES); the others need a restart")
 	fl.BoolVar(&f.boot, "boot", false, "also write the kernel command line to /etc/default/grub.d (needs update-grub and a reboot)")
-	fl.StringVar(&f.writeRoot, "write-root", "/", "write files under this directory instead of / (to review them)")
+	fl.StringVar(&f.writeRoot, "write-root", "/", "with --yes, write the files under this directory instead of / (DIR/etc/sysctl.d/60-dbmem.conf, ...) to review them before they go live; live kernel values are still set, on the host --proc and --sys name")
 	fl.StringVar(&f.journalDir, "journal-dir", apply.DefaultJournalDir, "where runs are journaled for rollback")
 	fl.StringVar(&f.unit, "unit", "", "systemd unit of the database (default: found from the PostgreSQL instance)")
 	fl.StringVar(&f.confDir, "conf-dir", "", "PostgreSQL include_dir to write to (default: from postgresql.conf)")
@@ -82,6 +85,9 @@ Exit codes: 0 done (or dry run), 1 error (a failed run is rolled back), 2 usage,
 }
 
 func runApply(ctx context.Context, e *env, f applyFlags) error {
+	if f.yes && f.dryRun {
+		return usageError{fmt.Errorf("--dry-run and --yes contradict each other: --dry-run only shows the changes, --yes makes them")}
+	}
 	settings, instances, err := f.settings(ctx, e)
 	if err != nil {
 		return err
@@ -106,8 +112,17 @@ func runApply(ctx context.Context, e *env, f applyFlags) error {
 	if err != nil {
 		return err
 	}
-	if !f.yes || !p.Changes() && len(p.Refusals) == 0 && !pg.changes() {
-		return showPlan(e, p, "--yes", pg)
+	my, err := f.prepareMySQL(ctx, e, settings)
+	if err != nil {
+		return err
+	}
+	if !f.yes || !p.Changes() && len(p.Refusals) == 0 && !pg.changes() && my == nil {
+		defer my.close()
+		err := showPlan(e, p, "--yes", pg)
+		if !e.json {
+			writeMySQL(e.stdout, my)
+		}
+		return err
 	}
 	var j *apply.Journal
 	if p.Changes() || len(p.Refusals) > 0 || pg == nil {
@@ -116,7 +131,14 @@ func runApply(ctx context.Context, e *env, f applyFlags) error {
 	if err == nil && pg != nil {
 		err = pg.run(ctx, o, j)
 	}
-	return reportRun(e, p, j, err, pg)
+	if err == nil && my != nil {
+		err = my.run(ctx, f.journalDir)
+	}
+	rerr := reportRun(e, p, j, err, pg)
+	if !e.json {
+		writeMySQL(e.stdout, my)
+	}
+	return rerr
 }
 
 // settings returns what to apply: --set, --plan, or this host's plan; and

@@ -12,6 +12,7 @@ import (
 	"github.com/dbmem/dbmem/internal/bundle"
 	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/postmortem"
+	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -22,7 +23,7 @@ type fromBundle struct {
 }
 
 // fromCommands read a host's state and can read a bundle instead.
-var fromCommands = map[string]bool{"report": true, "check": true, "plan": true, "postmortem": true}
+var fromCommands = map[string]bool{"report": true, "check": true, "plan": true, "postmortem": true, "watch": true}
 
 // openFrom opens the --from bundle before a command runs; env.fs() and
 // env.live() then read it.
@@ -31,7 +32,7 @@ func (e *env) openFrom(cmd *cobra.Command) error {
 		return nil
 	}
 	if !fromCommands[cmd.Name()] {
-		return usageError{fmt.Errorf("--from works with report, check, plan and postmortem; %q acts on the live host", cmd.Name())}
+		return usageError{fmt.Errorf("--from works with report, check, plan, postmortem and watch; %q acts on the live host", cmd.Name())}
 	}
 	for _, f := range []string{"proc", "sys", "root"} {
 		if fl := cmd.Flags().Lookup(f); fl != nil && fl.Changed {
@@ -44,6 +45,20 @@ func (e *env) openFrom(cmd *cobra.Command) error {
 	}
 	e.from.b = b
 	return nil
+}
+
+// guardOptions has the snapshot read the OOM guard (the database units'
+// OOM settings, systemd-oomd, earlyoom, the OOM sysctls): live, or as the
+// --from bundle recorded it. A bundle of an older dbmem carries none: the
+// guard is then left out.
+func (e *env) guardOptions(so *snapshot.Options) error {
+	so.Guard = true
+	if e.from.b == nil {
+		return nil
+	}
+	g, err := e.from.b.OOMGuard()
+	so.GuardRecorded, so.Guard = g, g != nil
+	return err
 }
 
 // closeFrom drops the bundle read in memory.
@@ -131,7 +146,7 @@ func writeCaptureSummary(e *env, out string, m bundle.Manifest) error {
 	if !m.WithQueries {
 		fmt.Fprint(e.stdout, " (--with-queries keeps query texts)")
 	}
-	fmt.Fprintf(e.stdout, "\nread it anywhere with: dbmem report --from %s (also check, postmortem)\n", out)
+	fmt.Fprintf(e.stdout, "\nread it anywhere with: dbmem report --from %s (also check, plan, watch, postmortem)\n", out)
 	return nil
 }
 

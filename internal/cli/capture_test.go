@@ -88,7 +88,6 @@ func snapJSON(t *testing.T, s string) string {
 		t.Fatalf("%v: %s", err, s)
 	}
 	snap := m["snapshot"].(map[string]any)
-	delete(snap, "oom_guard") // read from a tree or the live host, not carried by a bundle (postmortem-formats.md)
 	delete(snap, "taken_at")
 	delete(snap, "elapsed_ns")
 	b, _ := json.Marshal(m)

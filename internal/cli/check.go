@@ -69,18 +69,18 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 			}
 			e.conn.Work = htmlOut != "" // the audit's budget reads spills and roles' settings
 			so := e.snapshotOptions()
-			so.Guard = e.from.b == nil // systemd units, oomd, earlyoom, panic_on_oom; a bundle does not carry them
+			if err := e.guardOptions(&so); err != nil { // systemd units, oomd, earlyoom, panic_on_oom
+				return err
+			}
 			so.Pss = !fast
 			snap, err := snapshot.Take(cmd.Context(), so)
 			if err != nil {
 				return err
 			}
-			procs, gaps, err := plan.HostProcesses(e.fs())
+			r, gaps, err := e.judgeHost(snap, o)
 			if err != nil {
 				return err
 			}
-			o.Processes, o.Trust = procs, e.trust()
-			r := advise.Judge(snap, o)
 			if e.from.b == nil {
 				growthFindings(cmd.Context(), &r, hist, cmd.Flags().Changed("history"), g, time.Now())
 			}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/bundle"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -109,7 +108,11 @@ func (e *env) mysqlLive() mysql.LiveSource {
 // sampler is the watch.Sampler of watch and exporter.
 func (e *env) sampler() *watch.Sampler {
 	o := e.snapshotOptions()
-	return &watch.Sampler{FS: o.FS, Live: o.Live, MySQLLive: o.MySQLLive, Check: watch.AdviseChecker(advise.Options{Trust: e.trust()})}
+	// The OOM guard is read at each discovery and carried into the
+	// status samples, as the software beside the databases is: every
+	// tick gives check's verdict.
+	guard := e.from.b == nil
+	return &watch.Sampler{FS: o.FS, Live: o.Live, MySQLLive: o.MySQLLive, Check: e.checker(), Guard: guard}
 }
 
 // captureOptions fills the reading part of a capture's options.

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/advise"
-	"github.com/dbmem/dbmem/internal/apply"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -65,7 +64,7 @@ or with --format kubernetes.`,
   dbmem plan --format sysctl`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			req, err := pf.request(cmd)
+			req, err := pf.request(cmd, e.from.b != nil || !e.fs().IsLive())
 			if err != nil {
 				return err
 			}
@@ -73,7 +72,9 @@ or with --format kubernetes.`,
 				e.conn.Work = !req.Budget.Off // the budget reads spills and roles' settings too
 				req.FS = e.fs()
 				so := e.snapshotOptions()
-				so.Guard = e.from.b == nil // the OOM guard's settings are planned too (not from a bundle)
+				if err := e.guardOptions(&so); err != nil { // systemd units, oomd, earlyoom, panic_on_oom
+					return err
+				}
 				if req.Snapshot, err = snapshot.Take(cmd.Context(), so); err != nil {
 					return err
 				}
@@ -131,8 +132,10 @@ func (pf *planFlags) define(cmd *cobra.Command) {
 	pf.defineBudget(cmd)
 }
 
-// request turns the flags into a plan.Request.
-func (pf *planFlags) request(cmd *cobra.Command) (plan.Request, error) {
+// request turns the flags into a plan.Request. captured: a bundle
+// (--from) or a tree (--proc, --sys, --root) is planned, where --ram and
+// --swap give what its meminfo lacks instead of describing a what-if.
+func (pf *planFlags) request(cmd *cobra.Command, captured bool) (plan.Request, error) {
 	r := pf.req
 	var err error
 	if r.WhatIf.RAMBytes, err = sizeFlag("ram", pf.ram); err != nil {
@@ -141,7 +144,11 @@ func (pf *planFlags) request(cmd *cobra.Command) (plan.Request, error) {
 	if r.WhatIf.SwapBytes, err = sizeFlag("swap", pf.swap); err != nil {
 		return r, err
 	}
-	if r.WhatIf.RAMBytes == 0 && (cmd.Flags().Changed("swap") || cmd.Flags().Changed("numa-nodes") || cmd.Flags().Changed("pg-version") || pf.mysqlVersion != "") {
+	if captured {
+		r.Given = givenSizes(cmd, r.WhatIf) // plan_given.go
+		r.WhatIf.RAMBytes, r.WhatIf.SwapBytes = 0, 0
+	}
+	if r.WhatIf.RAMBytes == 0 && (cmd.Flags().Changed("swap") && !captured || cmd.Flags().Changed("numa-nodes") || cmd.Flags().Changed("pg-version") || pf.mysqlVersion != "") {
 		return r, usageError{fmt.Errorf("--swap, --numa-nodes, --pg-version and --mysql-version describe a what-if host: give --ram too")}
 	}
 	if r.WhatIf.RAMBytes > 0 && r.DataDir != "" {
@@ -287,14 +294,11 @@ func renderPlan(e *env, in advise.PlanInput, res advise.PlanResult, req plan.Req
 	}
 	o.TunedInclude = render.TunedIncludeFor(engines)
 	if o.PostgresConfDir == "" && pf.format == "postgresql" && req.Snapshot != nil {
-		for _, in := range req.Snapshot.Postgres {
-			if req.Port == 0 || in.Port == req.Port {
-				if dir, _, err := apply.PostgresTarget(e.fs(), in); err == nil {
-					o.PostgresConfDir = dir
-				}
-				break
-			}
+		dir, err := planConfDir(e, req) // plan_confdir.go
+		if err != nil {
+			return err
 		}
+		o.PostgresConfDir = dir
 	}
 	if pf.format == "alter-system" || pf.format == "alter-role" || pf.format == "tuned" {
 		out, err := render.Format(pf.format, res.Settings, o)

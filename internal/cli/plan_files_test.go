@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dbmem/dbmem/internal/archetype/archetypetest"
 )
 
 // TestPlanSystemdFiles: --format systemd makes the drop-in and the /sys
@@ -13,7 +15,7 @@ import (
 // the archetype debian12-pg15-6.1: THP always, which PostgreSQL advises
 // against, so the plan has a /sys unit.
 func TestPlanSystemdFiles(t *testing.T) {
-	dir := filepath.Join("..", "..", "testdata", "archetypes", "debian12-pg15-6.1")
+	dir := archetypetest.Dir(t, "debian12-pg15-6.1")
 	fx := []string{"--proc", filepath.Join(dir, "proc"), "--sys", filepath.Join(dir, "sys"), "--root", filepath.Join(dir, "root")}
 	code, out, stderr := run(t, append(fx, "plan", "--format", "systemd")...)
 	if code != ExitUsage || !strings.Contains(stderr, "--out-dir") || out != "" {

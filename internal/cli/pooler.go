@@ -55,7 +55,12 @@ func newPoolerSetCmd(e *env) *cobra.Command {
 		Short: "Write pool sizes into a running PgBouncer's configuration (dry run without --yes)",
 		Example: `  dbmem pooler set shop.max_db_connections=25
   dbmem pooler set --pid 4242 default_pool_size=15 reports.pool_size=5 --yes`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{fmt.Errorf("%s: give at least one KEY=N (e.g. default_pool_size=15)", cmd.CommandPath())}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error { return runPoolerSet(cmd.Context(), e, f, args) },
 	}
 	f.define(cmd)

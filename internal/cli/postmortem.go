@@ -68,16 +68,19 @@ func runPostmortem(ctx context.Context, e *env, f postmortemFlags) (*postmortem.
 	so := e.snapshotOptions()
 	fs := so.FS
 	in := postmortem.Input{Tolerance: f.tolerance, Last: f.last}
+	if err := e.guardOptions(&so); err != nil { // a unit's OOMPolicy decides the service's fate
+		return nil, err
+	}
 	snap, err := snapshot.Take(ctx, so)
 	if err != nil {
-		in.Gaps = append(in.Gaps, linux.Gap{What: "snapshot of the host (roles of running processes, advice)", Why: err.Error()})
+		in.Gaps = append(in.Gaps, linux.Gap{What: "snapshot of the host (roles of running processes, advice)", Why: err.Error(), Kind: linux.KindOf(err)})
 	} else {
 		in.Snapshot, in.Gaps = snap, append(in.Gaps, snap.Gaps...)
 		procs, _, _ := plan.HostProcesses(fs)
-		in.Findings = advise.Check(snap, advise.Options{Processes: procs, Trust: e.trust()})
+		in.Findings = e.judge(snap, procs, advise.Options{}).Findings
 		in.Hugetlb = hugetlbOf(fs, snap)
 	}
-	in.BootTime, _ = postmortem.BootTime(fs)
+	in.BootTime, _ = linux.BootTime(fs)
 	now := time.Now()
 	if b := e.from.b; b != nil {
 		logs, err := b.Logs()
@@ -114,7 +117,7 @@ func hugetlbOf(fs linux.FS, snap *snapshot.Snapshot) []postmortem.HugetlbLimits 
 	var out []postmortem.HugetlbLimits
 	for _, in := range snap.Postgres {
 		if in.PostmasterPID > 0 {
-			out = append(out, postmortem.ReadHugetlb(fs, in.PostmasterPID, advise.PostgresSubject(in))...)
+			out = append(out, postmortem.ReadHugetlb(fs, in.PostmasterPID, advise.PostgresSubject(in), snap.Host.PoolPageSizes())...)
 		}
 	}
 	return out

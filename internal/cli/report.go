@@ -60,7 +60,9 @@ It only reads. Run as root for the exact fast path.`,
 			}
 			e.conn.Work = !noBudget // the budget reads spills and roles' settings
 			so := e.snapshotOptions()
-			so.Guard = e.from.b == nil // systemd units, oomd, earlyoom, panic_on_oom; a bundle does not carry them
+			if err := e.guardOptions(&so); err != nil { // systemd units, oomd, earlyoom, panic_on_oom
+				return err
+			}
 			so.Method = m
 			snap, err := snapshot.Take(cmd.Context(), so)
 			if err != nil {
@@ -73,15 +75,19 @@ It only reads. Run as root for the exact fast path.`,
 				}
 			}
 			o.Budgets = plan.ReportBudgets(e.fs(), snap, plan.BudgetOptions{Off: noBudget, Profile: "web"})
+			r, _, err := e.judgeHost(snap, advise.Options{}) // check's verdict; the process gaps are check's to list
+			if err != nil {
+				return err
+			}
+			o.Findings, o.Skipped = r.Findings, r.Skipped
 			if htmlOut != "" {
-				r := advise.Judge(snap, advise.Options{})
 				in := audit.Input{Command: "dbmem report", Snapshot: snap, Findings: r.Findings, Skipped: r.Skipped, Budgets: o.Budgets, XRay: xr}
 				if err := writeAudit(cmd.Context(), e, htmlOut, in); err != nil {
 					return err
 				}
 			}
 			if e.json {
-				doc := report.DocumentWith(snap, o.Budgets)
+				doc := report.AddBudgets(report.DocumentFor(snap, r), snap, o.Budgets)
 				doc.XRay = xr
 				return report.WriteJSON(e.stdout, doc)
 			}

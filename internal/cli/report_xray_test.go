@@ -65,7 +65,7 @@ func TestReportContextsBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"report", "--contexts", "-1"}, "want a number of backends"},
+		{[]string{"report", "--contexts", "-1"}, "--contexts -1: want a count of at least 1"},
 		{[]string{"report", "--contexts", "2", "--no-connect"}, "need a connection to the running server"},
 		{append(fixtureArgs("pg15-hugepages-on"), "report", "--contexts-pid", "5"), "need a connection"},
 		{[]string{"report", "--no-color", "--contexts-pid", "1"}, "--contexts-pid 1: not a process of any PostgreSQL instance"},

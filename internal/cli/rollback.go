@@ -10,7 +10,7 @@ import (
 
 func newRollbackCmd(e *env) *cobra.Command {
 	var id, journalDir string
-	var yes, list, pg bool
+	var yes, list, pg, my bool
 	cmd := &cobra.Command{
 		Use:   "rollback",
 		Short: "Undo a 'dbmem apply' run from its journal: old kernel values and files, exactly",
@@ -35,6 +35,16 @@ Exit codes: 0 done (or dry run), 1 error, 2 usage, 4 refused (nothing changed).`
 			}
 			if pg {
 				return rollbackLocked(cmd.Context(), e, o, id, yes)
+			}
+			if my {
+				if yes {
+					_, release, err := apply.Lock(o)
+					if err != nil {
+						return lockError(e, err)
+					}
+					defer release()
+				}
+				return rollbackMySQL(cmd.Context(), e, journalDir, yes)
 			}
 			if yes {
 				var release func()
@@ -63,6 +73,7 @@ Exit codes: 0 done (or dry run), 1 error, 2 usage, 4 refused (nothing changed).`
 	fl.BoolVar(&yes, "yes", false, "restore (default: only show what would be restored)")
 	fl.BoolVar(&list, "list", false, "list the journaled runs")
 	fl.BoolVar(&pg, "postgres", false, "undo a PostgreSQL run made over SQL (ALTER ROLE, ALTER SYSTEM: apply --alter-system or --postgres), reload and read each value back")
+	fl.BoolVar(&my, "mysql", false, "undo the newest MySQL/MariaDB run made live (apply --mysql: SET GLOBAL), reading each value back")
 	fl.StringVar(&journalDir, "journal-dir", apply.DefaultJournalDir, "where runs are journaled")
 	return cmd
 }

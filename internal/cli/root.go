@@ -106,6 +106,9 @@ func newRoot(e *env) *cobra.Command {
 	pf.StringVar(&e.from.path, "from", "", "read a bundle written by 'dbmem capture' instead of this host")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		e.inertOutput()
+		if err := checkFlags(cmd); err != nil { // flagcheck.go
+			return err
+		}
 		return e.openFrom(cmd)
 	}
 	for _, c := range []*cobra.Command{newReportCmd(e), newCheckCmd(e), newPlanCmd(e), newApplyCmd(e), newRollbackCmd(e), newLabCmd(e), newWatchCmd(e), newHistoryCmd(e), newExporterCmd(e), newPostmortemCmd(e), newCaptureCmd(e), newHelperCmd(e), newPoolerHelperCmd(e), newPoolerCmd(e)} {

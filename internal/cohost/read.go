@@ -20,7 +20,7 @@ func Read(fs linux.FS) ([]Software, []linux.Gap) {
 		st, err := linux.ReadStat(fs, pid)
 		if err != nil {
 			if !linux.IsGone(err) {
-				gaps = append(gaps, linux.Gap{What: fmt.Sprintf("/proc/%d/stat", pid), Why: err.Error()})
+				gaps = append(gaps, linux.Gap{What: fmt.Sprintf("/proc/%d/stat", pid), Why: err.Error(), Kind: linux.KindOf(err)})
 			}
 			continue
 		}

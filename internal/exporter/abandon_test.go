@@ -13,8 +13,8 @@ import (
 
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/treetest"
-	"github.com/dbmem/dbmem/internal/watch"
 )
 
 // TestAbandonedCollectionStops: a scrape that times out abandons its
@@ -31,7 +31,7 @@ func TestAbandonedCollectionStops(t *testing.T) {
 	fs := capture.TreeFS(dir)
 	fs.Deadlines = linux.NewDeadlines(500 * time.Millisecond)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e := New(Options{Sampler: &watch.Sampler{FS: fs, Live: capture.TreeLive{Dir: dir}}, ScrapeTimeout: time.Second, Logger: quiet})
+	e := New(Options{Sampler: &sampler.Sampler{FS: fs, Live: capture.TreeLive{Dir: dir}}, ScrapeTimeout: time.Second, Logger: quiet})
 	base := serveExporter(t, e, quiet)
 	if body := get(t, &http.Client{Timeout: time.Minute}, base); !strings.Contains(body, `dbmem_scrape_collector_success{collector="status"} 0`) {
 		t.Fatalf("the scrape was not served without the collector:\n%s", body)

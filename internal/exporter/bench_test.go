@@ -14,7 +14,7 @@ import (
 	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // BenchmarkScrape500 measures a scrape with 500 client backends, each of
@@ -40,13 +40,13 @@ func BenchmarkScrape1000(b *testing.B) { benchScrape(b, 1000, 64<<20) }
 func benchScrape(b *testing.B, backends int, table int64) {
 	c := pgtest.Start(b, map[string]string{"max_connections": strconv.Itoa(backends + backends/50 + 10), "shared_buffers": "256MB"})
 	pgtest.Readers(b, c, backends, table)
-	s := &watch.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}},
-		Check: watch.AdviseChecker(advise.Options{})}
+	s := &sampler.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}},
+		Check: advise.Checker(advise.Options{})}
 	e := New(Options{Sampler: s})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(e)
 	ctx := context.Background()
-	first, err := s.Sample(ctx, watch.Status) // discovery and connection, outside the timing
+	first, err := s.Sample(ctx, sampler.Status) // discovery and connection, outside the timing
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func benchScrape(b *testing.B, backends int, table int64) {
 	// The same pass through the exact fast path (dbmem exporter's default,
 	// --method auto): pagemap and /proc/kpagecount instead of a page-table
 	// walk of the shared segment per backend.
-	fast := &watch.Sampler{FS: s.FS, Live: s.Live, PssMethod: pagecost.ChoiceAuto}
+	fast := &sampler.Sampler{FS: s.FS, Live: s.Live, PssMethod: pagecost.ChoiceAuto}
 	b.Run("fast", func(b *testing.B) { benchPass(b, New(Options{Sampler: fast})) })
 }
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // Metrics of the reads' deadlines (sent when the sampler's FS has them)
@@ -25,14 +25,14 @@ var errCollectTimeout = errors.New("collection did not finish in time")
 // it runs waits for it (never starts another), each up to ScrapeTimeout.
 type flight struct {
 	done chan struct{}
-	s    *watch.Sample
+	s    *sampler.Sample
 	err  error
 }
 
 // sample returns a Status sample, or errCollectTimeout after ScrapeTimeout
 // (the sample goes on in the background, bounded by the read deadlines;
 // the next scrape waits for it instead of starting another).
-func (e *Exporter) sample() (*watch.Sample, error) {
+func (e *Exporter) sample() (*sampler.Sample, error) {
 	e.mu.Lock()
 	f := e.flight
 	if f == nil {
@@ -59,7 +59,7 @@ func (e *Exporter) sample() (*watch.Sample, error) {
 func (e *Exporter) fly(f *flight) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.o.ScrapeTimeout)
 	defer cancel()
-	f.s, f.err = e.o.Sampler.Sample(ctx, watch.Status)
+	f.s, f.err = e.o.Sampler.Sample(ctx, sampler.Status)
 	e.mu.Lock()
 	e.flight = nil
 	e.mu.Unlock()

@@ -15,8 +15,8 @@ import (
 
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/treetest"
-	"github.com/dbmem/dbmem/internal/watch"
 )
 
 // syncBuffer is a log shared by the exporter's goroutines.
@@ -50,7 +50,7 @@ func TestHungReadIsReportedAndSkipped(t *testing.T) {
 	var logs syncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	fs.Deadlines.OnStuck = func(path, key string) { log.Error("a read did not finish", "path", path, "skipped", key) }
-	s := &watch.Sampler{FS: fs, Live: capture.TreeLive{Dir: dir}}
+	s := &sampler.Sampler{FS: fs, Live: capture.TreeLive{Dir: dir}}
 	e := New(Options{Sampler: s, ScrapeTimeout: 300 * time.Millisecond, Logger: log})
 	base := serveExporter(t, e, log)
 	client := &http.Client{Timeout: time.Minute}

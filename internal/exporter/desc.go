@@ -66,7 +66,7 @@ var (
 	descMyHugeMaps  = desc("mysql_huge_page_mapped_bytes", "Memory of the server mapped in huge pages (every hugetlb mapping, the buffer pool or not).", inst...)
 	descMyHugeNeed  = desc("mysql_huge_pages_needed", "Huge pages the server would need with large_pages=ON: the buffer pool and the other large allocations, with the margin `dbmem plan` uses.", with(inst, "page_size_bytes")...)
 	descMyMaxConn   = desc("mysql_max_connections", "The max_connections setting.", inst...)
-	descMyWorstCase = desc("mysql_worst_case_bytes", "Worst-case memory of the server by part (global: buffer pool and global buffers; connections: max_connections x per-thread buffers; performance_schema, only when measured); the parts add up to the total.", with(inst, "part")...)
+	descMyWorstCase = desc("mysql_worst_case_bytes", "Worst-case memory of the server by part (global: buffer pool and global buffers; connections: max_connections x per-thread buffers; performance_schema, only when measured; page_tables: those of the large-page buffers, mapped once); the parts add up to the total.", with(inst, "part")...)
 	descMyPrivate   = desc("mysql_private_bytes", "Private memory of the server process at scrape time: RssAnon + VmPTE + VmSwap from /proc/PID/status (includes a buffer pool in 4 KiB pages).", inst...)
 	descMyPss       = desc("mysql_pss_private_bytes", "Private memory of the server process from the last smaps pass: Pss_Anon + VmPTE + VmSwap.", inst...)
 	descMyPTE       = desc("mysql_page_table_bytes", "Page tables (VmPTE) of the server process.", inst...)

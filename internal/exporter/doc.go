@@ -7,7 +7,8 @@
 // the diagnose engine's findings.
 //
 // Each scrape reads the cheap numbers (status, stat, oom_score: constant
-// time per process) through a watch.Sampler. Pss (smaps_rollup), which walks
-// every page table, is read by a background pass at a slower interval and
+// time per process) through a sampler.Sampler (internal/snapshot/sampler,
+// never the terminal view). Pss (smaps_rollup), which walks every page
+// table, is read by a background pass at a slower interval and
 // served from its last result, with its age and cost as metrics.
 package exporter

@@ -10,12 +10,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // Options configure an Exporter.
 type Options struct {
-	Sampler *watch.Sampler
+	Sampler *sampler.Sampler
 	// Top is how many of the host's processes dbmem_process_oom_score
 	// lists (default 5).
 	Top int
@@ -45,7 +45,7 @@ type smapsResult struct {
 	done bool
 	ok   bool
 	at   time.Time
-	cost watch.Cost
+	cost sampler.Cost
 	// private is by postmaster (or MySQL server) PID, then role ("" for a
 	// MySQL server): Pss_Anon + VmPTE + VmSwap.
 	private map[int]map[string]uint64
@@ -111,7 +111,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 
 // RefreshSmaps runs one smaps pass now and keeps its private costs.
 func (e *Exporter) RefreshSmaps(ctx context.Context) error {
-	s, err := e.o.Sampler.Sample(ctx, watch.Smaps)
+	s, err := e.o.Sampler.Sample(ctx, sampler.Smaps)
 	r := smapsResult{done: true, ok: err == nil}
 	if err == nil {
 		var read, tried int
@@ -156,7 +156,7 @@ func (e *Exporter) RunSmaps(ctx context.Context, every time.Duration, report fun
 }
 
 // firstGap names the first thing the sample could not read.
-func firstGap(s *watch.Sample) string {
+func firstGap(s *sampler.Sample) string {
 	for _, in := range s.Snapshot.Postgres {
 		for _, g := range in.Gaps {
 			return g.String()

@@ -8,7 +8,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dbmem/dbmem/internal/advise"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 func gather(t *testing.T, c prometheus.Collector) map[string][]*dto.Metric {
@@ -38,12 +38,12 @@ func label(m *dto.Metric, name string) string {
 // Every finding of the diagnose engine becomes one dbmem_finding series,
 // and dbmem_findings counts them by severity.
 func TestFindingsGauge(t *testing.T) {
-	check := watch.AdviseChecker(advise.Options{})
+	check := advise.Checker(advise.Options{})
 	e := fixtureExporter(t, "pg15-hugepages-off", check)
 	got := gather(t, e)
 
 	ref := fixtureExporter(t, "pg15-hugepages-off", check)
-	s, err := ref.o.Sampler.Sample(context.Background(), watch.Status)
+	s, err := ref.o.Sampler.Sample(context.Background(), sampler.Status)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/capture"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // serveEnv makes the test binary an exporter of a recorded host instead
@@ -139,7 +139,7 @@ func serveChild(spec string) int {
 		return 1
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e := New(Options{Sampler: &watch.Sampler{FS: capture.TreeFS(filepath.Join("..", "..", "testdata", "fixtures", "pg15-hugepages-off"))}})
+	e := New(Options{Sampler: &sampler.Sampler{FS: capture.TreeFS(filepath.Join("..", "..", "testdata", "fixtures", "pg15-hugepages-off"))}})
 	o := ServeOptions{WebConfig: webConfig, Logger: quiet, Conns: NewConns(0, quiet)}
 	reg := Registry(e)
 	reg.MustRegister(o.Conns)

@@ -16,7 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/dbmem/dbmem/internal/capture"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden exposition files under testdata")
@@ -29,11 +29,11 @@ var volatile = map[string]bool{
 	"dbmem_build_info": true, // the toolchain's version
 }
 
-func fixtureExporter(t testing.TB, name string, check watch.Checker) *Exporter {
+func fixtureExporter(t testing.TB, name string, check sampler.Checker) *Exporter {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "fixtures", name)
 	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	s := &watch.Sampler{FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}, Check: check, Now: func() time.Time { return at }}
+	s := &sampler.Sampler{FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}, Check: check, Now: func() time.Time { return at }}
 	return New(Options{Sampler: s, Top: 3})
 }
 

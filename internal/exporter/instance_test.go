@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dbmem/dbmem/internal/postgres"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 func TestInstanceLabels(t *testing.T) {
@@ -47,10 +47,10 @@ func clone(in *postgres.Instance, pid, port int, dataDir string) *postgres.Insta
 }
 
 // sampleOf reads a fixture's sample for collect tests.
-func sampleOf(t *testing.T, name string) *watch.Sample {
+func sampleOf(t *testing.T, name string) *sampler.Sample {
 	t.Helper()
 	e := fixtureExporter(t, name, nil)
-	s, err := e.o.Sampler.Sample(context.Background(), watch.Status)
+	s, err := e.o.Sampler.Sample(context.Background(), sampler.Status)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func sampleOf(t *testing.T, name string) *watch.Sample {
 
 // collected runs collectPostgres on s into a pedantic registry's gather:
 // it fails on any duplicate or inconsistent series.
-func collected(t *testing.T, s *watch.Sample) map[string][]map[string]string {
+func collected(t *testing.T, s *sampler.Sample) map[string][]map[string]string {
 	t.Helper()
 	c := collectorFunc(func(ch chan<- prometheus.Metric) {
 		out := newSink(ch, slog.New(slog.NewTextHandler(io.Discard, nil)))

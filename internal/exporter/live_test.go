@@ -21,15 +21,15 @@ import (
 	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // serveLive serves an exporter of the real host on a free loopback port
 // until the test ends and returns its base URL.
 func serveLive(t *testing.T, webConfig string) (string, *Exporter) {
 	t.Helper()
-	s := &watch.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}},
-		Check: watch.AdviseChecker(advise.Options{})}
+	s := &sampler.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}},
+		Check: advise.Checker(advise.Options{})}
 	e := New(Options{Sampler: s})
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	h, err := Handler(Registry(e), ServeOptions{Logger: quiet})
@@ -157,7 +157,7 @@ func TestFastPassMatchesSmaps(t *testing.T) {
 	pgtest.Readers(t, c, 4, 64<<20)
 	pss := map[pagecost.Choice]float64{}
 	for _, m := range []pagecost.Choice{pagecost.ChoiceSmaps, pagecost.ChoiceAuto} {
-		s := &watch.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}}, PssMethod: m}
+		s := &sampler.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}}, PssMethod: m}
 		e := New(Options{Sampler: s})
 		if err := e.RefreshSmaps(context.Background()); err != nil {
 			t.Fatalf("%s pass: %v", m, err)

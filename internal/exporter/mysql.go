@@ -4,14 +4,15 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/dbmem/dbmem/internal/enginemem"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // collectMySQL sends every MySQL/MariaDB server's metrics, each server on
 // its own (dbmem_instance_scrape_success{engine="mysql"}).
-func collectMySQL(out *sink, s *watch.Sample, pss smapsResult) {
+func collectMySQL(out *sink, s *sampler.Sample, pss smapsResult) {
 	keys := make([]instKey, len(s.Snapshot.MySQL))
 	for i, in := range s.Snapshot.MySQL {
 		keys[i] = instKey{in.Port, in.DataDir, in.PID}
@@ -60,11 +61,13 @@ func collectServerWorstCase(out *sink, in *mysql.Instance, l []string) {
 		return // the connections' part is unknown: no partial sum
 	}
 	wc := mysql.ComputeWorstCase(in)
-	out.gauge(descMyWorstCase, float64(wc.GlobalBytes), with(l, "global")...)
-	out.gauge(descMyWorstCase, float64(wc.Connections.Bytes), with(l, "connections")...)
-	if wc.PerfSchemaKnown {
-		out.gauge(descMyWorstCase, float64(wc.PerfSchema.Bytes), with(l, "performance_schema")...)
+	conns, _ := wc.Line("connections")
+	out.gauge(descMyWorstCase, float64(wc.Sum(enginemem.Global, enginemem.InHugePages)), with(l, "global")...)
+	out.gauge(descMyWorstCase, float64(conns.Bytes), with(l, "connections")...)
+	if ps, _ := wc.Line("performance_schema"); wc.Measured(ps.Name) {
+		out.gauge(descMyWorstCase, float64(ps.Bytes), with(l, "performance_schema")...)
 	}
+	out.gauge(descMyWorstCase, float64(wc.PageTablesBytes), with(l, "page_tables")...)
 }
 
 // collectServerProcess sends the server process's status-based private

@@ -11,7 +11,7 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/mysql/mysqltest"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // onlyServer connects to the test's MariaDB and to no other server.
@@ -31,7 +31,7 @@ func (o onlyServer) Live(ctx context.Context, in *mysql.Instance) (mysql.Live, e
 // status scrapes after it, and its Pss after a smaps pass.
 func TestMySQLMetrics(t *testing.T) {
 	srv := mysqltest.Start(t, map[string]string{"innodb_buffer_pool_size": "256M", "max_connections": "50"})
-	s := &watch.Sampler{FS: linux.DefaultFS(), MySQLLive: onlyServer{srv.PID}}
+	s := &sampler.Sampler{FS: linux.DefaultFS(), MySQLLive: onlyServer{srv.PID}}
 	e := New(Options{Sampler: s})
 	gather(t, e) // discovery
 	if err := e.RefreshSmaps(context.Background()); err != nil {

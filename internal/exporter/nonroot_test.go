@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/watch"
 )
 
@@ -54,7 +55,7 @@ func TestNotRootReadsNothingAsZero(t *testing.T) {
 
 func notRootChild(t *testing.T) {
 	pm, _ := strconv.Atoi(os.Getenv(nonRootChildEnv))
-	s := &watch.Sampler{FS: linux.DefaultFS()}
+	s := &sampler.Sampler{FS: linux.DefaultFS()}
 	e := New(Options{Sampler: s})
 	err := e.RefreshSmaps(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "could be read") {
@@ -85,7 +86,7 @@ func notRootChild(t *testing.T) {
 	if pss := m["dbmem_postgres_pss_private_bytes"]; len(pss) > 0 {
 		t.Errorf("Pss private bytes sent though no smaps_rollup was readable: %v", pss)
 	}
-	sample, err := s.Sample(context.Background(), watch.Status)
+	sample, err := s.Sample(context.Background(), sampler.Status)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/dbmem/dbmem/internal/advise"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // ranked is a host process with its PostgreSQL instance and role, if any.
@@ -18,7 +18,7 @@ type ranked struct {
 
 // rankOOM orders every process by oom_score, highest (the next victim)
 // first, ties by PID.
-func rankOOM(s *watch.Sample) []ranked {
+func rankOOM(s *sampler.Sample) []ranked {
 	type owner struct {
 		inst int
 		role string
@@ -53,7 +53,7 @@ func rankOOM(s *watch.Sample) []ranked {
 
 // collectOOM sends the host's top processes by oom_score, by rank (no
 // pid label: pids churn, ranks do not), and each instance's rank.
-func collectOOM(out *sink, s *watch.Sample, top int) {
+func collectOOM(out *sink, s *sampler.Sample, top int) {
 	rs := rankOOM(s)
 	for i, r := range rs {
 		if i >= top {
@@ -85,7 +85,7 @@ func victimRank(rs []ranked, inst int) (int, bool) {
 	return 0, false
 }
 
-func collectFindings(out *sink, s *watch.Sample) {
+func collectFindings(out *sink, s *sampler.Sample) {
 	counts := map[advise.Severity]int{}
 	seen := map[[2]string]bool{}
 	for _, f := range s.Findings {

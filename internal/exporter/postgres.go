@@ -8,10 +8,10 @@ import (
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
-func collectHost(out *sink, s *watch.Sample) {
+func collectHost(out *sink, s *sampler.Sample) {
 	if v, _, ok := s.Snapshot.Host.Meminfo.Available(); ok {
 		out.gauge(descAvailable, float64(v))
 	}
@@ -28,7 +28,7 @@ func collectHost(out *sink, s *watch.Sample) {
 
 // pgLabels are the label values of every PostgreSQL instance of a sample,
 // in its order.
-func pgLabels(s *watch.Sample) [][]string {
+func pgLabels(s *sampler.Sample) [][]string {
 	keys := make([]instKey, len(s.Snapshot.Postgres))
 	for i, in := range s.Snapshot.Postgres {
 		keys[i] = instKey{in.Port, in.DataDir, in.PostmasterPID}
@@ -38,7 +38,7 @@ func pgLabels(s *watch.Sample) [][]string {
 
 // collectPostgres sends every instance's metrics, each instance on its own:
 // one that fails is left out with dbmem_instance_scrape_success 0.
-func collectPostgres(out *sink, s *watch.Sample, pss smapsResult, boot time.Time) {
+func collectPostgres(out *sink, s *sampler.Sample, pss smapsResult, boot time.Time) {
 	labels := pgLabels(s)
 	for i, in := range s.Snapshot.Postgres {
 		l := labels[i]
@@ -189,9 +189,15 @@ func collectHugeNeed(out *sink, in *postgres.Instance, host linux.Host, l []stri
 
 func collectWorstCase(out *sink, in *postgres.Instance, host linux.Host, l []string) {
 	wc := advise.PostgresWorkload(in, advise.DefaultNodesPerQuery).WorstCase()
-	out.gauge(descWorstCase, float64(wc.PrivateBytes), with(l, "private")...)
-	out.gauge(descWorstCase, float64(wc.PageTablesBytes), with(l, "page_tables")...)
-	out.gauge(descWorstCase, float64(wc.SharedBytes), with(l, "shared")...)
+	// A part whose settings were not read is left out, never a default.
+	for _, p := range []struct {
+		part, label string
+		v           uint64
+	}{{"private", "private", wc.PrivateBytes}, {"page tables", "page_tables", wc.PageTablesBytes}, {"shared memory", "shared", wc.SharedBytes}} {
+		if wc.Known(p.part) {
+			out.gauge(descWorstCase, float64(p.v), with(l, p.label)...)
+		}
+	}
 	collectLimits(out, host, in.Cgroup, l)
 }
 
@@ -211,7 +217,7 @@ func collectLimits(out *sink, host linux.Host, cg *linux.CgroupMemory, l []strin
 // pssByRole sums Pss_Anon + VmPTE + VmSwap by postmaster (or MySQL
 // server) PID and role, for processes whose Pss_Anon was read; read and
 // tried count those processes and all database processes.
-func pssByRole(s *watch.Sample) (out map[int]map[string]uint64, read, tried int) {
+func pssByRole(s *sampler.Sample) (out map[int]map[string]uint64, read, tried int) {
 	out = map[int]map[string]uint64{}
 	for _, in := range s.Snapshot.Postgres {
 		m := map[string]uint64{}

@@ -55,7 +55,7 @@ func collect(h *History, title, unit string, names []string, inst string) Chart 
 			}
 			name := Title(s)
 			if !isInst && s.Labels != "" {
-				name += " (" + s.Labels + ")"
+				name += " (" + LabelText(s.Labels) + ")"
 			}
 			c.Series = append(c.Series, s)
 			c.Names = append(c.Names, name)

@@ -34,11 +34,11 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		}
 	}
 	img := charttest.Screenshot(t, dir, page, 900, 1000)
-	if n := charttest.CountColor(img, [3]uint32{0x2a, 0x7a, 0xb9}); n < 200 {
+	if n := charttest.CountColor(img, [3]uint32{0x00, 0x72, 0xb2}); n < 200 {
 		t.Errorf("%d pixels of the first series' colour: the lines did not render", n)
 	}
-	// The notice's shading: #1f77b4 at 15% on white.
-	if n := charttest.CountColor(img, [3]uint32{0xdd, 0xeb, 0xf4}); n < 2000 {
+	// The notice's shading: #56B4E9 (Okabe-Ito sky blue) at 15% on white.
+	if n := charttest.CountColor(img, [3]uint32{0xe6, 0xf4, 0xfc}); n < 2000 {
 		t.Errorf("%d pixels of the host finding's shading", n)
 	}
 }

@@ -66,7 +66,7 @@ func TestText(t *testing.T) {
 	for _, want := range []string{
 		"30 samples", "status ticks 30 CPU avg 1.0 ms",
 		"MemAvailable 3.97G 3.99G 4G 3.97G █▇▆▅▄▄▃▂▁▁",
-		"Huge pages in use (page_size=2097152) 0 14.5 29 29 ▁▁▂▃▄▄▅▆▇█",
+		"Huge pages in use (2 MiB pages) 0 14.5 29 29 ▁▁▂▃▄▄▅▆▇█",
 		"POSTGRESQL port=5432 data_dir=/var/lib/postgresql/15/main",
 		"Connections 0 14.5 29 29 ▁▁▂▃▄▄▅▆▇█",
 		"FINDINGS none recorded",

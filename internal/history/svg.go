@@ -26,8 +26,15 @@ const (
 	maxPointsPerLine = 680
 )
 
-// palette starts with the colours of dbmem lab's charts (internal/lab/htmlreport).
-var palette = []string{"#2a7ab9", "#d9541e", "#888888", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"}
+// palette is Okabe and Ito's colour-blind-safe set (without its yellow,
+// too pale on white), in an order that keeps neighbours apart for every
+// kind of colour blindness; dashes tell lines apart in grey print too.
+var palette = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000", "#999999"}
+
+// dashes are the lines' patterns, one per pass through the palette.
+var dashes = []string{"", "6 3", "2 2"}
+
+func seriesDash(i int) string { return dashes[(i/len(palette))%len(dashes)] }
 
 // SVG renders the chart as inline SVG (internal/chart): a time axis from
 // from to to, y from 0 with the unit's steps and labels, one line per
@@ -45,7 +52,7 @@ func (c Chart) SVG(from, to time.Time, marks []chart.Mark) string {
 		if len(ps) > maxPointsPerLine {
 			ps = downsample(ps, maxPointsPerLine)
 		}
-		cs := chart.Series{Name: c.Names[i], Color: palette[i%len(palette)]}
+		cs := chart.Series{Name: c.Names[i], Color: palette[i%len(palette)], Dash: seriesDash(i)}
 		for _, p := range ps {
 			cs.Points = append(cs.Points, chart.Point{X: unixSeconds(p.At), Y: p.Value})
 		}
@@ -62,7 +69,7 @@ func unixSeconds(t time.Time) float64 {
 }
 
 // severityColors shade findings by severity.
-var severityColors = map[string]string{"critical": "#c62828", "warning": "#ef8c00", "notice": "#1f77b4", "info": "#888888"}
+var severityColors = map[string]string{"critical": "#D55E00", "warning": "#E69F00", "notice": "#56B4E9", "info": "#999999"}
 
 // Marks returns the findings to mark on c, numbered as in the page's
 // findings table (1 is h.Findings[0]): an instance's chart gets the

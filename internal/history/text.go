@@ -77,7 +77,7 @@ func writeSeries(b *strings.Builder, h *History, width int) {
 		st := StatsOf(s.Points)
 		name := Title(s)
 		if !g && s.Labels != "" {
-			name += " (" + s.Labels + ")"
+			name += " (" + LabelText(s.Labels) + ")"
 		}
 		t.Add(name, Format(st.Min, s.Unit), Format(st.Mean, s.Unit), Format(st.Max, s.Unit),
 			Format(st.Last, s.Unit), Sparkline(s.Points, width))

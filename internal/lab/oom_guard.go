@@ -33,7 +33,7 @@ func overcommitInput(fs linux.FS, committedMax uint64) (StrictInput, error) {
 	if err != nil {
 		return StrictInput{}, err
 	}
-	huge := parseKB(mustRead(fs, fs.ProcPath("meminfo")), "Hugetlb")["Hugetlb"]
+	huge := linux.ParseKV(mustRead(fs, fs.ProcPath("meminfo")), "Hugetlb")["Hugetlb"]
 	in := StrictInput{MemTotalBytes: m["MemTotal"], MemAvailableBytes: m["MemAvailable"], SwapBytes: m["SwapTotal"],
 		HugetlbBytes: huge, CommittedMaxBytes: max(committedMax, m["Committed_AS"])}
 	for name, dst := range map[string]*string{"vm.overcommit_memory": &in.Mode, "vm.overcommit_ratio": &in.Ratio, "vm.overcommit_kbytes": &in.KBytes} {

@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/inert"
+	"github.com/dbmem/dbmem/internal/safeexec"
 )
 
 // kmsgMarker is a line the lab writes to the kernel log before the
@@ -36,9 +36,9 @@ const DmesgSource = "dmesg --time-format iso (after the lab's marker)"
 
 // since returns what the kernel logged after the marker, with ISO stamps.
 func (m kmsgMarker) since(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "dmesg", "--time-format", "iso").Output()
-	if err != nil {
-		return "", fmt.Errorf("dmesg --time-format iso: %w", err)
+	out, err := safeexec.Output(ctx, safeexec.Command{Name: "dmesg", Args: []string{"--time-format", "iso"}})
+	if _, cut := safeexec.Truncated(err); err != nil && !cut {
+		return "", err
 	}
 	i := bytes.Index(out, []byte(m))
 	if i < 0 {

@@ -1,59 +1,16 @@
 package lab
 
 import (
-	"bufio"
-	"bytes"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
-// parseKB reads "Key:   123 kB" lines (/proc/meminfo, /proc/PID/status)
-// into bytes for the keys asked; a key that is absent stays absent.
-func parseKB(b []byte, keys ...string) map[string]uint64 {
-	want := map[string]bool{}
-	for _, k := range keys {
-		want[k] = true
-	}
-	out := map[string]uint64{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok || !want[k] {
-			continue
-		}
-		f := strings.Fields(v)
-		if len(f) == 0 {
-			continue
-		}
-		n, err := strconv.ParseUint(f[0], 10, 64)
-		if err != nil {
-			continue
-		}
-		if len(f) > 1 && f[1] == "kB" {
-			n <<= 10
-		}
-		out[k] = n
-	}
-	return out
-}
-
-// readKB reads the keys of a "Key: N kB" file; missing keys are an error
-// naming the file.
+// readKB reads the keys of a "Key: N kB" file (linux.ReadKV); missing
+// keys are an error naming the file.
 func readKB(fs linux.FS, path string, keys ...string) (map[string]uint64, error) {
-	b, err := fs.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	m := parseKB(b, keys...)
-	for _, k := range keys {
-		if _, ok := m[k]; !ok {
-			return m, fmt.Errorf("%s has no %s line", path, k)
-		}
-	}
-	return m, nil
+	return linux.ReadKV(fs, path, keys...)
 }
 
 func meminfo(fs linux.FS, keys ...string) (map[string]uint64, error) {
@@ -119,9 +76,8 @@ func othersOutside(fs linux.FS, skip map[int]bool) []OtherProcess {
 		if skip[p] {
 			continue
 		}
-		b, err := fs.ReadFile(fs.ProcPath(strconv.Itoa(p), "status"))
-		m := parseKB(b, "RssAnon", "VmSwap")
-		if _, ok := m["RssAnon"]; err != nil || !ok {
+		m, _ := procStatus(fs, p, "RssAnon", "VmSwap") // VmSwap may be absent
+		if _, ok := m["RssAnon"]; !ok {
 			continue // a kernel thread, or gone
 		}
 		st, err := linux.ReadStat(fs, p)

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"syscall"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postmortem"
+	"github.com/dbmem/dbmem/internal/safeexec"
 	"github.com/dbmem/dbmem/internal/throwaway"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -107,7 +107,7 @@ func (r *oomRun) prepare(ctx context.Context) error {
 		}
 	}
 	r.zone = zoneName(r.fs)
-	r.boot, _ = postmortem.BootTime(r.fs)
+	r.boot, _ = linux.BootTime(r.fs)
 	return r.create(ctx)
 }
 
@@ -123,7 +123,7 @@ func (r *oomRun) checkTools() error {
 		return err
 	}
 	r.opt.Bin, r.res.Host.PGVersion = t.Bin, t.Version
-	if _, err := exec.LookPath("dmesg"); err != nil {
+	if _, err := safeexec.LookPath("dmesg"); err != nil {
 		return errors.New("dmesg not found: the post-mortem reads the kernel log with it (Debian: util-linux)")
 	}
 	r.cred, err = throwaway.Credential("postgres")

@@ -1,15 +1,14 @@
 package lab
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/safeexec"
 )
 
 // TLB events counted with perf where the CPU's PMU is visible.
@@ -18,7 +17,7 @@ var tlbEvents = []string{"dTLB-load-misses", "dTLB-loads"}
 // perfAvailable checks whether perf can count dTLB misses here; when it
 // cannot, why says so plainly.
 func perfAvailable(ctx context.Context, fs linux.FS) (ok bool, why string) {
-	path, err := exec.LookPath("perf")
+	path, err := safeexec.LookPath("perf")
 	if err != nil {
 		return false, "not available: perf is not installed (Debian: apt-get install linux-perf)"
 	}
@@ -34,15 +33,21 @@ func perfAvailable(ctx context.Context, fs linux.FS) (ok bool, why string) {
 	return false, why + "; page faults are counted instead"
 }
 
+// maxPerfOutput bounds what is kept of perf stat's output (a few lines).
+const maxPerfOutput = 64 << 10
+
 // perfStat runs perf stat in CSV mode around args and returns what it
 // printed (perf writes the counts to stderr).
 func perfStat(ctx context.Context, perf string, args ...string) (string, error) {
 	all := append([]string{"stat", "-x", ",", "-e", strings.Join(tlbEvents, ",")}, args...)
-	cmd := exec.CommandContext(ctx, perf, all...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
+	cmd, err := safeexec.Cmd(ctx, safeexec.Command{Name: perf, Args: all})
+	if err != nil {
+		return "", err
+	}
+	out := safeexec.NewBuffer(maxPerfOutput, true)
+	cmd.Stdout, cmd.Stderr = out, out
+	err = cmd.Run()
+	return string(out.Bytes()), err
 }
 
 // parsePerfCSV reads `perf stat -x ,` lines ("12345,,dTLB-loads,..."),
@@ -66,7 +71,7 @@ func parsePerfCSV(s string) map[string]uint64 {
 
 // perfDuring counts the TLB events host-wide for d.
 func perfDuring(ctx context.Context, d time.Duration) (map[string]uint64, error) {
-	path, err := exec.LookPath("perf")
+	path, err := safeexec.LookPath("perf")
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,9 @@
-// Package linux reads the kernel's view of memory: /proc/meminfo, the huge
-// page pools and transparent huge page settings in /sys, vm sysctls, cgroup
-// memory limits, and per process status, stat, cmdline, maps, smaps,
-// smaps_rollup and oom_score.
+// Package linux reads the kernel's view of memory, and is the one place
+// where kernel and cgroup files are parsed: /proc/meminfo, vmstat,
+// zoneinfo, btime, the huge page pools and transparent huge page settings
+// in /sys, vm sysctls, cgroup memory and hugetlb limits (every page size),
+// and per process status, stat (with the children's faults), comm,
+// cmdline, limits, maps, smaps, smaps_rollup and oom_score.
 //
 // Every reader takes an FS (roots for /proc, /sys and other host files) so a
 // captured tree or a test fixture is read exactly like the live host. Parsing
@@ -16,7 +18,8 @@
 // one line has an unexpected shape. The formats are simple "Key: value kB"
 // lines, parsed here by one tolerant function (kv.go).
 //
-// Missing data is not an error: readers return Gaps (what, why) so reports
-// can say which numbers are missing. A process that exits while it is read
+// Missing data is not an error: readers return Gaps (what, why, and a typed
+// Kind: absent, denied, timeout, failed) so reports can say which numbers
+// are missing; callers decide on the Kind, never on the words of Why. A process that exits while it is read
 // gives an error for which IsGone is true; callers skip it silently.
 package linux

@@ -2,7 +2,6 @@ package linux
 
 import (
 	"fmt"
-	"strings"
 )
 
 // Host is the kernel's memory picture of the whole machine at one moment.
@@ -49,7 +48,7 @@ func ReadHost(fs FS) (Host, []Gap, error) {
 func dropOptionalSysctlGaps(gaps []Gap) []Gap {
 	var out []Gap
 	for _, g := range gaps {
-		if g.What == "vm.zone_reclaim_mode" && strings.HasPrefix(g.Why, "not present") {
+		if g.What == "vm.zone_reclaim_mode" && g.Is(GapAbsent) {
 			continue
 		}
 		out = append(out, g)

@@ -1,6 +1,9 @@
 package linux
 
-import "bytes"
+import (
+	"bytes"
+	"fmt"
+)
 
 // kvFile holds the numeric "Key: value [kB]" lines of a kernel file
 // (meminfo). Values given in kB are converted to bytes; unit-less values
@@ -123,4 +126,35 @@ func indexAny[S ~string | ~[]byte](s S, chars string) int {
 		}
 	}
 	return -1
+}
+
+// ParseKV returns the numeric "Key: value [unit]" lines of b (meminfo,
+// status) for the keys asked, in bytes where a unit is given; a key that
+// is absent stays absent.
+func ParseKV(b []byte, keys ...string) map[string]uint64 {
+	out := map[string]uint64{}
+	eachKV(b, func(key []byte, v uint64) {
+		for _, k := range keys {
+			if string(key) == k {
+				out[k] = v
+			}
+		}
+	})
+	return out
+}
+
+// ReadKV reads the keys asked of a "Key: value [unit]" file under fs; a
+// missing key is an error naming the file.
+func ReadKV(fs FS, path string, keys ...string) (map[string]uint64, error) {
+	b, err := fs.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m := ParseKV(b, keys...)
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			return m, fmt.Errorf("%s has no %s line", fs.Display(path), k)
+		}
+	}
+	return m, nil
 }

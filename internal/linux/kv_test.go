@@ -1,6 +1,8 @@
 package linux
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,5 +68,29 @@ func TestParseStatusAllocs(t *testing.T) {
 	})
 	if allocs > 0 {
 		t.Errorf("eachKV allocated %.0f times per status file", allocs)
+	}
+}
+
+// TestParseKV: the keys asked of a status or meminfo text, in bytes; an
+// absent key stays absent and ReadKV names it.
+func TestParseKV(t *testing.T) {
+	m := ParseKV([]byte("Name:\tpostgres\nVmData:\t  1200 kB\nVmStk:\t132 kB\nHugePages_Total:   7\nRssAnon: x kB\n"),
+		"VmData", "VmStk", "HugePages_Total", "RssAnon", "VmSwap")
+	want := map[string]uint64{"VmData": 1200 << 10, "VmStk": 132 << 10, "HugePages_Total": 7}
+	if len(m) != len(want) {
+		t.Fatalf("got %v, want %v", m, want)
+	}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %d, want %d", k, m[k], v)
+		}
+	}
+	dir := t.TempDir()
+	fs := FS{Proc: dir, Sys: dir, Root: dir}
+	if err := os.WriteFile(filepath.Join(dir, "meminfo"), []byte("MemTotal: 10 kB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadKV(fs, fs.ProcPath("meminfo"), "MemTotal", "Hugetlb"); err == nil || !strings.Contains(err.Error(), "no Hugetlb line") {
+		t.Errorf("a missing key: %v", err)
 	}
 }

@@ -258,6 +258,27 @@ func TestParseStat(t *testing.T) {
 	}
 }
 
+// Recorded from the host's PostgreSQL 15 postmaster, kernel 6.18.44-fc-v769.
+const postmasterStat = "2233 (postgres) S 1 2233 2233 0 -1 4194304 4942 65162 0 24 8 16 140 144 20 0 1 0 4941 222543872 7666 " +
+	"18446744073709551615 94073784205312 94073789661657 140735472880304 0 0 0 0 24129536 84487 1 0 0 17 1 0 0 0 0 0 " +
+	"94073792141392 94073792359114 94073969147904 140735472881310 140735472881432 140735472881432 140735472881620 0\n"
+
+// TestParseStatChildFaults: cminflt and cmajflt (fields 11 and 13), which
+// the lab reads from the postmaster to count its backends' faults.
+func TestParseStatChildFaults(t *testing.T) {
+	got, err := parseStat(postmasterStat)
+	if err != nil || got.MinFlt != 4942 || got.CMinFlt != 65162 || got.MajFlt != 0 || got.CMajFlt != 24 {
+		t.Fatalf("got %+v, %v; want minflt 4942, cminflt 65162, majflt 0, cmajflt 24", got, err)
+	}
+	odd := strings.Replace(postmasterStat, "(postgres)", "(a) b (c)", 1)
+	if got, err := parseStat(odd); err != nil || got.CMinFlt != 65162 {
+		t.Errorf("comm with spaces and parentheses: %+v, %v", got, err)
+	}
+	if _, err := parseStat("2233 (postgres) S 1 2 3 4 5 6 7 x 9 y 1 2 3 4 5 6 7 8 9 10"); err == nil {
+		t.Error("a cminflt that is not a number was accepted")
+	}
+}
+
 func TestParseMaps(t *testing.T) {
 	in := `55d7c6a5d000-55d7c6b2a000 r--p 00000000 fe:00 1573147                    /usr/lib/postgresql/15/bin/postgres
 7f2a40000000-7f2a93400000 rw-s 00000000 00:01 1054                       /anon_hugepage (deleted)

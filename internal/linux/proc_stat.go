@@ -1,6 +1,8 @@
 package linux
 
 import (
+	"github.com/dbmem/dbmem/internal/units"
+
 	"bytes"
 	"fmt"
 	"strconv"
@@ -16,6 +18,11 @@ type Stat struct {
 	// MinFlt and MajFlt count page faults (minor: no I/O).
 	MinFlt uint64 `json:"min_flt"`
 	MajFlt uint64 `json:"maj_flt"`
+	// CMinFlt and CMajFlt count the page faults of the children the
+	// process has waited for (a postmaster waits for every backend, so
+	// they count its backends' faults to their last page).
+	CMinFlt uint64 `json:"cmin_flt"`
+	CMajFlt uint64 `json:"cmaj_flt"`
 	// StartTicks is the start time in clock ticks since boot; with the PID it
 	// identifies a process across PID reuse.
 	StartTicks uint64 `json:"start_ticks"`
@@ -37,7 +44,7 @@ func parseStat(s string) (Stat, error) {
 	open := strings.IndexByte(s, '(')
 	end := strings.LastIndexByte(s, ')')
 	if open < 0 || end < open {
-		return Stat{}, fmt.Errorf("stat %q: no (comm)", trunc(s, 60))
+		return Stat{}, fmt.Errorf("stat %q: no (comm)", units.Trunc(s, 60))
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(s[:open]))
 	if err != nil {
@@ -54,7 +61,13 @@ func parseStat(s string) (Stat, error) {
 		st.MinFlt, err = strconv.ParseUint(f[7], 10, 64)
 	}
 	if err == nil {
+		st.CMinFlt, err = strconv.ParseUint(f[8], 10, 64)
+	}
+	if err == nil {
 		st.MajFlt, err = strconv.ParseUint(f[9], 10, 64)
+	}
+	if err == nil {
+		st.CMajFlt, err = strconv.ParseUint(f[10], 10, 64)
 	}
 	if err == nil {
 		st.StartTicks, err = strconv.ParseUint(f[19], 10, 64)
@@ -142,9 +155,12 @@ func ListPIDs(fs FS) ([]int, error) {
 	return pids, nil
 }
 
-func trunc(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
+// ReadComm reads /proc/PID/comm: the process name (at most 15 bytes), as
+// the kernel keeps it.
+func ReadComm(fs FS, pid int) (string, error) {
+	b, err := readProcFile(fs, pid, "comm")
+	if err != nil {
+		return "", err
 	}
-	return s
+	return strings.TrimSpace(string(b)), nil
 }

@@ -107,7 +107,7 @@ func procGap(pid int, file string, err error) Gap {
 func dropGone(gaps []Gap) []Gap {
 	var out []Gap
 	for _, g := range gaps {
-		if !strings.HasPrefix(g.Why, "not present") {
+		if !g.Is(GapAbsent) {
 			out = append(out, g)
 		}
 	}

@@ -145,7 +145,7 @@ func (r *confReader) read(file string) {
 
 // fail records a gap; a refusal of the budget stops the whole read.
 func (r *confReader) fail(what string, err error) {
-	r.gaps = append(r.gaps, linux.Gap{What: what, Why: err.Error()})
+	r.gaps = append(r.gaps, linux.Gap{What: what, Why: err.Error(), Kind: linux.KindOf(err)})
 	if errors.Is(err, confbudget.ErrOverBudget) {
 		r.stopped = true
 	}
@@ -179,7 +179,7 @@ func (r *confReader) readDir(dir string) {
 	}
 	names, err := r.fs.ReadDir(r.fs.HostPath(dir))
 	if err != nil {
-		r.gaps = append(r.gaps, linux.Gap{What: "option directory " + dir, Why: err.Error()})
+		r.gaps = append(r.gaps, linux.Gap{What: "option directory " + dir, Why: err.Error(), Kind: linux.KindOf(err)})
 		return
 	}
 	var cnf []string

@@ -176,3 +176,10 @@ func (c Connector) users(client map[string]string) []string {
 	}
 	return dedupe(append(out, "root"))
 }
+
+// Open connects to the server in as Live does (its socket or port, the
+// users tried in turn) and checks that the answer is that server; the
+// caller closes the connection. It says how it connected.
+func (c Connector) Open(ctx context.Context, in *Instance) (*sql.DB, string, error) {
+	return c.connect(ctx, in)
+}

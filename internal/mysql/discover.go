@@ -46,7 +46,7 @@ func Discover(ctx context.Context, fs linux.FS, opt Options) ([]*Instance, []lin
 			continue
 		}
 		if err != nil {
-			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("MySQL/MariaDB server %d", pid), Why: err.Error()})
+			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("MySQL/MariaDB server %d", pid), Why: err.Error(), Kind: linux.KindOf(err)})
 			continue
 		}
 		out = append(out, in)

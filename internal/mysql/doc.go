@@ -5,6 +5,8 @@
 // worst case the settings allow.
 //
 // Reading (Discover, Connector) is separate from the pure calculations
-// (WorstCase, PlanHugePages, Findings), which take an Instance and return
-// typed results with their formulas.
+// (ComputeWorstCase, WorstCaseIn, PlanHugePages), which take an Instance and
+// return enginemem's engine-neutral types (WorstCase, HugeNeed) with their
+// formulas: internal/advise judges them with the same checks as
+// PostgreSQL's (its fromMySQL view).
 package mysql

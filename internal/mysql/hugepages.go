@@ -3,20 +3,18 @@ package mysql
 import (
 	"fmt"
 
+	"github.com/dbmem/dbmem/internal/enginemem"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-// HugeAPI is how a server maps its large pages.
-type HugeAPI string
+// HugeAPI is how a server maps its large pages (enginemem's, one type for
+// every engine).
+type HugeAPI = enginemem.HugeAPI
 
-// The two ways. MAP_HUGETLB (anonymous private mmap) needs only free pages
-// in the pool. SHM_HUGETLB (shmget) also needs the server's group in
-// vm.hugetlb_shm_group (or CAP_IPC_LOCK), segments within kernel.shmmax and
-// kernel.shmall, and MySQL's documentation asks for a memlock limit
-// (LimitMEMLOCK= in the systemd unit) covering them.
+// The two ways (see enginemem.HugeMmap and HugeSysV).
 const (
-	HugeMmap HugeAPI = "mmap MAP_HUGETLB"
-	HugeSysV HugeAPI = "shmget SHM_HUGETLB"
+	HugeMmap = enginemem.HugeMmap
+	HugeSysV = enginemem.HugeSysV
 )
 
 // APIOf tells how the server maps large pages: measured from its huge
@@ -46,31 +44,6 @@ func VersionAPI(f Flavor, major, minor int) (HugeAPI, string) {
 	return HugeMmap, fmt.Sprintf("%s %d.%d allocates large pages with mmap", f, major, minor)
 }
 
-// HugePagePlan is what large_pages=ON needs from the host.
-type HugePagePlan struct {
-	PageSizeBytes uint64  `json:"page_size_bytes"`
-	API           HugeAPI `json:"api"`
-	APIFrom       string  `json:"api_from"`
-	// Lines are the allocations counted, each rounded up to whole pages.
-	Lines []Line `json:"lines"`
-	Pages uint64 `json:"pages"`
-	Bytes uint64 `json:"bytes"` // Pages x PageSizeBytes
-	// MarginPages are the pages of the margin line, part of Pages.
-	MarginPages uint64 `json:"margin_pages"`
-	// Smaller are allocations below one page of PageSizeBytes that the
-	// server maps in a smaller page size, not from this pool (MariaDB
-	// 10.5+ picks, per allocation, the largest page size not above it).
-	Smaller []Line `json:"smaller,omitempty"`
-	// AllocBytes is the sum of the allocations counted, before rounding:
-	// what moves out of 4 KiB pages (and out of Committed_AS).
-	AllocBytes uint64 `json:"alloc_bytes"`
-	// SysV only (API HugeSysV): what the kernel and the limits must allow.
-	ShmGroup     *uint32 `json:"shm_group,omitempty"` // the server's gid, for vm.hugetlb_shm_group
-	MemlockBytes uint64  `json:"memlock_bytes,omitempty"`
-	ShmMaxBytes  uint64  `json:"shmmax_bytes,omitempty"` // largest segment
-	ShmAllPages  uint64  `json:"shmall_pages,omitempty"` // in base pages
-}
-
 // LargePageVariables name the buffers a server of this flavor allocates
 // with its large-page allocator when large_pages=ON, besides the buffer
 // pool: InnoDB's log buffer, the MyISAM key cache (my_large_malloc) and, in
@@ -89,14 +62,16 @@ func LargePageVariables(f Flavor) []Line {
 // pageSize: the buffer pool (its measured mapping, or the setting) and the
 // other large-page buffers (LargePageVariables), or, when the server
 // already maps huge pages, those mappings plus a buffer pool left in 4 KiB
-// pages.
-func PlanHugePages(in *Instance, pageSize, basePage uint64) HugePagePlan {
-	p := HugePagePlan{PageSizeBytes: pageSize}
+// pages. The need carries its own margin (OwnMarginPages) and, for SysV
+// servers, what the kernel and the limits must allow.
+func PlanHugePages(in *Instance, pageSize, basePage uint64) enginemem.HugeNeed {
+	p := enginemem.HugeNeed{PageSizeBytes: pageSize, Exact: true}
 	p.API, p.APIFrom = APIOf(in)
 	if pageSize == 0 {
 		return p
 	}
 	picksSize := p.API == HugeMmap && in.Flavor == MariaDB
+	var shmMax, shmAll uint64
 	add := func(name, formula string, b uint64) {
 		if picksSize && b < pageSize {
 			p.Smaller = append(p.Smaller, Line{Name: name, Bytes: b, Formula: formula})
@@ -106,9 +81,8 @@ func PlanHugePages(in *Instance, pageSize, basePage uint64) HugePagePlan {
 		p.Lines = append(p.Lines, Line{Name: name, Bytes: pages * pageSize,
 			Formula: fmt.Sprintf("ceil(%s / %s) = %d pages (%s)", units.Bytes(b), units.Bytes(pageSize), pages, formula)})
 		p.Pages += pages
-		p.AllocBytes += b
-		p.ShmMaxBytes = max(p.ShmMaxBytes, b)
-		p.ShmAllPages += units.CeilDiv(b, basePage)
+		p.SharedBytes += b
+		shmMax, shmAll = max(shmMax, b), shmAll+units.CeilDiv(b, basePage)
 	}
 	bp := in.Memory.BufferPool
 	if bp == nil || !bp.Hugetlb {
@@ -124,16 +98,13 @@ func PlanHugePages(in *Instance, pageSize, basePage uint64) HugePagePlan {
 	for _, m := range in.Memory.HugeMappings {
 		add("huge mapping", fmt.Sprintf("measured %s at %#x", m.Path, m.Start), m.SizeBytes)
 	}
-	p.addMargin()
-	p.Bytes = p.Pages * pageSize
+	addMargin(&p)
 	if p.API == HugeSysV {
-		p.MemlockBytes = p.Bytes
+		p.SysV = &enginemem.SysVNeed{MemlockBytes: p.Bytes(), ShmMaxBytes: shmMax, ShmAllPages: shmAll}
 		if in.Creds != nil {
 			g := in.Creds.GID
-			p.ShmGroup = &g
+			p.SysV.ShmGroup = &g
 		}
-	} else {
-		p.ShmMaxBytes, p.ShmAllPages = 0, 0
 	}
 	return p
 }
@@ -151,10 +122,10 @@ const (
 	MarginMinBytes = 16 << 20
 )
 
-func (p *HugePagePlan) addMargin() {
+func addMargin(p *enginemem.HugeNeed) {
 	floor := units.CeilDiv(MarginMinBytes, p.PageSizeBytes)
 	m := max(p.Pages*MarginPercent/100, floor)
-	p.MarginPages = m
+	p.OwnMarginPages = m
 	p.Lines = append(p.Lines, Line{Name: "margin", Bytes: m * p.PageSizeBytes,
 		Formula: fmt.Sprintf("max(%d%% of %d, %s = %d pages) = %d pages: allocations at start vary, and one that does not fit falls back silently",
 			MarginPercent, p.Pages, units.Bytes(MarginMinBytes), floor, m)})

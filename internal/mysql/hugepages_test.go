@@ -23,14 +23,14 @@ func TestPlanHugePagesGigantic(t *testing.T) {
 		in.Settings.set("innodb_buffer_pool_size", "4G", FromConfigFile, "")
 		in.Settings.set("large_pages", "ON", FromConfigFile, "")
 		p := PlanHugePages(in, 1<<30, 4096)
-		if p.Pages != c.pages || p.MarginPages != c.margin || len(p.Smaller) != c.smaller {
-			t.Errorf("%s: %d pages (margin %d, %d smaller), want %d (%d, %d): %+v", c.name, p.Pages, p.MarginPages, len(p.Smaller), c.pages, c.margin, c.smaller, p.Lines)
+		if p.Pages != c.pages || p.OwnMarginPages != c.margin || len(p.Smaller) != c.smaller {
+			t.Errorf("%s: %d pages (margin %d, %d smaller), want %d (%d, %d): %+v", c.name, p.Pages, p.OwnMarginPages, len(p.Smaller), c.pages, c.margin, c.smaller, p.Lines)
 		}
 	}
 	in := &Instance{Flavor: MariaDB, Settings: Defaults(MariaDB)}
 	in.setVersion("10.11.19-MariaDB")
 	in.Settings.set("innodb_buffer_pool_size", "1G", FromConfigFile, "")
-	if p := PlanHugePages(in, 2<<20, 4096); p.Pages != 712 || p.MarginPages != 64 {
-		t.Errorf("2 MiB pages: %d pages, margin %d, want 712 and 64 (as measured with mariadbd)", p.Pages, p.MarginPages)
+	if p := PlanHugePages(in, 2<<20, 4096); p.Pages != 712 || p.OwnMarginPages != 64 {
+		t.Errorf("2 MiB pages: %d pages, margin %d, want 712 and 64 (as measured with mariadbd)", p.Pages, p.OwnMarginPages)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/enginemem"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -39,7 +40,7 @@ func TestFindBufferPoolRecorded4K(t *testing.T) {
 		t.Fatalf("huge mappings: %d, want the 124 MiB and 106 MiB ones", n)
 	}
 	p := PlanHugePages(in, 2<<20, 4096)
-	if p.Pages != 627+62 || p.API != HugeMmap || !strings.HasPrefix(p.APIFrom, "measured") || p.ShmMaxBytes != 0 {
+	if p.Pages != 627+62 || p.API != HugeMmap || !strings.HasPrefix(p.APIFrom, "measured") || p.SysV != nil {
 		t.Errorf("plan = %+v, want 627 pages + 62 margin by mmap", p)
 	}
 }
@@ -80,7 +81,7 @@ func TestFindBufferPoolChunks(t *testing.T) {
 	in := &Instance{Flavor: MySQL, Settings: Defaults(MySQL), Creds: &linux.Creds{GID: 27}}
 	in.Memory.HugeMappings, in.Memory.BufferPool = bp.Mappings, bp
 	p := PlanHugePages(in, 2<<20, 4096)
-	if p.API != HugeSysV || p.Pages != 256+25 || p.MemlockBytes != 281*2<<20 || *p.ShmGroup != 27 || p.ShmMaxBytes != 128<<20 || p.ShmAllPages != 131072 {
+	if p.API != HugeSysV || p.Pages != 256+25 || p.SysV.MemlockBytes != 281*2<<20 || *p.SysV.ShmGroup != 27 || p.SysV.ShmMaxBytes != 128<<20 || p.SysV.ShmAllPages != 131072 {
 		t.Errorf("SysV plan = %+v", p)
 	}
 	if FindBufferPool(es, 8<<30) != nil {
@@ -92,25 +93,29 @@ func TestWorstCase(t *testing.T) {
 	in := &Instance{Flavor: MariaDB, Settings: Defaults(MariaDB)}
 	in.Settings.set("max_connections", "100", FromServer, "")
 	wc := ComputeWorstCase(in)
+	global := wc.Sum(enginemem.Global)
 	// global: 128M pool + 16M log + 128M key + 1M query cache + 128M aria
-	if wc.GlobalBytes != (128+16+128+1+128)<<20 {
-		t.Errorf("global = %d", wc.GlobalBytes)
+	if global != (128+16+128+1+128)<<20 {
+		t.Errorf("global = %d", global)
 	}
 	// per thread: 2M sort + 256K join + 128K read + 256K rnd + 292K stack + 16K net + 16M tmp
 	per := uint64(2<<20 + 256<<10 + 128<<10 + 256<<10 + 299008 + 16<<10 + 16<<20)
-	if wc.PerThreadBytes != per || wc.TotalBytes != wc.GlobalBytes+100*per || !wc.PerfSchemaKnown {
-		t.Errorf("per thread %d (want %d), total %d", wc.PerThreadBytes, per, wc.TotalBytes)
+	// page tables: the pool, log buffer, key cache and Aria cache (400 MiB) in 4 KiB pages
+	pt := uint64(400<<20) / 4096 * 8
+	if got := wc.Sum(enginemem.PerConnection); got != per || wc.TotalBytes != global+100*per+pt || !wc.Measured("performance_schema") {
+		t.Errorf("per thread %d (want %d), total %d", got, per, wc.TotalBytes)
 	}
 	in.Settings.set("log_bin", "ON", FromServer, "")
 	in.Settings.set("performance_schema", "ON", FromServer, "")
 	in.Settings.set("tmp_table_size", "64M", FromServer, "")
 	in.PerfSchemaMemory = []MemoryEvent{{"memory/performance_schema/events_statements_history_long", 10 << 20}, {"memory/sql/THD::main_mem_root", 5 << 20}}
 	wc2 := ComputeWorstCase(in)
-	if wc2.PerThreadBytes != per+64<<10 || wc2.PerfSchema.Bytes != 10<<20 {
-		t.Errorf("with binlog caches and perf schema: per thread %d, ps %d", wc2.PerThreadBytes, wc2.PerfSchema.Bytes)
+	ps, _ := wc2.Line("performance_schema")
+	if wc2.Sum(enginemem.PerConnection) != per+64<<10 || ps.Bytes != 10<<20 {
+		t.Errorf("with binlog caches and perf schema: per thread %d, ps %d", wc2.Sum(enginemem.PerConnection), ps.Bytes)
 	}
 	in.PerfSchemaMemory = nil
-	if wc3 := ComputeWorstCase(in); wc3.PerfSchemaKnown {
+	if wc3 := ComputeWorstCase(in); wc3.Measured("performance_schema") {
 		t.Error("performance_schema ON without a measurement must be unknown")
 	}
 }

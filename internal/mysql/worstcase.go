@@ -4,33 +4,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/enginemem"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-// Line is one term of a calculation, with the arithmetic that produced it.
-type Line struct {
-	Name    string `json:"name"`
-	Formula string `json:"formula"`
-	Bytes   uint64 `json:"bytes"`
-}
-
-// WorstCase is the memory the settings allow when every connection runs
-// its hungriest query at once: global buffers + max_connections x
-// (per-thread buffers + one in-memory temporary table) + performance_schema.
-// Nothing in the server caps it.
-type WorstCase struct {
-	Global         []Line `json:"global"`
-	GlobalBytes    uint64 `json:"global_bytes"`
-	PerThread      []Line `json:"per_thread"`
-	PerThreadBytes uint64 `json:"per_thread_bytes"`
-	MaxConnections int    `json:"max_connections"`
-	Connections    Line   `json:"connections"`
-	PerfSchema     Line   `json:"perf_schema"`
-	// PerfSchemaKnown is false when performance_schema is ON but its
-	// memory was not measured (no connection).
-	PerfSchemaKnown bool   `json:"perf_schema_known"`
-	TotalBytes      uint64 `json:"total_bytes"`
-}
+// Line is one term of a calculation (enginemem's, one type for every
+// engine).
+type Line = enginemem.Line
 
 // globalBuffers are allocated once per server; perThreadBuffers per
 // connection that needs them (their full size in the worst case).
@@ -41,36 +21,98 @@ var (
 	binlogBuffers = []string{"binlog_cache_size", "binlog_stmt_cache_size"}
 )
 
-// ComputeWorstCase adds up the terms from the instance's settings. The
-// buffer pool counts as its measured mapping when that is larger than
+// ComputeWorstCase is the server's worst case as it runs now: its
+// large-page buffers in huge pages when its buffer pool is (measured), else
+// in base pages.
+func ComputeWorstCase(in *Instance) enginemem.WorstCase {
+	if bp := in.Memory.BufferPool; bp != nil && bp.Hugetlb {
+		return WorstCaseIn(in, bp.PageSizeBytes)
+	}
+	return WorstCaseIn(in, 0)
+}
+
+// WorstCaseIn is the memory the settings allow when every connection runs
+// its hungriest query at once: global buffers + max_connections x
+// (per-thread buffers + one in-memory temporary table) + performance_schema
+// + the page tables of the large-page buffers (one process maps them
+// once). With hugePage > 0 the large-page buffers (LargePageVariables and
+// the buffer pool) are in huge pages of that size: shared, not private.
+// The buffer pool counts as its measured mapping when that is larger than
 // innodb_buffer_pool_size (the pool's control blocks sit beside it).
-func ComputeWorstCase(in *Instance) WorstCase {
+// Nothing in the server caps it.
+func WorstCaseIn(in *Instance, hugePage uint64) enginemem.WorstCase {
 	s := in.Settings
-	var wc WorstCase
-	wc.Global = append(wc.Global, bufferPoolLine(in))
+	var wc enginemem.WorstCase
+	large := largePageNames(in.Flavor)
+	var buffers uint64
+	addGlobal := func(l Line) {
+		l.Scope = enginemem.Global
+		if large[l.Formula] || l.Name == "innodb_buffer_pool_size" {
+			buffers += l.Bytes
+			if hugePage > 0 {
+				l.Scope = enginemem.InHugePages
+			}
+		}
+		wc.Lines = append(wc.Lines, l)
+	}
+	addGlobal(bufferPoolLine(in))
 	for _, name := range globalBuffers {
 		if v, ok := s.Bytes(name); ok && v > 0 {
-			wc.Global = append(wc.Global, Line{Name: name, Formula: name, Bytes: v})
+			addGlobal(Line{Name: name, Formula: name, Bytes: v})
 		}
 	}
+	wc.PerConnection = perThreadLines(s)
+	per := wc.Sum(enginemem.PerConnection)
+	mc, _ := s.Int("max_connections")
+	wc.MaxConnections = int(mc)
+	wc.Lines = append(wc.Lines, Line{Name: "connections", Bytes: uint64(mc) * per,
+		Formula: fmt.Sprintf("%d max_connections x %s per thread", mc, units.Bytes(per))})
+	ps, known := perfSchemaLine(in)
+	if !known {
+		wc.Unmeasured = append(wc.Unmeasured, ps.Name)
+	}
+	wc.Lines = append(wc.Lines, ps)
+	for _, l := range wc.Lines {
+		if l.Scope == enginemem.InHugePages {
+			wc.SharedBytes += l.Bytes
+		} else {
+			wc.PrivateBytes += l.Bytes
+		}
+	}
+	page := max(hugePage, 4096)
+	wc.PageTablesBytes = enginemem.PageTableBytes(1, buffers, page)
+	wc.Lines = append(wc.Lines, Line{Name: "page tables", Bytes: wc.PageTablesBytes,
+		Formula: fmt.Sprintf("1 process x %s of large-page buffers / %s pages x 8 B", units.Bytes(buffers), units.Bytes(page))})
+	wc.TotalBytes = wc.PrivateBytes + wc.PageTablesBytes + wc.SharedBytes
+	return wc
+}
+
+// perThreadLines are what one connection may allocate: its buffers, the
+// binary log caches when log_bin is on, an in-memory temporary table.
+func perThreadLines(s Settings) []Line {
 	names := threadBuffers
 	if on, _ := s.Bool("log_bin"); on {
 		names = append(names, binlogBuffers...)
 	}
+	var out []Line
 	for _, name := range names {
 		if v, ok := s.Bytes(name); ok && v > 0 {
-			wc.PerThread = append(wc.PerThread, Line{Name: name, Formula: name, Bytes: v})
+			out = append(out, Line{Name: name, Formula: name, Bytes: v, Scope: enginemem.PerConnection})
 		}
 	}
-	wc.PerThread = append(wc.PerThread, tmpTableLine(s))
-	wc.GlobalBytes, wc.PerThreadBytes = sum(wc.Global), sum(wc.PerThread)
-	mc, _ := s.Int("max_connections")
-	wc.MaxConnections = int(mc)
-	wc.Connections = Line{Name: "connections", Bytes: uint64(mc) * wc.PerThreadBytes,
-		Formula: fmt.Sprintf("%d max_connections x %s per thread", mc, units.Bytes(wc.PerThreadBytes))}
-	wc.PerfSchema, wc.PerfSchemaKnown = perfSchemaLine(in)
-	wc.TotalBytes = wc.GlobalBytes + wc.Connections.Bytes + wc.PerfSchema.Bytes
-	return wc
+	t := tmpTableLine(s)
+	t.Scope = enginemem.PerConnection
+	return append(out, t)
+}
+
+// largePageNames are the variables a server of this flavor allocates with
+// its large-page allocator (LargePageVariables).
+func largePageNames(f Flavor) map[string]bool {
+	out := map[string]bool{"innodb_buffer_pool_size": true}
+	for _, l := range LargePageVariables(f) {
+		out[l.Formula] = true
+	}
+	return out
 }
 
 func bufferPoolLine(in *Instance) Line {
@@ -110,12 +152,4 @@ func perfSchemaLine(in *Instance) (Line, bool) {
 		return Line{Name: "performance_schema", Formula: "ON, not measured (needs a connection)"}, false
 	}
 	return Line{Name: "performance_schema", Formula: "sum of memory/performance_schema/% in memory_summary_global_by_event_name (top events)", Bytes: total}, true
-}
-
-func sum(ls []Line) uint64 {
-	var t uint64
-	for _, l := range ls {
-		t += l.Bytes
-	}
-	return t
 }

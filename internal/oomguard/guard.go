@@ -2,11 +2,12 @@ package oomguard
 
 import (
 	"context"
-	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/safeexec"
 )
 
 // Value is a setting and where it came from ("systemctl show", a unit
@@ -81,14 +82,14 @@ func Read(ctx context.Context, o Options) *Guard {
 // systemdPID1: /proc/1/comm is systemd and /run/systemd/system exists
 // (sd_booted's test).
 func systemdPID1(fs linux.FS) bool {
-	b, err := fs.ReadFile(fs.ProcPath("1", "comm"))
-	return err == nil && strings.TrimSpace(string(b)) == "systemd" && fs.IsLive() && fs.Exists("/run/systemd/system")
+	comm, err := linux.ReadComm(fs, 1)
+	return err == nil && comm == "systemd" && fs.IsLive() && fs.Exists("/run/systemd/system")
 }
 
 func sysctlInt(fs linux.FS, name string, g *Guard) *int {
 	v, err := linux.ReadSysctl(fs, name)
 	if err != nil {
-		g.Gaps = append(g.Gaps, linux.Gap{What: name, Why: err.Error()})
+		g.Gaps = append(g.Gaps, linux.Gap{What: name, Why: err.Error(), Kind: linux.KindOf(err)})
 		return nil
 	}
 	return atoi(v)
@@ -111,12 +112,13 @@ func atoi(s string) *int {
 	return &n
 }
 
+// maxShow bounds what is kept of one `systemctl show` (a few KiB in
+// practice); output over it is an error, not a partial unit.
+const maxShow = 1 << 20
+
+// execRunner runs systemctl through safeexec: from the system directories
+// only, with a cleared environment, bounded in time and output.
 func execRunner(ctx context.Context, name string, args ...string) ([]byte, error) {
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.CommandContext(ctx, p, args...)
-	cmd.Env = []string{"LC_ALL=C", "SYSTEMD_PAGER=", "SYSTEMD_COLORS=0", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
-	return cmd.Output()
+	return safeexec.Output(ctx, safeexec.Command{Name: name, Args: args, MaxBytes: maxShow, Head: true,
+		Timeout: 20 * time.Second, Env: []string{"SYSTEMD_PAGER=", "SYSTEMD_COLORS=0"}})
 }

@@ -48,11 +48,11 @@ func processes(fs linux.FS) map[string]int {
 		return out
 	}
 	for _, pid := range pids {
-		b, err := fs.ReadFile(fs.ProcPath(strconv.Itoa(pid), "comm"))
+		c, err := linux.ReadComm(fs, pid)
 		if err != nil {
 			continue
 		}
-		switch c := strings.TrimSpace(string(b)); c {
+		switch c {
 		case "systemd-oomd", "earlyoom":
 			if out[c] == 0 {
 				out[c] = pid

@@ -3,7 +3,6 @@ package oomguard
 import (
 	"bytes"
 	"context"
-	"strconv"
 	"strings"
 	"time"
 
@@ -213,24 +212,16 @@ func readMemlock(fs linux.FS, pid int, u *UnitAudit) {
 	if pid <= 0 {
 		return
 	}
-	b, err := fs.ReadFile(fs.ProcPath(strconv.Itoa(pid), "limits"))
+	l, err := linux.ReadLimits(fs, pid)
 	if err != nil {
 		return
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if !strings.HasPrefix(l, "Max locked memory") {
-			continue
-		}
-		f := strings.Fields(strings.TrimPrefix(l, "Max locked memory"))
-		if len(f) == 0 {
-			return
-		}
-		if f[0] == "unlimited" {
-			u.MemlockUnlimited = true
-			return
-		}
-		if n, err := strconv.ParseUint(f[0], 10, 64); err == nil {
-			u.ProcessMemlockBytes = &n
-		}
+	m, ok := l.Memlock()
+	switch {
+	case !ok:
+	case m.Soft == linux.Unlimited:
+		u.MemlockUnlimited = true
+	default:
+		u.ProcessMemlockBytes = &m.Soft
 	}
 }

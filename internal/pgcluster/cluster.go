@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/hostchange"
+	"github.com/dbmem/dbmem/internal/safeexec"
 	"github.com/dbmem/dbmem/internal/throwaway"
 )
 
@@ -246,12 +247,13 @@ func (c *Cluster) runIn(ctx context.Context, cgroupFD int, prog string, args ...
 	cmd.Dir = c.Dir
 	cmd.Env = Env()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred, UseCgroupFD: cgroupFD > 0, CgroupFD: cgroupFD}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Bounded: a program's output is kept up to 4 MiB, its errors' to 64 KiB.
+	stdout, stderr := safeexec.NewBuffer(4<<20, true), safeexec.NewBuffer(64<<10, true)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("%s %s: %w: %s", prog, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return string(stdout.Bytes()), fmt.Errorf("%s %s: %w: %s", prog, strings.Join(args, " "), err, strings.TrimSpace(string(stderr.Bytes())))
 	}
-	return stdout.String(), nil
+	return string(stdout.Bytes()), nil
 }
 
 // waitGone waits until pid has exited (a zombie counts as exited).

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/pgcluster"
+	"github.com/dbmem/dbmem/internal/safeexec"
 )
 
 // asker finds the PostgreSQL binaries to ask, and the throwaway clusters
@@ -97,10 +97,13 @@ func (s server) run(ctx context.Context, args []string) (string, error) {
 		return "", err
 	}
 	cmd := s.command(ctx, args)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	out, errb := safeexec.NewBuffer(64<<10, true), safeexec.NewBuffer(4<<10, true) // postgres -C prints one line
+	cmd.Stdout, cmd.Stderr = out, errb
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s %s: %w: %s", cmd.Path, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+		return "", fmt.Errorf("%s %s: %w: %s", cmd.Path, strings.Join(args, " "), err, strings.TrimSpace(string(errb.Bytes())))
 	}
-	return strings.TrimSpace(out.String()), nil
+	if out.Truncated() {
+		return "", fmt.Errorf("%s %s printed %d bytes, more than a setting's value", cmd.Path, strings.Join(args, " "), out.Total())
+	}
+	return strings.TrimSpace(string(out.Bytes())), nil
 }

@@ -22,17 +22,28 @@ func coHosted(fs linux.FS, r Request, pg *postgres.Instance) (*uint64, string) {
 			return &v, fmt.Sprintf("anon %s of cgroup %s less the instance's %s private", units.Bytes(*cg.AnonBytes), cg.Path, units.Bytes(*sum.PrivateBytes))
 		}
 	}
+	mine := map[int]bool{pg.SessionPID: true}
+	for _, p := range pg.Processes {
+		mine[p.PID] = true
+	}
 	anon := r.anon
 	if anon == nil {
 		anon = &hostAnon{}
 	}
-	procs, ok := anon.read(fs, r.Snapshot)
+	return anon.others(fs, r.Snapshot, mine)
+}
+
+// othersPrivate is RssAnon + VmSwap of every process but mine, read now;
+// nil when the process list cannot be read.
+func othersPrivate(fs linux.FS, mine map[int]bool) (*uint64, string) {
+	return (&hostAnon{}).others(fs, nil, mine)
+}
+
+// others sums the processes not in mine.
+func (h *hostAnon) others(fs linux.FS, s *snapshot.Snapshot, mine map[int]bool) (*uint64, string) {
+	procs, ok := h.read(fs, s)
 	if !ok {
 		return nil, ""
-	}
-	mine := map[int]bool{pg.SessionPID: true}
-	for _, p := range pg.Processes {
-		mine[p.PID] = true
 	}
 	var total uint64
 	n := 0

@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
@@ -12,31 +11,38 @@ import (
 )
 
 // hostFacts are this host's sizes and current settings, and notes on what
-// is unknown. A plan needs RAM and swap: without MemTotal or SwapTotal it
-// is an error naming the lines and the way around (a what-if).
-func hostFacts(s *snapshot.Snapshot) (advise.HostFacts, []string, error) {
+// is unknown. RAM and swap come from meminfo, or from r.Given where the
+// snapshot lacks the line (a partial capture); a plan needs the RAM (an
+// error naming the flag without it), and plans without the swap what
+// does not depend on it (advise.PlanResult.NotPlanned).
+func hostFacts(s *snapshot.Snapshot, g Given) (advise.HostFacts, []string, error) {
 	h := s.Host
-	m := h.Meminfo
-	var missing []string
-	if m.MemTotalBytes == nil {
-		missing = append(missing, "MemTotal")
+	ram, ramNote, err := givenOrRead("MemTotal", "ram", h.Meminfo.MemTotalBytes, g.RAMBytes)
+	if err != nil {
+		return advise.HostFacts{}, nil, err
 	}
-	if m.SwapTotalBytes == nil {
-		missing = append(missing, "SwapTotal")
+	swap, swapNote, err := givenOrRead("SwapTotal", "swap", h.Meminfo.SwapTotalBytes, g.SwapBytes)
+	if err != nil {
+		return advise.HostFacts{}, nil, err
 	}
-	if len(missing) > 0 {
-		return advise.HostFacts{}, nil, fmt.Errorf("/proc/meminfo has no %s line: a plan needs the host's RAM and swap; "+
-			"give them for a what-if plan (dbmem plan --ram SIZE --swap SIZE)", strings.Join(missing, " or "))
+	if ram == nil {
+		return advise.HostFacts{}, nil, fmt.Errorf("/proc/meminfo has no MemTotal line: a plan needs the host's RAM; " +
+			"give it with --ram SIZE (with --from or --proc: the RAM of the host captured; on this host, a what-if)")
 	}
 	f := advise.HostFacts{
-		Name: h.Hostname, RAMBytes: *m.MemTotalBytes, SwapBytes: *m.SwapTotalBytes,
+		Name: h.Hostname, RAMBytes: *ram,
 		NUMANodes: max(h.NUMANodes, 1), HugePageSizes: []uint64{},
 		Now: &advise.HostNow{
-			Sysctls: h.Sysctls, THP: h.THP, CommittedASBytes: m.CommittedASBytes,
-			CommitLimitBytes: m.CommitLimitBytes, Pools: h.HugePools,
+			Sysctls: h.Sysctls, THP: h.THP, CommittedASBytes: h.Meminfo.CommittedASBytes,
+			CommitLimitBytes: h.Meminfo.CommitLimitBytes, Pools: h.HugePools,
 		},
 	}
-	var notes []string
+	notes := append(ramNote, swapNote...)
+	if swap != nil {
+		f.SwapBytes = *swap
+	} else {
+		f.SwapUnknown = "no SwapTotal line in /proc/meminfo"
+	}
 	if size, ok := h.DefaultPageSize(); ok {
 		f.DefaultHugePageBytes = size
 	} else {
@@ -52,6 +58,19 @@ func hostFacts(s *snapshot.Snapshot) (advise.HostFacts, []string, error) {
 	}
 	sort.Slice(f.HugePageSizes, func(i, j int) bool { return f.HugePageSizes[i] < f.HugePageSizes[j] })
 	return f, notes, nil
+}
+
+// givenOrRead is a meminfo size: the line read, else the flag's value.
+// A flag beside a line read is refused: it only fills what is missing.
+func givenOrRead(line, flag string, read, given *uint64) (*uint64, []string, error) {
+	switch {
+	case given == nil:
+		return read, nil, nil
+	case read != nil:
+		return nil, nil, usage("--%s %s: /proc/meminfo has %s %s; with --from or --proc, --%s only gives a value the capture lacks",
+			flag, units.Bytes(*given), line, units.Bytes(*read), flag)
+	}
+	return given, []string{fmt.Sprintf("%s %s from --%s: /proc/meminfo has no %s line", line, units.Bytes(*given), flag, line)}, nil
 }
 
 // whatIfHost is a host described by flags.
@@ -84,7 +103,7 @@ func HostProcesses(fs linux.FS) ([]linux.Process, []linux.Gap, error) {
 			continue
 		}
 		if err != nil {
-			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("process %d", pid), Why: err.Error()})
+			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("process %d", pid), Why: err.Error(), Kind: linux.KindOf(err)})
 			continue
 		}
 		gaps = append(gaps, g...)

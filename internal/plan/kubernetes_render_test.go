@@ -2,7 +2,6 @@ package plan
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/archetype/archetypetest"
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/render"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -22,7 +22,7 @@ import (
 // API types: two containers, each with its own huge pages and the image of
 // its version, memory within the node's allocatable.
 func TestKubernetesFromRecordedHost(t *testing.T) {
-	dir := filepath.Join("..", "..", "testdata", "archetypes", "this-host-shared")
+	dir := archetypetest.Dir(t, "this-host-shared")
 	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: capture.TreeFS(dir), Pss: true})
 	if err != nil {
 		t.Fatal(err)

@@ -77,6 +77,7 @@ func addMySQL(in *advise.PlanInput, r Request, s *snapshot.Snapshot, size uint64
 	}
 	for _, my := range chosen {
 		pi := runningMySQL(my, r.MySQLChanges, size, hostBasePage(s))
+		mysqlBudgetHost(r, my, &pi)
 		if v := r.Trust.Vouch(my.Owners, "mysql"); v.Known && !v.Trusted {
 			pi.Untrusted = v.Why
 		}
@@ -120,7 +121,8 @@ func whatIfMySQL(w MySQLWhatIf, changes map[string]string, size uint64) advise.P
 		Version: fmt.Sprintf("%d.%d", w.Major, w.Minor), Settings: overlayMySQL(mysql.Defaults(w.Flavor), changes)}
 	pi := advise.PlanMySQL(my, size, basePage())
 	pi.Subject = fmt.Sprintf("%s %d.%d (what-if)", w.Flavor, w.Major, w.Minor)
-	pi.Need.Source = pi.Subject + ": " + advise.MySQLNeedSource(pi.MySQL.HugePages)
+	pi.MySQLBudget.Subject = pi.Subject
+	pi.Need.Source = pi.Subject + ": " + advise.MySQLNeedSource(pi.Need)
 	pi.Changes = changes
 	return pi
 }
@@ -148,4 +150,19 @@ func hostBasePage(s *snapshot.Snapshot) uint64 {
 		return s.SysV.Kernel.PageSizeBytes
 	}
 	return basePage()
+}
+
+// mysqlBudgetHost completes a running server's budget input with what
+// the host measures: the private memory of every other process, the
+// server's cgroup limit. --no-budget drops the budget.
+func mysqlBudgetHost(r Request, my *mysql.Instance, pi *advise.PlannedInstance) {
+	if r.Budget.Off || pi.MySQLBudget == nil {
+		pi.MySQLBudget = nil
+		return
+	}
+	h := &pi.MySQLBudget.Host
+	h.CoHostedBytes, h.CoHostedFrom = othersPrivate(r.fs(), map[int]bool{my.PID: true})
+	if cg := my.Cgroup; cg != nil && cg.Memory != nil && cg.Memory.LimitBytes != nil {
+		h.CgroupLimitBytes, h.CgroupPath = cg.Memory.LimitBytes, cg.Memory.LimitPath
+	}
 }

@@ -47,6 +47,13 @@ type Request struct {
 	// anon, when set, is the host's processes' anonymous memory read once
 	// for every instance (ReportBudgets); nil reads it for each.
 	anon *hostAnon
+	// Given are values a partial snapshot lacks, given by flags.
+	Given Given
+}
+
+// Given are meminfo sizes a partial capture lacks (nil: not given).
+type Given struct {
+	RAMBytes, SwapBytes *uint64
 }
 
 // WhatIf describes a host that is not this one.
@@ -81,11 +88,17 @@ func Build(ctx context.Context, r Request) (advise.PlanInput, error) {
 	var err error
 	switch {
 	case r.Snapshot == nil:
+		if err := buffersFit(r, r.WhatIf.RAMBytes); err != nil {
+			return in, err
+		}
 		in, err = whatIf(ctx, a, r)
 	case r.DataDir != "":
 		in, err = stopped(ctx, a, r)
 	default:
 		in, err = running(ctx, a, r)
+	}
+	if err == nil {
+		err = startable(in, r) // fits.go
 	}
 	in.Options = r.Options
 	if InContainer(r.Snapshot) {

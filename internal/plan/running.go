@@ -15,7 +15,7 @@ func running(ctx context.Context, a *asker, r Request) (advise.PlanInput, error)
 	s := r.Snapshot
 	in := advise.PlanInput{Source: fmt.Sprintf("host %s, snapshot of %s", s.Host.Hostname, s.TakenAt.Format("2006-01-02 15:04:05 MST"))}
 	var err error
-	if in.Host, in.Notes, err = hostFacts(s); err != nil {
+	if in.Host, in.Notes, err = hostFacts(s, r.Given); err != nil {
 		return in, err
 	}
 	var chosen []*postgres.Instance
@@ -26,6 +26,9 @@ func running(ctx context.Context, a *asker, r Request) (advise.PlanInput, error)
 	}
 	if r.Port != 0 && len(chosen) == 0 {
 		return in, usage("no running PostgreSQL instance on port %d", r.Port)
+	}
+	if r.Port != 0 && len(s.Postgres)+len(s.MySQL) > 1 {
+		in.Notes = append(in.Notes, oneOfMany(fmt.Sprintf("--pg-port %d", r.Port), len(s.Postgres)+len(s.MySQL)-1)) // unit.go
 	}
 	if r.Port == 0 && r.MySQLPort != 0 && len(s.Postgres) > 0 {
 		in.Notes = append(in.Notes, fmt.Sprintf("PostgreSQL instances not planned: --mysql-port %d chose one MySQL/MariaDB server; their huge pages in use count as others'", r.MySQLPort))
@@ -53,11 +56,10 @@ func runningInstance(ctx context.Context, a *asker, r Request, pg *postgres.Inst
 	set := overlay(pg.Settings, r.Changes, postgres.FromCommandLine)
 	pi := advise.PlannedInstance{
 		Engine: advise.Engine{Name: advise.EnginePostgres, Major: pg.Major}, Subject: advise.PostgresSubject(pg),
-		Unit: r.Unit, Changes: r.Changes, Current: currentOf(pg.Settings, r.Changes), GID: -1,
+		Changes: r.Changes, Current: currentOf(pg.Settings, r.Changes), GID: -1, DataDir: pg.DataDir,
 	}
-	if pi.Unit == "" {
-		pi.Unit = advise.PostgresUnit(pg)
-	}
+	pi.Unit, pi.NoUnit = serviceUnit(r.fs(), pg, r.Unit) // unit.go
+	pi.Ctl = ctlCommand(pg.Settings.String("config_file"), pg.DataDir)
 	if cg, ok := r.Snapshot.CgroupOf(pg.PostmasterPID); ok && cg.Container != nil && !sameContainer(r.Snapshot.Environment, cg.Container) {
 		pi.Container = cg.Container.String()
 	}

@@ -20,7 +20,7 @@ import (
 func stopped(ctx context.Context, a *asker, r Request) (advise.PlanInput, error) {
 	in := advise.PlanInput{Source: fmt.Sprintf("host %s, stopped server %s", r.Snapshot.Host.Hostname, r.DataDir)}
 	var err error
-	if in.Host, in.Notes, err = hostFacts(r.Snapshot); err != nil {
+	if in.Host, in.Notes, err = hostFacts(r.Snapshot, r.Given); err != nil {
 		return in, err
 	}
 	d, err := readDataDir(r.DataDir)
@@ -39,6 +39,9 @@ func stopped(ctx context.Context, a *asker, r Request) (advise.PlanInput, error)
 		return in, err
 	}
 	in.Notes = append(in.Notes, notes...)
+	if n := len(r.Snapshot.Postgres) + len(r.Snapshot.MySQL); n > 0 {
+		in.Notes = append(in.Notes, oneOfMany("--data-dir "+r.DataDir, n))
+	}
 	in.Instances = []advise.PlannedInstance{pi}
 	return in, addMySQL(&in, r, r.Snapshot, size)
 }
@@ -47,12 +50,11 @@ func stopped(ctx context.Context, a *asker, r Request) (advise.PlanInput, error)
 func stoppedInstance(d dataDir, r Request, set postgres.Settings) advise.PlannedInstance {
 	pi := advise.PlannedInstance{
 		Engine:  advise.Engine{Name: advise.EnginePostgres, Major: d.major},
-		Subject: fmt.Sprintf("postgresql %d (%s, stopped)", d.major, d.given), Unit: r.Unit,
-		Changes: r.Changes, Current: currentOf(set, r.Changes), GID: -1,
+		Subject: fmt.Sprintf("postgresql %d (%s, stopped)", d.major, d.given),
+		Changes: r.Changes, Current: currentOf(set, r.Changes), GID: -1, DataDir: strings.TrimSuffix(d.given, "/"),
 	}
-	if pi.Unit == "" {
-		pi.Unit = advise.UnitForDataDir(strings.TrimSuffix(d.given, "/"))
-	}
+	pi.Unit, pi.NoUnit = stoppedUnit(pi.DataDir, r.Unit) // unit.go
+	pi.Ctl = ctlCommand("", pi.DataDir)
 	pi.Work = advise.PostgresWorkload(&postgres.Instance{Major: d.major, Settings: overlay(set, r.Changes, postgres.FromCommandLine)}, r.NodesPerQuery)
 	return pi
 }

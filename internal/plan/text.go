@@ -27,8 +27,12 @@ func TextWidth(w io.Writer, r advise.PlanResult, width int) error {
 	if h.DefaultHugePageBytes > 0 {
 		page = units.Bytes(h.DefaultHugePageBytes)
 	}
+	swap := units.Bytes(h.SwapBytes)
+	if h.SwapUnknown != "" {
+		swap = units.Unknown
+	}
 	fmt.Fprintf(&b, "  RAM %s, swap %s, %d NUMA node(s), default huge page %s\n\n",
-		units.Bytes(h.RAMBytes), units.Bytes(h.SwapBytes), h.NUMANodes, page)
+		units.Bytes(h.RAMBytes), swap, h.NUMANodes, page)
 	if hp := r.HugePages; hp != nil {
 		fmt.Fprintf(&b, "HUGE PAGES   %s\n", hp.Formula)
 		if len(hp.PerNode) > 0 {
@@ -39,6 +43,8 @@ func TextWidth(w io.Writer, r advise.PlanResult, width int) error {
 	}
 	if op := r.Overcommit; op != nil {
 		fmt.Fprintf(&b, "OVERCOMMIT   vm.overcommit_ratio %d: %s; CommitLimit %s\n", op.Ratio, op.Formula, units.Bytes(op.CommitLimitBytes))
+	} else if h.SwapUnknown != "" {
+		b.WriteString("OVERCOMMIT   not planned: the swap is unknown (NOT PLANNED below)\n")
 	} else {
 		b.WriteString("OVERCOMMIT   strict overcommit not planned\n")
 	}
@@ -47,11 +53,16 @@ func TextWidth(w io.Writer, r advise.PlanResult, width int) error {
 		b.WriteString("\n")
 		budget.Text(&b, *r.Budget, width)
 	}
-	b.WriteString("\nSETTINGS\n")
-	settingsTable(&b, r.Settings, width)
+	settingsByInstance(&b, r.Settings, width) // text_instances.go
 	if len(r.Alternatives) > 0 {
 		b.WriteString("\nALTERNATIVES\n")
 		settingsTable(&b, r.Alternatives, width)
+	}
+	if len(r.NotPlanned) > 0 {
+		b.WriteString("\nNOT PLANNED (an input is missing)\n")
+		for _, n := range r.NotPlanned {
+			fmt.Fprintf(&b, "  - %s\n", n)
+		}
 	}
 	if len(r.Notes) > 0 {
 		b.WriteString("\nNOTES\n")

@@ -26,7 +26,11 @@ func whatIf(ctx context.Context, a *asker, r Request) (advise.PlanInput, error) 
 		in.Instances = append(in.Instances, pi)
 	}
 	if w := r.WhatIf.MySQL; w != nil {
-		in.Instances = append(in.Instances, whatIfMySQL(*w, r.MySQLChanges, size))
+		pi := whatIfMySQL(*w, r.MySQLChanges, size)
+		if r.Budget.Off {
+			pi.MySQLBudget = nil
+		}
+		in.Instances = append(in.Instances, pi)
 	}
 	return in, nil
 }

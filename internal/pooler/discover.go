@@ -47,7 +47,7 @@ func Discover(ctx context.Context, fs linux.FS, opt Options) ([]*Pooler, []linux
 		switch {
 		case err == errTransient || linux.IsGone(err):
 		case err != nil:
-			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("%s %d", kind, pid), Why: err.Error()})
+			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("%s %d", kind, pid), Why: err.Error(), Kind: linux.KindOf(err)})
 		default:
 			out = append(out, p)
 		}

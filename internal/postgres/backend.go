@@ -25,7 +25,7 @@ type sameInstance struct {
 
 func (s sameInstance) check(l Live) error {
 	st, err := linux.ReadStat(s.fs, l.SessionPID)
-	if err == nil && st.PPid == s.postmaster && isPostgresComm(st.Comm) {
+	if err == nil && st.PPid == s.postmaster && IsServerComm(st.Comm) {
 		return nil
 	}
 	parent := "unreadable"

@@ -135,7 +135,7 @@ func callContexts(ctx context.Context, conn *pgx.Conn, req *ContextsRequest, pid
 	case err != nil:
 		call.Error = fmt.Sprintf("not asked: process %d cannot be read (%v)", pid, err)
 		return call
-	case st.PPid != req.Postmaster || !isPostgresComm(st.Comm):
+	case st.PPid != req.Postmaster || !IsServerComm(st.Comm):
 		call.Error = fmt.Sprintf("not asked: process %d is not a backend of postmaster %d (its parent is %d, its name %q)", pid, req.Postmaster, st.PPid, st.Comm)
 		return call
 	}

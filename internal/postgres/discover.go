@@ -6,6 +6,7 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,9 +32,15 @@ type Options struct {
 	Skip map[int]bool
 }
 
-// isPostgresComm reports whether a process name is PostgreSQL's. Backends
-// keep the comm "postgres" even after they rewrite their title.
-func isPostgresComm(comm string) bool { return comm == "postgres" || comm == "postmaster" }
+// ServerComms are the process names of a PostgreSQL server (its
+// postmaster and every process it forks): "postgres", or "postmaster" on
+// releases and packages that still start it under that name. Backends keep
+// the comm "postgres" even after they rewrite their title.
+var ServerComms = []string{"postgres", "postmaster"}
+
+// IsServerComm reports whether a process name is a PostgreSQL server's:
+// the one test dbmem uses for it, as mysql.IsServerComm for MySQL.
+func IsServerComm(comm string) bool { return slices.Contains(ServerComms, comm) }
 
 // Discover finds every running PostgreSQL instance: each postmaster (a
 // postgres process whose parent is not one) and its children.
@@ -44,7 +51,7 @@ func Discover(ctx context.Context, fs linux.FS, opt Options) ([]*Instance, []lin
 	}
 	stats := map[int]linux.Stat{}
 	for _, pid := range pids {
-		if st, err := linux.ReadStat(fs, pid); err == nil && isPostgresComm(st.Comm) && st.State != "Z" && st.State != "X" {
+		if st, err := linux.ReadStat(fs, pid); err == nil && IsServerComm(st.Comm) && st.State != "Z" && st.State != "X" {
 			stats[pid] = st
 		}
 	}
@@ -56,7 +63,7 @@ func Discover(ctx context.Context, fs linux.FS, opt Options) ([]*Instance, []lin
 			continue
 		}
 		if err != nil {
-			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("PostgreSQL postmaster %d", pid), Why: err.Error()})
+			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("PostgreSQL postmaster %d", pid), Why: err.Error(), Kind: linux.KindOf(err)})
 			continue
 		}
 		out = append(out, in)

@@ -23,7 +23,7 @@ func (in *Instance) readProcesses(fs linux.FS, pm int, children []int, opt Optio
 			continue
 		}
 		for _, g := range gaps {
-			if strings.HasSuffix(g.What, "/smaps_rollup") && strings.HasPrefix(g.Why, "permission") {
+			if strings.HasSuffix(g.What, "/smaps_rollup") && g.Is(linux.GapDenied) {
 				denied = append(denied, pid)
 				continue
 			}

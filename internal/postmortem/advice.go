@@ -10,11 +10,13 @@ import (
 )
 
 // relevantPrefixes are the advise finding IDs that bear on OOM kills.
-var relevantPrefixes = []string{"hugepages.", "oom.", "overcommit.", "memory.worst_case", "pagetables.", "mysql.worst_case"}
+var relevantPrefixes = []string{"hugepages.", "oom.", "overcommit.", "memory.worst_case", "pagetables.", "mysql.worst_case",
+	"systemd.oom_policy_stop", "systemd.oomd_manages_database", "earlyoom.", "kernel.panic_on_oom", "kernel.oom_kill_allocating_task"}
 
 // RelevantFindings keeps the findings of advise.Check that would have
 // prevented an OOM kill or softened it: huge pages, oom_score_adj,
-// overcommit, the worst case of work_mem, page tables; about the host, or
+// overcommit, the worst case of work_mem, page tables, and the OOM guard
+// (a unit's OOMPolicy=stop, oomd, earlyoom, panic_on_oom); about the host, or
 // about one of the instances named (all instances when none is).
 func RelevantFindings(fs []advise.Finding, instances map[string]bool) []advise.Finding {
 	var out []advise.Finding

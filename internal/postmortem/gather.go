@@ -85,7 +85,7 @@ func gatherKernel(ctx context.Context, o GatherOptions) []Log {
 	}
 	var logs []Log
 	if o.FS.IsLive() {
-		boot, _ := BootTime(o.FS)
+		boot, _ := linux.BootTime(o.FS)
 		logs = append(logs, journalLog(ctx, o.Run), dmesgLog(ctx, o.Run, boot))
 	}
 	for _, base := range syslogBases {

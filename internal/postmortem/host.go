@@ -67,8 +67,12 @@ func hostNotes(mine []Explained, crashes []crashRef, in Input) []string {
 	for _, x := range mine {
 		if in := instanceIn(in.Snapshot, x.Scope.Cgroup); in != nil {
 			wc := advise.PostgresWorkload(in, advise.DefaultNodesPerQuery).WorstCase()
-			out = append(out, fmt.Sprintf("%s runs in the cgroup %s now; its worst case is %s.", advise.PostgresSubject(in),
-				x.Scope.Cgroup, units.Bytes(wc.TotalBytes)))
+			is := "is"
+			if len(wc.Skipped) > 0 {
+				is = "is at least" // lines whose settings were not read are left out
+			}
+			out = append(out, fmt.Sprintf("%s runs in the cgroup %s now; its worst case %s %s.", advise.PostgresSubject(in),
+				x.Scope.Cgroup, is, units.Bytes(wc.TotalBytes)))
 			break
 		}
 	}

@@ -21,6 +21,7 @@ var journalArgs = []string{"_TRANSPORT=kernel", "-o", "short-iso-precise", "--no
 func journalLog(ctx context.Context, run Runner) Log {
 	l := Log{Kind: KindKernel, Source: "journalctl " + strings.Join(journalArgs[:3], " ")}
 	out, err := run(ctx, "journalctl", journalArgs...)
+	err = ranOutput(&l, out, err)
 	switch {
 	case err != nil && notInstalled(err):
 		l.State, l.Why = StateMissing, "journalctl is not installed (no systemd journal)"
@@ -31,10 +32,21 @@ func journalLog(ctx context.Context, run Runner) Log {
 	case len(strings.TrimSpace(string(out))) == 0:
 		l.State, l.Why = StateEmpty, "journald holds no kernel messages (no persistent journal, or none kept)"
 	default:
-		l.State, l.Text = StateRead, out
-		l.SizeBytes, l.ReadBytes = int64(len(out)), int64(len(out))
+		l.State, l.Text = StateRead, readOutput(&l, out)
 	}
 	return l
+}
+
+// readOutput is the text of a command's output; its sizes are set unless
+// the budget cut it (ranOutput set them).
+func readOutput(l *Log, out []byte) []byte {
+	if l.Truncated {
+		out = fromLineStart(out, true)
+	} else {
+		l.SizeBytes = int64(len(out))
+	}
+	l.ReadBytes = int64(len(out))
+	return out
 }
 
 // dmesgLog reads the kernel ring buffer: ISO stamps when dmesg can print
@@ -47,6 +59,7 @@ func dmesgLog(ctx context.Context, run Runner, boot time.Time) Log {
 		out, err = run(ctx, "dmesg")
 		l.BootTime = boot
 	}
+	err = ranOutput(&l, out, err)
 	switch {
 	case err != nil && notInstalled(err):
 		l.State, l.Why = StateMissing, "dmesg is not installed"
@@ -57,8 +70,7 @@ func dmesgLog(ctx context.Context, run Runner, boot time.Time) Log {
 	case len(out) == 0:
 		l.State, l.Why = StateEmpty, "the kernel ring buffer is empty"
 	default:
-		l.State, l.Text = StateRead, out
-		l.SizeBytes, l.ReadBytes = int64(len(out)), int64(len(out))
+		l.State, l.Text = StateRead, readOutput(&l, out)
 	}
 	return l
 }

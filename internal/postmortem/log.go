@@ -61,7 +61,8 @@ type Log struct {
 	// BootTime gives monotonic dmesg stamps a wall time.
 	BootTime time.Time `json:"boot_time,omitzero"`
 	// Excerpt is true when Text holds only the lines of the OOM reports (or
-	// crash restarts) of the source, as bundles store them.
+	// crash restarts), and unit and killer lines, of the source, as bundles
+	// store them.
 	Excerpt bool `json:"excerpt,omitempty"`
 	// Tried are the first lines of a log of KindUnknown, as read.
 	Tried []string `json:"first_lines_tried,omitempty"`

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
@@ -51,7 +53,7 @@ func (r roles) of(pid int, name string, at time.Time, paired *crashRef) (role, f
 	if c := paired; c != nil && c.KilledPID != nil && *c.KilledPID == pid {
 		return crashRole(c.Process, c.Engine), "database log", c.Instance
 	}
-	if name == "postgres" || name == "postmaster" {
+	if postgres.IsServerComm(name) {
 		if inst, ok := r.postmaster(pid, at); ok {
 			return "postmaster", "database log", inst
 		}
@@ -59,7 +61,7 @@ func (r roles) of(pid int, name string, at time.Time, paired *crashRef) (role, f
 	if p, ok := r.running[pid]; ok && !at.IsZero() && !p.Start.After(at.Add(time.Second)) {
 		return p.Role, "running process", p.Instance
 	}
-	if name == "mysqld" || name == "mariadbd" {
+	if mysql.IsServerComm(name) {
 		return "server", "process name", ""
 	}
 	return "", "", ""

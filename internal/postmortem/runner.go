@@ -1,68 +1,44 @@
 package postmortem
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"os/exec"
-	"strings"
-	"time"
+
+	"github.com/dbmem/dbmem/internal/safeexec"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // Runner runs a program and returns its standard output. Errors for a
-// program that is not installed wrap exec.ErrNotFound.
+// program that is not installed wrap exec.ErrNotFound; output over its
+// budget comes with a *safeexec.TruncatedError.
 type Runner func(ctx context.Context, name string, args ...string) ([]byte, error)
 
 // maxOutput bounds what is kept of a command's output: its end.
 const maxOutput = 64 << 20
 
-// runTimeout bounds one command.
-const runTimeout = time.Minute
-
-// ExecRunner runs the program with LC_ALL=C (English messages and month
-// names) and keeps the last 64 MiB of its output. A failure's error holds
-// the start of its standard error.
+// ExecRunner runs the program through safeexec: from the system
+// directories only, with a cleared environment (LC_ALL=C for English
+// messages and month names, no pager, no colours), for at most a minute,
+// keeping the last 64 MiB of its output. A failure's error holds the
+// start of its standard error.
 func ExecRunner(ctx context.Context, name string, args ...string) ([]byte, error) {
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, runTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, p, args...)
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "SYSTEMD_PAGER=", "SYSTEMD_COLORS=0")
-	cmd.WaitDelay = time.Second // a child's child holding the pipe does not keep us waiting
-	out := &tailWriter{max: maxOutput}
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = out, &limitedBuffer{b: &stderr, max: 4096}
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			return out.bytes(), fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
-		}
-		return out.bytes(), fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, firstLine(msg))
-	}
-	return out.bytes(), nil
+	return safeexec.Output(ctx, safeexec.Command{Name: name, Args: args, MaxBytes: maxOutput,
+		Env: []string{"SYSTEMD_PAGER=", "SYSTEMD_COLORS=0"}})
 }
 
-// limitedBuffer keeps the first max bytes written.
-type limitedBuffer struct {
-	b   *bytes.Buffer
-	max int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := l.max - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(room, len(p))])
+// ranOutput sets l from a command's output, saying when the output
+// budget was hit (only the newest lines kept). It returns err without
+// the budget's error.
+func ranOutput(l *Log, out []byte, err error) error {
+	t, ok := safeexec.Truncated(err)
+	if !ok {
+		return err
 	}
-	return len(p), nil
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
+	l.Truncated, l.SizeBytes = true, t.Total
+	l.Why = "only the last " + units.Bytes(uint64(t.Kept)) + " of the " + units.Bytes(uint64(t.Total)) +
+		" " + t.Program + " printed were kept (the output budget)"
+	return nil
 }
 
 // notInstalled reports whether err says the program does not exist.

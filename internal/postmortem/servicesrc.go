@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path"
+	"strings"
 
 	"github.com/dbmem/dbmem/internal/unitlog"
 )
@@ -36,7 +37,7 @@ func unitJournalLog(ctx context.Context, run Runner) Log {
 	text, skipped, err := unitlog.Journal(bytes.NewReader(l.Text), unitlog.FormatJSON)
 	l.Text, l.Format = text, unitlog.FormatJSON
 	if skipped > 0 || err != nil {
-		l.Why = "some journal records were not readable"
+		l.Why = strings.TrimPrefix(l.Why+"; some journal records were not readable", "; ")
 	}
 	return l
 }

@@ -77,6 +77,3 @@ func ZoneName(loc *time.Location, t time.Time) string {
 	}
 	return fmt.Sprintf("UTC%s%02d:%02d", sign, off/3600, off%3600/60)
 }
-
-// BootTime reads the boot time (btime) from /proc/stat.
-func BootTime(fs linux.FS) (time.Time, error) { return linux.BootTime(fs) }

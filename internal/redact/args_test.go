@@ -58,38 +58,6 @@ func TestArgs(t *testing.T) {
 	}
 }
 
-// TestLogsKeepNoPasswordsWithQueries: --with-queries keeps query texts
-// but not the passwords PostgreSQL accepts in dollar quotes and Unicode
-// escapes, nor bind parameters, in every log format.
-func TestLogsKeepNoPasswordsWithQueries(t *testing.T) {
-	stderr := `2026-11-22 21:57:20.004 UTC [4180] LOG:  statement: ALTER ROLE app PASSWORD $$dollar-pw1$$
-2026-11-22 21:57:20.005 UTC [4180] LOG:  statement: ALTER ROLE app PASSWORD $q$dollar-pw2$q$ VALID UNTIL 'infinity'
-2026-11-22 21:57:20.006 UTC [4180] LOG:  statement: CREATE ROLE app LOGIN PASSWORD U&'uni\0070w3'
-2026-11-22 21:57:20.007 UTC [4180] LOG:  execute <unnamed>: UPDATE users SET pw_hash = $1 WHERE id = $2
-2026-11-22 21:57:20.007 UTC [4180] DETAIL:  parameters: $1 = 'param-secret4', $2 = '42'
-2026-11-22 21:57:20.008 UTC [4180] ERROR:  value too long for type character varying(8)
-2026-11-22 21:57:20.008 UTC [4180] CONTEXT:  unnamed portal with parameters: $1 = 'param-secret5'
-2026-11-22 21:57:20.009 UTC [4180] LOG:  statement: ALTER ROLE app PASSWORD $$dollar-cut6
-`
-	csv := `2026-11-22 21:57:20.007 UTC,"app","shop",4180,"[local]",x,1,"UPDATE",2026-11-22 21:57:00 UTC,3/1,0,LOG,00000,"execute <unnamed>: UPDATE users SET pw_hash = $1","parameters: $1 = 'param-secret7'",,,,,,,,"psql","client backend",,0` + "\n"
-	json := `{"timestamp":"2026-11-22 21:57:20.007 UTC","pid":4180,"error_severity":"LOG","message":"execute <unnamed>: UPDATE users SET pw_hash = $1","detail":"parameters: $1 = 'param-secret8'"}` + "\n" +
-		`{"timestamp":"2026-11-22 21:57:20.008 UTC","pid":4180,"error_severity":"LOG","message":"statement: ALTER ROLE app PASSWORD $$dollar-pw9$$"}` + "\n"
-	for name, text := range map[string]string{"stderr": stderr, "csvlog": csv, "jsonlog": json} {
-		out, _ := PostgresLog([]byte(text), true)
-		for _, secret := range []string{"dollar-pw1", "dollar-pw2", "uni", "param-secret4", "param-secret5", "dollar-cut6", "param-secret7", "param-secret8", "dollar-pw9"} {
-			if bytes.Contains(out, []byte(secret)) {
-				t.Errorf("%s: %q survived --with-queries redaction:\n%s", name, secret, out)
-			}
-		}
-		if !bytes.Contains(out, []byte("UPDATE users SET pw_hash = $1")) {
-			t.Errorf("%s: --with-queries lost the query text:\n%s", name, out)
-		}
-		if again, _ := PostgresLog(out, true); !bytes.Equal(again, out) {
-			t.Errorf("%s: redacting again changed the log:\n%s\n%s", name, out, again)
-		}
-	}
-}
-
 // BenchmarkTitle: a backend's title (no secret: the common case) and a
 // command line with secrets.
 func BenchmarkTitle(b *testing.B) {

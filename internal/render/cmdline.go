@@ -4,12 +4,12 @@ import (
 	"path"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // cmdlineWords returns "name=value" words (or a bare name when the value is
 // empty) in the settings' order.
-func cmdlineWords(s []advise.Setting) string {
+func cmdlineWords(s []finding.Setting) string {
 	w := make([]string, len(s))
 	for i, x := range s {
 		w[i] = x.Name
@@ -20,8 +20,8 @@ func cmdlineWords(s []advise.Setting) string {
 	return strings.Join(w, " ")
 }
 
-func cmdlineFiles(settings []advise.Setting, o Options) ([]File, error) {
-	s := Of(settings, advise.TargetKernelArgs)
+func cmdlineFiles(settings []finding.Setting, o Options) ([]File, error) {
+	s := Of(settings, finding.TargetKernelArgs)
 	if len(s) == 0 {
 		return nil, nil
 	}

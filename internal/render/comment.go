@@ -3,7 +3,7 @@ package render
 import (
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // commentWidth is where comment text is wrapped.
@@ -49,7 +49,7 @@ func (t *text) header(title, generated, then string) {
 }
 
 // explain writes the comment block above one value.
-func (t *text) explain(s advise.Setting, shown string) {
+func (t *text) explain(s finding.Setting, shown string) {
 	head := shown
 	if s.Current != "" && s.Current != s.Value {
 		head += " (now " + s.Current + ")"

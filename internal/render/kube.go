@@ -7,7 +7,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // Kube is what the "kubernetes" format writes: one container per planned
@@ -20,7 +21,7 @@ type Kube struct {
 	Node       KubeNode
 	// NodeSettings are the plan's sysctl, sysfs and kernel-cmdline settings:
 	// they belong to the node, never to the pod.
-	NodeSettings []advise.Setting
+	NodeSettings []finding.Setting
 }
 
 // KubeContainer is one database's container.
@@ -29,12 +30,12 @@ type KubeContainer struct {
 	// ImageNote says why the tag is what it is (the planned version, or
 	// unknown).
 	ImageNote string
-	// Engine is advise.EnginePostgres, EngineMySQL or EngineMariaDB; Major
+	// Engine is finding.EnginePostgres, EngineMySQL or EngineMariaDB; Major
 	// the PostgreSQL major version (for CloudNativePG's image).
 	Engine string
 	Major  int
 	// Settings are the engine's planned settings, passed as arguments.
-	Settings []advise.Setting
+	Settings []finding.Setting
 	// HugePageSize is "2Mi" or "1Gi"; HugePagesBytes the request (pages x
 	// size), 0 without huge pages.
 	HugePageSize   string
@@ -78,7 +79,7 @@ func Kubernetes(k Kube) (string, error) {
 	kubePodComments(t, k, p)
 	docs := []any{p}
 	for _, c := range k.Containers {
-		if c.Engine == advise.EnginePostgres {
+		if c.Engine == finding.EnginePostgres {
 			docs = append(docs, cnpg(k, c))
 		}
 	}
@@ -120,12 +121,12 @@ func kubeNodeComments(t *text, k Kube) {
 	t.blank()
 }
 
-func q(b uint64) string { return advise.Quantity(b) }
+func q(b uint64) string { return units.Quantity(b) }
 
 func kubePodComments(t *text, k Kube, p pod) {
 	t.comment("QoS class: Burstable. The containers set memory and huge pages (requests = limits) but no cpu; "+
 		"set cpu requests = limits in every container to make the pod Guaranteed.", "  ")
-	if countEngine(k, advise.EnginePostgres) > 1 {
+	if countEngine(k, finding.EnginePostgres) > 1 {
 		t.comment("Containers of one pod share its network: give each PostgreSQL its own port (-c port=...) or its own pod.", "  ")
 	}
 	for _, c := range k.Containers {
@@ -188,7 +189,7 @@ func containerResources(c KubeContainer) resources {
 func containerArgs(c KubeContainer) []string {
 	var out []string
 	for _, s := range c.Settings {
-		if c.Engine == advise.EnginePostgres {
+		if c.Engine == finding.EnginePostgres {
 			out = append(out, "-c", s.Name+"="+s.Value)
 		} else {
 			out = append(out, "--"+strings.ReplaceAll(s.Name, "_", "-")+"="+s.Value)

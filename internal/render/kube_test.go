@@ -13,7 +13,7 @@ import (
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"sigs.k8s.io/yaml"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // kubePGMaria is a host with PostgreSQL 13 and MariaDB 10.11 sharing a
@@ -21,17 +21,17 @@ import (
 func kubePGMaria() Kube {
 	return Kube{Generated: "dbmem test", PodName: "db",
 		Node: KubeNode{MemTotalBytes: 32 << 30, HugePoolBytes: 6 << 30, ReservedBytes: 2 << 30, EvictionBytes: 100 << 20, Assumption: "test"},
-		NodeSettings: []advise.Setting{
-			{Target: advise.TargetSysctl, Name: "vm.nr_hugepages", Value: "3072"},
-			{Target: advise.TargetSysctl, Name: "vm.overcommit_memory", Value: "2"},
-			{Target: advise.TargetSysfs, Name: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "never"},
+		NodeSettings: []finding.Setting{
+			{Target: finding.TargetSysctl, Name: "vm.nr_hugepages", Value: "3072"},
+			{Target: finding.TargetSysctl, Name: "vm.overcommit_memory", Value: "2"},
+			{Target: finding.TargetSysfs, Name: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "never"},
 		},
 		Containers: []KubeContainer{
-			{Name: "postgres", Image: "postgres:13", ImageNote: "the data directory's major version", Engine: advise.EnginePostgres, Major: 13,
-				Settings:     []advise.Setting{{Target: advise.TargetPostgres, Name: "huge_pages", Value: "on", Why: "try falls back silently"}},
+			{Name: "postgres", Image: "postgres:13", ImageNote: "the data directory's major version", Engine: finding.EnginePostgres, Major: 13,
+				Settings:     []finding.Setting{{Target: finding.TargetPostgres, Name: "huge_pages", Value: "on", Why: "try falls back silently"}},
 				HugePageSize: "2Mi", HugePagesBytes: 4400 << 20, HugeFormula: "need + 2%", MemoryBytes: 3 << 30, MemoryFormula: "worst case"},
-			{Name: "mariadb", Image: "mariadb:10.11", ImageNote: "the running server's version", Engine: advise.EngineMariaDB,
-				Settings:     []advise.Setting{{Target: advise.TargetMySQL, Name: "large_pages", Value: "ON", Why: "buffer pool in huge pages"}},
+			{Name: "mariadb", Image: "mariadb:10.11", ImageNote: "the running server's version", Engine: finding.EngineMariaDB,
+				Settings:     []finding.Setting{{Target: finding.TargetMySQL, Name: "large_pages", Value: "ON", Why: "buffer pool in huge pages"}},
 				HugePageSize: "2Mi", HugePagesBytes: 1400 << 20, HugeFormula: "need + 10%", MemoryBytes: 2 << 30, MemoryFormula: "worst case"},
 		}}
 }

@@ -5,11 +5,11 @@ import (
 	"path"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
-func postgresFiles(settings []advise.Setting, o Options) ([]File, error) {
-	s := Of(settings, advise.TargetPostgres)
+func postgresFiles(settings []finding.Setting, o Options) ([]File, error) {
+	s := Of(settings, finding.TargetPostgres)
 	if len(s) == 0 {
 		return nil, nil
 	}
@@ -31,8 +31,8 @@ func postgresFiles(settings []advise.Setting, o Options) ([]File, error) {
 		Then: restart + " (dbmem never restarts a database)"}}, nil
 }
 
-func alterSystem(settings []advise.Setting, o Options) (string, error) {
-	s := Of(settings, advise.TargetPostgres)
+func alterSystem(settings []finding.Setting, o Options) (string, error) {
+	s := Of(settings, finding.TargetPostgres)
 	if len(s) == 0 {
 		return "", fmt.Errorf("alter-system: %w", ErrNoSettings)
 	}
@@ -44,15 +44,15 @@ func alterSystem(settings []advise.Setting, o Options) (string, error) {
 		t.line("ALTER SYSTEM SET " + x.Name + " = " + sqlQuote(x.Value) + ";")
 		t.blank()
 	}
-	if r := Of(settings, advise.TargetPostgresRole); len(r) > 0 {
+	if r := Of(settings, finding.TargetPostgresRole); len(r) > 0 {
 		roleLines(t, r)
 	}
 	t.line("SELECT pg_reload_conf();")
 	return t.String(), nil
 }
 
-func mysqlFiles(settings []advise.Setting, o Options) ([]File, error) {
-	s := Of(settings, advise.TargetMySQL)
+func mysqlFiles(settings []finding.Setting, o Options) ([]File, error) {
+	s := Of(settings, finding.TargetMySQL)
 	if len(s) == 0 {
 		return nil, nil
 	}
@@ -69,7 +69,7 @@ func mysqlFiles(settings []advise.Setting, o Options) ([]File, error) {
 }
 
 // restartOf names what must restart, from the settings' Restart fields.
-func restartOf(settings []advise.Setting, def string) string {
+func restartOf(settings []finding.Setting, def string) string {
 	for _, s := range settings {
 		if s.Restart != "" {
 			return "after a restart of " + s.Restart

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/inert"
 )
 
@@ -12,8 +12,8 @@ import (
 // name quoted by PostgreSQL's rules for identifiers (double quotes, a
 // double quote doubled). The comments print role names and formulas inert:
 // a control character would end a "--" comment.
-func alterRole(settings []advise.Setting, o Options) (string, error) {
-	s := Of(settings, advise.TargetPostgresRole)
+func alterRole(settings []finding.Setting, o Options) (string, error) {
+	s := Of(settings, finding.TargetPostgresRole)
 	if len(s) == 0 {
 		return "", fmt.Errorf("alter-role: %w", ErrNoSettings)
 	}
@@ -25,7 +25,7 @@ func alterRole(settings []advise.Setting, o Options) (string, error) {
 }
 
 // roleLines writes one commented ALTER ROLE per setting.
-func roleLines(t *text, s []advise.Setting) {
+func roleLines(t *text, s []finding.Setting) {
 	for _, x := range s {
 		c := x
 		c.Formula, c.Why, c.Current = inert.Text(x.Formula), inert.Text(x.Why), inert.Text(x.Current)

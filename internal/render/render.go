@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // Kinds are the formats Format knows, in the order a plan shows them.
@@ -93,7 +93,7 @@ func (o Options) withDefaults() Options {
 
 // Format renders the settings of one kind (see Kinds) as text. It returns
 // ErrNoSettings (wrapped) when no setting is of that kind.
-func Format(kind string, settings []advise.Setting, o Options) (string, error) {
+func Format(kind string, settings []finding.Setting, o Options) (string, error) {
 	if err := Validate(settings); err != nil {
 		return "", err
 	}
@@ -122,7 +122,7 @@ func Format(kind string, settings []advise.Setting, o Options) (string, error) {
 // Files returns the files `dbmem apply` writes for the settings: sysctl.d,
 // systemd drop-ins and the /sys oneshot unit, the postgresql and mysql
 // conf.d files and the GRUB drop-in, each kind only when it has settings.
-func Files(settings []advise.Setting, o Options) ([]File, error) {
+func Files(settings []finding.Setting, o Options) ([]File, error) {
 	if err := Validate(settings); err != nil {
 		return nil, err
 	}
@@ -144,14 +144,14 @@ func Files(settings []advise.Setting, o Options) ([]File, error) {
 // KindFiles returns the files of one kind (sysctl, systemd, postgresql,
 // mysql, kernel-cmdline), each to be installed on its own: a systemd
 // drop-in and the /sys oneshot unit are two files, never one stream.
-func KindFiles(kind string, settings []advise.Setting, o Options) ([]File, error) {
+func KindFiles(kind string, settings []finding.Setting, o Options) ([]File, error) {
 	if err := Validate(settings); err != nil {
 		return nil, err
 	}
 	return kindFiles(kind, settings, o.withDefaults())
 }
 
-func kindFiles(kind string, settings []advise.Setting, o Options) ([]File, error) {
+func kindFiles(kind string, settings []finding.Setting, o Options) ([]File, error) {
 	var f []File
 	var err error
 	switch kind {
@@ -175,8 +175,8 @@ func kindFiles(kind string, settings []advise.Setting, o Options) ([]File, error
 }
 
 // Of returns the settings with the given target, in their order.
-func Of(settings []advise.Setting, t advise.Target) []advise.Setting {
-	var out []advise.Setting
+func Of(settings []finding.Setting, t finding.Target) []finding.Setting {
+	var out []finding.Setting
 	for _, s := range settings {
 		if s.Target == t {
 			out = append(out, s)
@@ -189,22 +189,22 @@ func Of(settings []advise.Setting, t advise.Target) []advise.Setting {
 // overcommit ratio/kbytes first, then huge page pools (a pool lowers
 // CommitLimit), then lowered ratio/kbytes, then vm.overcommit_memory last,
 // everything else after in its given order.
-func Order(settings []advise.Setting) []advise.Setting {
-	out := append([]advise.Setting(nil), settings...)
+func Order(settings []finding.Setting) []finding.Setting {
+	out := append([]finding.Setting(nil), settings...)
 	sort.SliceStable(out, func(i, j int) bool { return rank(out[i]) < rank(out[j]) })
 	return out
 }
 
-func rank(s advise.Setting) int {
+func rank(s finding.Setting) int {
 	switch {
-	case s.Target == advise.TargetSysctl && (s.Name == "vm.overcommit_ratio" || s.Name == "vm.overcommit_kbytes"):
+	case s.Target == finding.TargetSysctl && (s.Name == "vm.overcommit_ratio" || s.Name == "vm.overcommit_kbytes"):
 		if raises(s) {
 			return 0
 		}
 		return 2
 	case IsPool(s):
 		return 1
-	case s.Target == advise.TargetSysctl && s.Name == "vm.overcommit_memory":
+	case s.Target == finding.TargetSysctl && s.Name == "vm.overcommit_memory":
 		return 3
 	}
 	return 4
@@ -212,17 +212,17 @@ func rank(s advise.Setting) int {
 
 // IsPool reports whether s sizes a huge page pool (vm.nr_hugepages or a
 // /sys .../hugepages-<size>kB/nr_hugepages file).
-func IsPool(s advise.Setting) bool {
+func IsPool(s finding.Setting) bool {
 	switch s.Target {
-	case advise.TargetSysctl:
+	case finding.TargetSysctl:
 		return s.Name == "vm.nr_hugepages"
-	case advise.TargetSysfs:
+	case finding.TargetSysfs:
 		return strings.HasSuffix(SysfsPath(s.Name), "/nr_hugepages")
 	}
 	return false
 }
 
-func raises(s advise.Setting) bool {
+func raises(s finding.Setting) bool {
 	var cur, val uint64
 	_, e1 := fmt.Sscan(s.Current, &cur)
 	_, e2 := fmt.Sscan(s.Value, &val)

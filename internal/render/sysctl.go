@@ -1,11 +1,11 @@
 package render
 
 import (
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
-func sysctlFiles(settings []advise.Setting, o Options) ([]File, error) {
-	s := Order(Of(settings, advise.TargetSysctl))
+func sysctlFiles(settings []finding.Setting, o Options) ([]File, error) {
+	s := Order(Of(settings, finding.TargetSysctl))
 	if len(s) == 0 {
 		return nil, nil
 	}

@@ -6,15 +6,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // systemdFiles writes one drop-in per database unit (limits, OOM score,
 // environment, and an order after the /sys oneshot) and the oneshot unit
 // that writes /sys values (transparent huge pages) at boot.
-func systemdFiles(settings []advise.Setting, o Options) ([]File, error) {
-	sysfs := Of(settings, advise.TargetSysfs)
-	byUnit, units, err := unitSettings(Of(settings, advise.TargetSystemd), o.Units)
+func systemdFiles(settings []finding.Setting, o Options) ([]File, error) {
+	sysfs := Of(settings, finding.TargetSysfs)
+	byUnit, units, err := unitSettings(Of(settings, finding.TargetSystemd), o.Units)
 	if err != nil {
 		return nil, err
 	}
@@ -33,8 +33,8 @@ func systemdFiles(settings []advise.Setting, o Options) ([]File, error) {
 
 // unitSettings groups systemd settings by unit; a setting without a unit
 // goes to the first of units. It returns every unit in order.
-func unitSettings(settings []advise.Setting, units []string) (map[string][]advise.Setting, []string, error) {
-	by := map[string][]advise.Setting{}
+func unitSettings(settings []finding.Setting, units []string) (map[string][]finding.Setting, []string, error) {
+	by := map[string][]finding.Setting{}
 	order := append([]string(nil), units...)
 	for _, s := range settings {
 		u := s.Unit
@@ -52,7 +52,7 @@ func unitSettings(settings []advise.Setting, units []string) (map[string][]advis
 	return by, order, nil
 }
 
-func dropIn(unit string, settings []advise.Setting, sysfs bool, o Options) File {
+func dropIn(unit string, settings []finding.Setting, sysfs bool, o Options) File {
 	p := path.Join(o.SystemdDir, unit+".d", FileName)
 	then := "after systemctl daemon-reload, at the next restart of " + unit + " (dbmem never restarts a database)"
 	t := newText("#")
@@ -75,7 +75,7 @@ func dropIn(unit string, settings []advise.Setting, sysfs bool, o Options) File 
 		Then: "systemctl daemon-reload; takes effect at the next restart of " + unit}
 }
 
-func sysfsUnit(settings []advise.Setting, units []string, o Options) File {
+func sysfsUnit(settings []finding.Setting, units []string, o Options) File {
 	p := path.Join(o.SystemdDir, SysfsUnit)
 	then := "at boot, before " + orAll(units) + " (pulled in by their drop-ins; or: systemctl enable " + SysfsUnit + ")"
 	t := newText("#")

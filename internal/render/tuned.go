@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // tuned renders a tuned profile: [sysctl] values, transparent huge pages in
 // [vm] and the kernel command line in [bootloader].
-func tuned(settings []advise.Setting, o Options) (string, error) {
-	sys := Order(Of(settings, advise.TargetSysctl))
-	thp, otherSysfs := splitTHP(Of(settings, advise.TargetSysfs))
-	args := Of(settings, advise.TargetKernelArgs)
+func tuned(settings []finding.Setting, o Options) (string, error) {
+	sys := Order(Of(settings, finding.TargetSysctl))
+	thp, otherSysfs := splitTHP(Of(settings, finding.TargetSysfs))
+	args := Of(settings, finding.TargetKernelArgs)
 	if len(sys)+len(thp)+len(otherSysfs)+len(args) == 0 {
 		return "", fmt.Errorf("tuned: %w", ErrNoSettings)
 	}
@@ -29,9 +29,9 @@ func tuned(settings []advise.Setting, o Options) (string, error) {
 	t.line("summary=dbmem: memory settings for a database server")
 	t.comment("Everything "+o.TunedInclude+" (a profile tuned ships) sets, then the values below, which win over it.", "")
 	t.line("include=" + o.TunedInclude)
-	section(t, "sysctl", sys, func(s advise.Setting) string { return s.Name + "=" + s.Value })
-	section(t, "vm", thp, func(s advise.Setting) string { return "transparent_hugepages=" + s.Value })
-	section(t, "sysfs", otherSysfs, func(s advise.Setting) string { return "/sys/" + SysfsPath(s.Name) + "=" + s.Value })
+	section(t, "sysctl", sys, func(s finding.Setting) string { return s.Name + "=" + s.Value })
+	section(t, "vm", thp, func(s finding.Setting) string { return "transparent_hugepages=" + s.Value })
+	section(t, "sysfs", otherSysfs, func(s finding.Setting) string { return "/sys/" + SysfsPath(s.Name) + "=" + s.Value })
 	if len(args) > 0 {
 		t.blank()
 		t.line("[bootloader]")
@@ -43,7 +43,7 @@ func tuned(settings []advise.Setting, o Options) (string, error) {
 	return t.String(), nil
 }
 
-func section(t *text, name string, s []advise.Setting, line func(advise.Setting) string) {
+func section(t *text, name string, s []finding.Setting, line func(finding.Setting) string) {
 	if len(s) == 0 {
 		return
 	}
@@ -58,7 +58,7 @@ func section(t *text, name string, s []advise.Setting, line func(advise.Setting)
 
 // splitTHP separates transparent_hugepage/enabled (tuned's [vm] plugin) from
 // other /sys values.
-func splitTHP(s []advise.Setting) (thp, other []advise.Setting) {
+func splitTHP(s []finding.Setting) (thp, other []finding.Setting) {
 	for _, x := range s {
 		if SysfsPath(x.Name) == "kernel/mm/transparent_hugepage/enabled" {
 			thp = append(thp, x)
@@ -75,7 +75,7 @@ func splitTHP(s []advise.Setting) (thp, other []advise.Setting) {
 // build on themselves.
 func TunedIncludeFor(engines []string) string {
 	for _, e := range engines {
-		if e != advise.EnginePostgres {
+		if e != finding.EnginePostgres {
 			return "throughput-performance"
 		}
 	}

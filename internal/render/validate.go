@@ -5,14 +5,14 @@ import (
 	"path"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // Validate checks that every setting can be written safely: a known target,
 // a name of the right shape for it (no path tricks, no SQL), and a value
 // without line breaks or control characters (which would inject lines into
 // a configuration file).
-func Validate(settings []advise.Setting) error {
+func Validate(settings []finding.Setting) error {
 	for _, s := range settings {
 		if err := validate(s); err != nil {
 			return fmt.Errorf("setting %s %q: %w", s.Target, s.Name, err)
@@ -21,7 +21,7 @@ func Validate(settings []advise.Setting) error {
 	return nil
 }
 
-func validate(s advise.Setting) error {
+func validate(s finding.Setting) error {
 	for _, r := range s.Value + s.Unit {
 		if r < ' ' || r == 0x7f {
 			return fmt.Errorf("value or unit holds a control character or line break")
@@ -29,20 +29,20 @@ func validate(s advise.Setting) error {
 	}
 	ok := false
 	switch s.Target {
-	case advise.TargetSysctl:
+	case finding.TargetSysctl:
 		ok = isName(s.Name, "._-") && strings.Contains(s.Name, ".")
-	case advise.TargetSysfs:
+	case finding.TargetSysfs:
 		p := SysfsPath(s.Name)
 		ok = isName(p, "/._-") && !strings.Contains(p, "..") && isName(s.Value, "._,:+-")
-	case advise.TargetPostgres, advise.TargetMySQL:
+	case finding.TargetPostgres, finding.TargetMySQL:
 		ok = isName(s.Name, "._-")
-	case advise.TargetPostgresRole:
+	case finding.TargetPostgresRole:
 		ok = isName(s.Name, "._-") && validRole(s.Role) && !strings.Contains(s.Value, `\`)
-	case advise.TargetSystemd:
+	case finding.TargetSystemd:
 		ok = isName(s.Name, "") && (s.Unit == "" || isName(s.Unit, "@.-_:\\"))
-	case advise.TargetKernelArgs:
+	case finding.TargetKernelArgs:
 		ok = isName(s.Name, "._-") && (s.Value == "" || isName(s.Value, "._,:=+-/"))
-	case advise.TargetKubernetes:
+	case finding.TargetKubernetes:
 		ok = isName(s.Name, "._-") && isName(s.Value, ".")
 	default:
 		return fmt.Errorf("unknown target (want sysctl, sysfs, postgresql, postgresql-role, systemd, kernel-cmdline, mysql or kubernetes)")

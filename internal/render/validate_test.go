@@ -4,22 +4,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 func TestValidateRejects(t *testing.T) {
-	bad := []advise.Setting{
-		{Target: advise.TargetSysctl, Name: "vm.swappiness", Value: "1\nvm.overcommit_memory = 2"},
-		{Target: advise.TargetSysctl, Name: "vm/../../etc", Value: "1"},
-		{Target: advise.TargetSysctl, Name: "swappiness", Value: "1"},
-		{Target: advise.TargetSysfs, Name: "kernel/mm/transparent_hugepage/enabled", Value: "never'; rm -rf /; '"},
-		{Target: advise.TargetPostgres, Name: "huge_pages = on; DROP TABLE x", Value: "on"},
-		{Target: advise.TargetSystemd, Name: "LimitMEMLOCK", Value: "infinity", Unit: "x.service\n[Service]"},
-		{Target: advise.TargetKernelArgs, Name: "hugepages", Value: "1\" ; reboot ; \""},
+	bad := []finding.Setting{
+		{Target: finding.TargetSysctl, Name: "vm.swappiness", Value: "1\nvm.overcommit_memory = 2"},
+		{Target: finding.TargetSysctl, Name: "vm/../../etc", Value: "1"},
+		{Target: finding.TargetSysctl, Name: "swappiness", Value: "1"},
+		{Target: finding.TargetSysfs, Name: "kernel/mm/transparent_hugepage/enabled", Value: "never'; rm -rf /; '"},
+		{Target: finding.TargetPostgres, Name: "huge_pages = on; DROP TABLE x", Value: "on"},
+		{Target: finding.TargetSystemd, Name: "LimitMEMLOCK", Value: "infinity", Unit: "x.service\n[Service]"},
+		{Target: finding.TargetKernelArgs, Name: "hugepages", Value: "1\" ; reboot ; \""},
 		{Target: "grub", Name: "x", Value: "1"},
 	}
 	for _, s := range bad {
-		if err := Validate([]advise.Setting{s}); err == nil {
+		if err := Validate([]finding.Setting{s}); err == nil {
 			t.Errorf("accepted %+v", s)
 		}
 	}
@@ -44,7 +44,7 @@ func TestSysfsPath(t *testing.T) {
 }
 
 func TestOrder(t *testing.T) {
-	names := func(s []advise.Setting) string {
+	names := func(s []finding.Setting) string {
 		var n []string
 		for _, x := range s {
 			n = append(n, x.Name)
@@ -55,9 +55,9 @@ func TestOrder(t *testing.T) {
 	if want := "vm.nr_hugepages vm.overcommit_ratio vm.overcommit_memory vm.swappiness"; got != want {
 		t.Errorf("order %q, want %q", got, want)
 	}
-	raise := []advise.Setting{
-		{Target: advise.TargetSysctl, Name: "vm.nr_hugepages", Value: "100", Current: "0"},
-		{Target: advise.TargetSysctl, Name: "vm.overcommit_ratio", Value: "80", Current: "50"},
+	raise := []finding.Setting{
+		{Target: finding.TargetSysctl, Name: "vm.nr_hugepages", Value: "100", Current: "0"},
+		{Target: finding.TargetSysctl, Name: "vm.overcommit_ratio", Value: "80", Current: "50"},
 	}
 	if got := names(Order(raise)); got != "vm.overcommit_ratio vm.nr_hugepages" {
 		t.Errorf("a raised ratio must come before the pool grows (it keeps CommitLimit up): %q", got)
@@ -80,7 +80,7 @@ func FuzzFormat(f *testing.F) {
 	f.Add("systemd", "LimitMEMLOCK", "infinity", "x.service")
 	f.Add("kernel-cmdline", "hugepages", "17", "")
 	f.Fuzz(func(t *testing.T, target, name, value, unit string) {
-		s := []advise.Setting{{Target: advise.Target(target), Name: name, Value: value, Unit: unit, Why: value}}
+		s := []finding.Setting{{Target: finding.Target(target), Name: name, Value: value, Unit: unit, Why: value}}
 		for _, k := range Kinds {
 			Format(k, s, Options{Units: []string{"db.service"}, PostgresConfDir: "/c"})
 		}
@@ -91,20 +91,20 @@ func FuzzFormat(f *testing.F) {
 // TestValidateRoles: a role name with quotes, spaces and Unicode is
 // written; one with a control character, none or over 63 bytes is not.
 func TestValidateRoles(t *testing.T) {
-	ok := advise.Setting{Target: advise.TargetPostgresRole, Role: `a "b" ü@c`, Name: "work_mem", Value: "64MB"}
-	if err := Validate([]advise.Setting{ok}); err != nil {
+	ok := finding.Setting{Target: finding.TargetPostgresRole, Role: `a "b" ü@c`, Name: "work_mem", Value: "64MB"}
+	if err := Validate([]finding.Setting{ok}); err != nil {
 		t.Errorf("%q: %v", ok.Role, err)
 	}
 	for _, role := range []string{"", "a\nb", "a\x1b[2Jb", strings.Repeat("x", 64)} {
 		s := ok
 		s.Role = role
-		if err := Validate([]advise.Setting{s}); err == nil {
+		if err := Validate([]finding.Setting{s}); err == nil {
 			t.Errorf("role %q was accepted", role)
 		}
 	}
 	s := ok
 	s.Value = `64MB\`
-	if err := Validate([]advise.Setting{s}); err == nil {
+	if err := Validate([]finding.Setting{s}); err == nil {
 		t.Error("a value with a backslash was accepted")
 	}
 }

@@ -42,9 +42,16 @@ type InstanceSummary struct {
 	postgres.Summary
 }
 
-// NewDocument builds the JSON document.
+// NewDocument builds the JSON document with advise.Judge's findings on the
+// snapshot alone (default options: the OOM ranking covers the database
+// processes). dbmem report uses DocumentFor with the verdict check gives.
 func NewDocument(s *snapshot.Snapshot) Document {
-	r := advise.Judge(s, advise.Options{})
+	return DocumentFor(s, advise.Judge(s, advise.Options{}))
+}
+
+// DocumentFor builds the JSON document with the findings and skipped
+// checks given (the one verdict of check, watch and the exporter).
+func DocumentFor(s *snapshot.Snapshot, r advise.Result) Document {
 	d := Document{Schema: JSONSchema, Snapshot: s, Summaries: []InstanceSummary{}, Findings: r.Findings, Skipped: r.Skipped}
 	if d.Skipped == nil {
 		d.Skipped = []advise.Skipped{}
@@ -66,7 +73,11 @@ func JSONWith(w io.Writer, s *snapshot.Snapshot, budgets map[int]*budget.Result)
 
 // DocumentWith builds the document with the instances' budgets.
 func DocumentWith(s *snapshot.Snapshot, budgets map[int]*budget.Result) Document {
-	d := NewDocument(s)
+	return AddBudgets(NewDocument(s), s, budgets)
+}
+
+// AddBudgets adds the instances' budgets to a document of s.
+func AddBudgets(d Document, s *snapshot.Snapshot, budgets map[int]*budget.Result) Document {
 	for _, in := range s.Postgres {
 		if r := budgets[in.PostmasterPID]; r != nil {
 			d.Budgets = append(d.Budgets, InstanceBudget{PostmasterPID: in.PostmasterPID, Result: *r})

@@ -2,10 +2,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/dbmem/dbmem/internal/inert"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/enginemem"
+	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -139,22 +141,25 @@ func threadsLine(in *mysql.Instance) string {
 	return s
 }
 
-func writeWorstCase(b *strings.Builder, wc mysql.WorstCase, h linux.Host) {
-	ps := units.Bytes(wc.PerfSchema.Bytes)
-	if !wc.PerfSchemaKnown {
-		ps = "unknown"
+func writeWorstCase(b *strings.Builder, wc enginemem.WorstCase, h linux.Host) {
+	ps := "unknown"
+	if l, _ := wc.Line("performance_schema"); wc.Measured(l.Name) {
+		ps = units.Bytes(l.Bytes)
 	}
-	fmt.Fprintf(b, "  Worst case   %s = global %s + %d max_connections x %s per thread + performance_schema %s%s\n",
-		units.Bytes(wc.TotalBytes), units.Bytes(wc.GlobalBytes), wc.MaxConnections, units.Bytes(wc.PerThreadBytes), ps,
+	fmt.Fprintf(b, "  Worst case   %s = global %s + %d max_connections x %s per thread + performance_schema %s + page tables %s%s\n",
+		units.Bytes(wc.TotalBytes), units.Bytes(wc.Sum(enginemem.Global, enginemem.InHugePages)), wc.MaxConnections,
+		units.Bytes(wc.Sum(enginemem.PerConnection)), ps, units.Bytes(wc.PageTablesBytes),
 		ofText(&wc.TotalBytes, h.Meminfo.MemTotalBytes, " of RAM"))
-	fmt.Fprintf(b, "               global: %s\n", linesText(wc.Global))
-	fmt.Fprintf(b, "               per thread: %s\n", linesText(wc.PerThread))
+	fmt.Fprintf(b, "               global: %s\n", linesText(wc.Lines, enginemem.Global, enginemem.InHugePages))
+	fmt.Fprintf(b, "               per thread: %s\n", linesText(wc.PerConnection, enginemem.PerConnection))
 }
 
-func linesText(ls []mysql.Line) string {
+func linesText(ls []enginemem.Line, scopes ...enginemem.Scope) string {
 	var parts []string
 	for _, l := range ls {
-		parts = append(parts, l.Name+" "+units.Bytes(l.Bytes))
+		if slices.Contains(scopes, l.Scope) {
+			parts = append(parts, l.Name+" "+units.Bytes(l.Bytes))
+		}
 	}
 	return strings.Join(parts, ", ")
 }
@@ -170,13 +175,13 @@ func writeHugePlan(b *strings.Builder, in *mysql.Instance, h linux.Host) {
 	if in.LargePages() {
 		want = "large_pages=ON needs"
 	}
-	fmt.Fprintf(b, "  Huge plan    %s %d pages of %s (%s) via %s (%s)\n", want, p.Pages, units.Bytes(page), units.Bytes(p.Bytes), p.API, p.APIFrom)
-	if p.API == mysql.HugeSysV {
+	fmt.Fprintf(b, "  Huge plan    %s %d pages of %s (%s) via %s (%s)\n", want, p.Pages, units.Bytes(page), units.Bytes(p.Bytes()), p.API, p.APIFrom)
+	if sv := p.SysV; sv != nil {
 		group := "unknown"
-		if p.ShmGroup != nil {
-			group = fmt.Sprint(*p.ShmGroup)
+		if sv.ShmGroup != nil {
+			group = fmt.Sprint(*sv.ShmGroup)
 		}
 		fmt.Fprintf(b, "               SysV: vm.hugetlb_shm_group=%s, LimitMEMLOCK>=%d, kernel.shmmax>=%d, kernel.shmall>=%d\n",
-			group, p.MemlockBytes, p.ShmMaxBytes, p.ShmAllPages)
+			group, sv.MemlockBytes, sv.ShmMaxBytes, sv.ShmAllPages)
 	}
 }

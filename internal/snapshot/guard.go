@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/oomguard"
+	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/unitname"
 )
 
@@ -15,7 +16,7 @@ import (
 func (s *Snapshot) readGuard(ctx context.Context, o Options) {
 	var ts []oomguard.Target
 	for _, in := range s.Postgres {
-		t := oomguard.Target{Subject: GuardKey("postgresql", in.DataDir), Comms: []string{"postgres", "postmaster"}, PID: in.PostmasterPID}
+		t := oomguard.Target{Subject: GuardKey("postgresql", in.DataDir), Comms: postgres.ServerComms, PID: in.PostmasterPID}
 		if u, packaged := unitname.PostgresPackaged(in.Settings.String("config_file"), in.DataDir); packaged {
 			t.Unit = u // else no unit is known to run it (pg_ctl, a test cluster): nothing to audit
 		}

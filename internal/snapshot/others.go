@@ -52,7 +52,7 @@ func (s *Snapshot) readSysV(fs linux.FS) {
 	}
 	v, err := sysv.Read(fs)
 	if err != nil {
-		s.Gaps = append(s.Gaps, linux.Gap{What: "SysV shared memory", Why: err.Error()})
+		s.Gaps = append(s.Gaps, linux.Gap{What: "SysV shared memory", Why: err.Error(), Kind: linux.KindOf(err)})
 		return
 	}
 	s.SysV = &v

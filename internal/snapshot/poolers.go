@@ -14,7 +14,7 @@ import (
 func (s *Snapshot) readPoolers(ctx context.Context, o Options) {
 	found, gaps, err := pooler.Discover(ctx, o.FS, pooler.Options{Console: o.PoolerConsole})
 	if err != nil {
-		s.Gaps = append(s.Gaps, linux.Gap{What: "connection poolers", Why: err.Error()})
+		s.Gaps = append(s.Gaps, linux.Gap{What: "connection poolers", Why: err.Error(), Kind: linux.KindOf(err)})
 		return
 	}
 	s.Poolers = found

@@ -90,10 +90,14 @@ type Options struct {
 	// was taken: a replay cannot look at the captured host's files.
 	Owners map[int]*servertrust.Ownership
 	// Guard reads the OOM guard (OOMGuard): check, report and plan do;
-	// watch and the exporter, which sample often, do not. GuardRun runs
+	// watch and the exporter do at each discovery and carry it into their
+	// status samples (watch.Sampler.Guard). GuardRun runs
 	// systemctl (default: the program, where systemd is PID 1).
 	Guard    bool
 	GuardRun oomguard.Runner
+	// GuardRecorded, with Guard, is the guard as a bundle recorded it:
+	// used as read, nothing is read again.
+	GuardRecorded *oomguard.Guard
 }
 
 // Take reads the host and every instance. Only an unreadable /proc/meminfo
@@ -127,7 +131,10 @@ func Take(ctx context.Context, o Options) (*Snapshot, error) {
 	}
 	s.readOwners(o)
 	s.readPoolers(ctx, o)
-	if o.Guard {
+	switch {
+	case o.Guard && o.GuardRecorded != nil:
+		s.OOMGuard = o.GuardRecorded
+	case o.Guard:
 		s.readGuard(ctx, o)
 	}
 	s.Elapsed = time.Since(start)

@@ -1,11 +1,11 @@
 package throwaway
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
-	"os/exec"
-	"strings"
+
+	"github.com/dbmem/dbmem/internal/safeexec"
 )
 
 // User creates a system account for one throwaway server (no home, no
@@ -17,15 +17,15 @@ func User(prefix string) (string, func() error, error) {
 		return "", nil, err
 	}
 	name := prefix + hex.EncodeToString(b)
-	out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", name).CombinedOutput()
+	ctx := context.Background()
+	_, err := safeexec.Output(ctx, safeexec.Command{Name: "useradd",
+		Args: []string{"--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", name}})
 	if err != nil {
-		return "", nil, fmt.Errorf("useradd %s: %w: %s", name, err, strings.TrimSpace(string(out)))
+		return "", nil, err
 	}
 	remove := func() error {
-		if out, err := exec.Command("userdel", name).CombinedOutput(); err != nil {
-			return fmt.Errorf("userdel %s: %w: %s", name, err, strings.TrimSpace(string(out)))
-		}
-		return nil
+		_, err := safeexec.Output(ctx, safeexec.Command{Name: "userdel", Args: []string{name}})
+		return err
 	}
 	return name, remove, nil
 }

@@ -87,11 +87,15 @@ var (
 // knownIdents are the programs whose lines matter, recognised without a PID.
 var knownIdents = map[string]bool{"kernel": true, "systemd": true, "systemd-oomd": true, "earlyoom": true, "kubelet": true}
 
-func (p *parser) line(raw string) {
+func (p *parser) line(raw string) { p.ident(raw) }
+
+// ident reads one line and returns the program it names ("" for none,
+// "--" for journalctl's headers and explanations).
+func (p *parser) ident(raw string) string {
 	raw = strings.TrimRight(raw, "\r")
 	s := strings.TrimLeft(raw, " \t>`*\"")
 	if strings.HasPrefix(s, "-- ") || s == "--" {
-		return // journalctl -x explanations
+		return "--" // journalctl -x explanations
 	}
 	l := line{raw: raw}
 	l.stamp, s = cutStamp(s, p.o)
@@ -108,6 +112,7 @@ func (p *parser) line(raw string) {
 	}
 	l.msg = strings.TrimSpace(klogRe.ReplaceAllString(s, ""))
 	p.dispatch(l)
+	return l.ident
 }
 
 // cutIdent takes "host ident[pid]: " or "ident[pid]: " off s; an ident

@@ -120,3 +120,12 @@ func OptPercent(part, whole *uint64) string {
 	}
 	return Percent(*part, *whole)
 }
+
+// Quantity renders bytes as a Kubernetes quantity in whole Mi or Gi: Gi
+// when it is a whole number of them, else Mi rounded up.
+func Quantity(b uint64) string {
+	if b%GiB == 0 && b > 0 {
+		return strconv.FormatUint(b/GiB, 10) + "Gi"
+	}
+	return strconv.FormatUint((b+MiB-1)/MiB, 10) + "Mi"
+}

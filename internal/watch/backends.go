@@ -1,20 +1,11 @@
 package watch
 
 import (
-	"context"
-	"fmt"
 	"sort"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
-
-// BackendSource reads every backend's activity and query over the
-// verified connection (postgres.Connector.Backends).
-type BackendSource interface {
-	Backends(ctx context.Context, in *postgres.Instance) (postgres.BackendsAnswer, error)
-}
 
 // Backend is one line of the per-backend view, as pg_activity shows one:
 // who, since when, what it runs, and what it costs.
@@ -43,33 +34,6 @@ type Backend struct {
 // MaxFrameBackends bounds the per-backend view a frame holds: the most
 // expensive ones (a JSON frame of 1,000 backends would be mostly them).
 const MaxFrameBackends = 200
-
-// readBackends asks each connected instance for its backends' activity.
-// It returns them by postmaster PID, the sessions that served the reads
-// (to leave out while they exit), and a gap per instance that failed.
-func (s *Sampler) readBackends(ctx context.Context, ins []*postgres.Instance) (map[int][]postgres.BackendActivity, []int, []linux.Gap) {
-	if s.Backends == nil {
-		return nil, nil, nil
-	}
-	out := map[int][]postgres.BackendActivity{}
-	var sessions []int
-	var gaps []linux.Gap
-	for _, in := range ins {
-		if !in.Connected {
-			continue
-		}
-		a, err := s.Backends.Backends(ctx, in)
-		if err != nil {
-			gaps = append(gaps, linux.Gap{What: fmt.Sprintf("queries of postmaster %d's backends", in.PostmasterPID), Why: err.Error()})
-			continue
-		}
-		out[in.PostmasterPID] = a.Backends
-		if a.SessionPID > 0 {
-			sessions = append(sessions, a.SessionPID)
-		}
-	}
-	return out, sessions, gaps
-}
 
 // backends builds the per-backend view: every process of every instance
 // but the postmaster, with pg_stat_activity's view where it was read,

@@ -55,7 +55,7 @@ func BenchmarkBackendView1000(b *testing.B) {
 		var cpu, wall, helper time.Duration
 		for b.Loop() {
 			c0, t0, h0 := cputime.Thread(), time.Now(), childrenCPU()
-			acts, _, gaps := s.readBackends(ctx, []*postgres.Instance{in})
+			acts, _, gaps := s.ReadBackends(ctx, []*postgres.Instance{in})
 			cpu, wall, helper = cpu+cputime.Thread()-c0, wall+time.Since(t0), helper+childrenCPU()-h0
 			if len(gaps) > 0 || len(acts[in.PostmasterPID]) < 1000 {
 				b.Fatalf("%d backends read, gaps %v", len(acts[in.PostmasterPID]), gaps)
@@ -65,7 +65,7 @@ func BenchmarkBackendView1000(b *testing.B) {
 		b.ReportMetric(float64(helper.Microseconds())/1000/float64(b.N), "helper-cpu-ms/op")
 		b.ReportMetric(float64(wall.Microseconds())/1000/float64(b.N), "wall-ms/op")
 	})
-	smp.Backends, _, _ = s.readBackends(ctx, []*postgres.Instance{in})
+	smp.Backends, _, _ = s.ReadBackends(ctx, []*postgres.Instance{in})
 	b.Run("view", func(b *testing.B) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // The fixtures were recorded on kernel 6.18, PostgreSQL 15.20 (see their
@@ -169,7 +170,7 @@ func TestTopologyChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if topologyChanged(smp.Snapshot, smp.Processes) {
+	if sampler.TopologyChanged(smp.Snapshot, smp.Processes) {
 		t.Error("same processes: want no change")
 	}
 	var without = smp.Processes[:0:0]
@@ -181,7 +182,7 @@ func TestTopologyChanged(t *testing.T) {
 	}
 	restarted := append([]postgres.Proc(nil), smp.Snapshot.Postgres[0].Processes...)
 	restarted[0].StartTicks++
-	if !topologyChanged(smp.Snapshot, without) {
+	if !sampler.TopologyChanged(smp.Snapshot, without) {
 		t.Error("postmaster gone: want a change")
 	}
 	moved := append(without[:0:0], without...)
@@ -190,7 +191,7 @@ func TestTopologyChanged(t *testing.T) {
 			moved = append(moved, p.Process)
 		}
 	}
-	if !topologyChanged(smp.Snapshot, moved) {
+	if !sampler.TopologyChanged(smp.Snapshot, moved) {
 		t.Error("postmaster restarted (new start time): want a change")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 func liveSampler() *Sampler {
@@ -67,11 +68,11 @@ func TestLiveStatusSeesNewConnection(t *testing.T) {
 	}
 	// Other clusters on this machine come and go and would turn a Status
 	// sample into a rediscovery; rebuild from the first discovery directly.
-	procs, _, err := s.readProcesses(ctx, s.FS)
+	procs, _, err := s.ReadProcesses(ctx, s.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := rebuild(s.FS, first.Snapshot, procs, nil, time.Now())
+	snap, err := sampler.Rebuild(s.FS, first.Snapshot, procs, nil, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,11 +194,11 @@ func TestOwnSessionIsNotAConnection(t *testing.T) {
 	if n := clientCount(instanceOf(t, second, c)); n != 2 || len(l.pids) != 2 {
 		t.Errorf("second discovery: %d client backends (want the 2 readers), sessions %v", n, l.pids)
 	}
-	procs, _, err := s.readProcesses(ctx, s.FS)
+	procs, _, err := s.ReadProcesses(ctx, s.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	skip := s.liveSessions(procs)
+	skip := s.LiveSessions(procs)
 	if len(skip) != 2 || !skip[l.pids[0]] || !skip[l.pids[1]] {
 		t.Fatalf("live sessions %v, want both of %v", skip, l.pids)
 	}
@@ -205,7 +206,7 @@ func TestOwnSessionIsNotAConnection(t *testing.T) {
 		skip map[int]bool
 		want int
 	}{{skip, 2}, {nil, 4}} { // without skipping, the lingering sessions count
-		snap, err := rebuild(s.FS, second.Snapshot, procs, tc.skip, time.Now())
+		snap, err := sampler.Rebuild(s.FS, second.Snapshot, procs, tc.skip, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -216,10 +217,10 @@ func TestOwnSessionIsNotAConnection(t *testing.T) {
 	// A session that has exited is forgotten (its PID may be reused).
 	l.conns[0].Close(ctx)
 	waitExited(t, l.pids[0])
-	if procs, _, err = s.readProcesses(ctx, s.FS); err != nil {
+	if procs, _, err = s.ReadProcesses(ctx, s.FS); err != nil {
 		t.Fatal(err)
 	}
-	if skip := s.liveSessions(procs); len(skip) != 1 || !skip[l.pids[1]] {
+	if skip := s.LiveSessions(procs); len(skip) != 1 || !skip[l.pids[1]] {
 		t.Errorf("after session %d exited: live sessions %v, want only %d", l.pids[0], skip, l.pids[1])
 	}
 }

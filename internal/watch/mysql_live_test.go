@@ -14,6 +14,7 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/mysql/mysqltest"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -81,19 +82,19 @@ func TestLiveMySQLSection(t *testing.T) {
 	}
 	// A status tick, rebuilt from the last discovery whatever else starts
 	// or stops on this machine meanwhile.
-	procs, _, err := s.readProcesses(ctx, s.FS)
+	procs, _, err := s.ReadProcesses(ctx, s.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, seen := s.lastBase()
+	base, seen := s.LastBase()
 	inSeen := false
 	for k := range seen {
-		inSeen = inSeen || k.pid == srv.PID && k.start > 0
+		inSeen = inSeen || k.PID == srv.PID && k.Start > 0
 	}
 	if !inSeen {
 		t.Errorf("the discovery's MySQL servers %v lack %d: its stopping would not be noticed", seen, srv.PID)
 	}
-	snap, err := rebuild(s.FS, base, procs, nil, time.Now())
+	snap, err := sampler.Rebuild(s.FS, base, procs, nil, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func (out *MySQLServer) setPool(in *mysql.Instance, h linux.Host) {
 	}
 	if page, ok := h.DefaultPageSize(); ok && out.BufferPoolBytes != nil {
 		p := mysql.PlanHugePages(in, page, uint64(os.Getpagesize()))
-		out.LargePageNeedPages, out.LargePageNeedBytes, out.LargePageSizeBytes = &p.Pages, &p.Bytes, new(page)
+		out.LargePageNeedPages, out.LargePageNeedBytes, out.LargePageSizeBytes = &p.Pages, new(p.Bytes()), new(page)
 	}
 }
 

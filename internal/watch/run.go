@@ -108,7 +108,7 @@ func Run(ctx context.Context, s *Sampler, o Options) error {
 
 // tick samples once and makes the frame.
 func (o Options) tick(ctx context.Context, s *Sampler, w *Watcher, sched *schedule, tick int) (Frame, *Sample, error) {
-	smp, err := sampleUntil(ctx, s, sched.next(tick, s.now()))
+	smp, err := sampleUntil(ctx, s, sched.next(tick, s.Time()))
 	if err != nil {
 		return Frame{}, nil, err
 	}

@@ -1,0 +1,7 @@
+// Package finding holds the types dbmem's verdicts are made of: a Finding
+// (a problem, its evidence, why it matters, its fix), a Setting (a value to
+// set, with its formula), their Severity, Target and Evidence, and the
+// engine names. It is a leaf: renderers and outputs depend on it without
+// pulling in the engines that compute findings (internal/advise, which
+// keeps the same names as aliases).
+package finding
