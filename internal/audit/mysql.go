@@ -6,6 +6,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/chart"
+	"github.com/dbmem/dbmem/internal/enginemem"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/units"
@@ -25,10 +26,11 @@ type mysqlView struct {
 	// total is then shown as unknown, never as a sum missing a term.
 	Known                     bool
 	Missing                   []string
-	Global, PerThread         []mysql.Line
+	Global, PerThread         []enginemem.Line
 	GlobalSum, PerThreadSum   string
 	MaxConnections            int
 	Connections, PerfSchema   string
+	PageTables                string
 	Total, TotalShare, Growth string
 	Chart                     template.HTML
 }
@@ -58,20 +60,42 @@ func mysqlInstanceView(in *mysql.Instance, h linux.Host) mysqlView {
 		}
 	}
 	wc := mysql.ComputeWorstCase(in)
-	v.Known = len(v.Missing) == 0 && wc.PerfSchemaKnown
-	v.Global, v.PerThread, v.MaxConnections = wc.Global, wc.PerThread, wc.MaxConnections
-	v.GlobalSum, v.PerThreadSum = units.Bytes(wc.GlobalBytes), units.Bytes(wc.PerThreadBytes)
-	v.Connections = units.Bytes(wc.Connections.Bytes) + " (" + wc.Connections.Formula + ")"
-	v.PerfSchema = units.Unknown + " (" + wc.PerfSchema.Formula + ")"
-	if wc.PerfSchemaKnown {
-		v.PerfSchema = units.Bytes(wc.PerfSchema.Bytes) + " (" + wc.PerfSchema.Formula + ")"
-	}
+	psKnown := wc.Measured("performance_schema")
+	v.Known = len(v.Missing) == 0 && psKnown
+	v.Global, v.PerThread, v.MaxConnections = globalLines(wc), wc.PerConnection, wc.MaxConnections
+	v.GlobalSum, v.PerThreadSum = units.Bytes(wc.Sum(enginemem.Global, enginemem.InHugePages)), units.Bytes(wc.Sum(enginemem.PerConnection))
+	v.Connections, v.PageTables = lineText(wc, "connections", true), lineText(wc, "page tables", true)
+	v.PerfSchema = lineText(wc, "performance_schema", psKnown)
 	v.Total, v.TotalShare = units.Unknown, units.Unknown
 	if v.Known {
 		v.Total, v.TotalShare = units.Bytes(wc.TotalBytes), units.OptPercent(&wc.TotalBytes, h.Meminfo.MemTotalBytes)
 		v.Chart = worstCaseChart(wc, h.Meminfo.MemTotalBytes)
 	}
 	return v
+}
+
+// globalLines are the lines allocated once (in private memory or in huge
+// pages), the buffer pool first.
+func globalLines(wc enginemem.WorstCase) []enginemem.Line {
+	var out []enginemem.Line
+	for _, l := range wc.Lines {
+		if l.Scope == enginemem.Global || l.Scope == enginemem.InHugePages {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// lineText is a line's bytes and formula, unknown when not measured.
+func lineText(wc enginemem.WorstCase, name string, known bool) string {
+	l, ok := wc.Line(name)
+	if !ok {
+		return units.Unknown
+	}
+	if !known {
+		return units.Unknown + " (" + l.Formula + ")"
+	}
+	return units.Bytes(l.Bytes) + " (" + l.Formula + ")"
 }
 
 func orUnknownText(s string) string {
@@ -109,7 +133,7 @@ func threadsText(m mysql.Memory) string {
 }
 
 // worstCaseChart draws the worst case's terms beside the RAM.
-func worstCaseChart(wc mysql.WorstCase, total *uint64) template.HTML {
+func worstCaseChart(wc enginemem.WorstCase, total *uint64) template.HTML {
 	unit, div := "MiB", float64(1<<20)
 	if wc.TotalBytes >= 4<<30 || total != nil && *total >= 4<<30 {
 		unit, div = "GiB", 1<<30
@@ -117,10 +141,16 @@ func worstCaseChart(wc mysql.WorstCase, total *uint64) template.HTML {
 	bar := func(label, color string, b uint64) chart.Bar {
 		return chart.Bar{Label: label, Color: color, Value: units.Bytes(b), V: float64(b) / div}
 	}
-	pool := wc.Global[0].Bytes // bufferPoolLine is always first
-	bars := []chart.Bar{bar("buffer pool", Blue, pool), bar("other global buffers", SkyBlue, wc.GlobalBytes-pool),
-		bar(fmt.Sprintf("%d connections at worst", wc.MaxConnections), Vermilion, wc.Connections.Bytes),
-		bar("performance_schema", Purple, wc.PerfSchema.Bytes), bar("worst case", Black, wc.TotalBytes)}
+	global := wc.Sum(enginemem.Global, enginemem.InHugePages)
+	var pool uint64
+	if gs := globalLines(wc); len(gs) > 0 {
+		pool = gs[0].Bytes // the buffer pool's line is always first
+	}
+	conns, _ := wc.Line("connections")
+	ps, _ := wc.Line("performance_schema")
+	bars := []chart.Bar{bar("buffer pool", Blue, pool), bar("other global buffers", SkyBlue, global-pool),
+		bar(fmt.Sprintf("%d connections at worst", wc.MaxConnections), Vermilion, conns.Bytes),
+		bar("performance_schema", Purple, ps.Bytes), bar("worst case", Black, wc.TotalBytes)}
 	if total != nil {
 		bars = append(bars, bar("RAM (MemTotal)", Green, *total))
 	}

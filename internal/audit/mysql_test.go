@@ -61,7 +61,7 @@ func TestAuditMySQLSection(t *testing.T) {
 		t.Error("the contents do not list the MySQL section")
 	}
 	wc := mysql.ComputeWorstCase(in)
-	if bp := in.Memory.BufferPool; bp == nil || bp.SizeBytes < 256<<20 || wc.Global[0].Bytes < 256<<20 || wc.MaxConnections != 50 {
+	if bp := in.Memory.BufferPool; bp == nil || bp.SizeBytes < 256<<20 || wc.Lines[0].Bytes < 256<<20 || wc.MaxConnections != 50 {
 		t.Fatalf("buffer pool %+v, worst case %+v", bp, wc)
 	}
 	delete(in.Settings, "max_connections")

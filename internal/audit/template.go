@@ -155,6 +155,7 @@ nav ol { columns: 2; }
 {{end}}<tr><td><b>per thread</b></td><td class="n">{{$m.PerThreadSum}}</td><td></td></tr>
 <tr><td>connections</td><td colspan="2">{{$m.Connections}}</td></tr>
 <tr><td>performance_schema</td><td colspan="2">{{$m.PerfSchema}}</td></tr>
+<tr><td>page tables</td><td colspan="2">{{$m.PageTables}}</td></tr>
 </table>{{end}}
 
 <h2 id="plan">The plan's settings</h2>
