@@ -37,6 +37,7 @@ func TestMain(m *testing.M) {
 	if shared.b != nil {
 		shared.b.remove()
 	}
+	closeIdle()
 	os.Exit(code)
 }
 

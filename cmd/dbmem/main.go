@@ -14,12 +14,14 @@ import (
 )
 
 func main() {
+	endProfile := profile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	if grace := cli.SignalGrace(os.Args[1:]); grace > 0 {
 		go endAfter(ctx, grace)
 	}
 	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	endProfile()
 	os.Exit(code)
 }
 

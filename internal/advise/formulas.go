@@ -70,12 +70,12 @@ func PageTableBytes(processes int, shared, pageSize uint64) uint64 {
 	if pageSize == 0 {
 		pageSize = basePage
 	}
-	return uint64(processes) * ceilDiv(shared, pageSize) * pteBytes
+	return uint64(processes) * units.CeilDiv(shared, pageSize) * pteBytes
 }
 
 // HugePagesFor is the number of pages of pageSize that hold bytes, as the
 // kernel rounds a hugetlb mapping: size / page rounded up.
-func HugePagesFor(bytes, pageSize uint64) uint64 { return ceilDiv(bytes, pageSize) }
+func HugePagesFor(bytes, pageSize uint64) uint64 { return units.CeilDiv(bytes, pageSize) }
 
 // MarginPages is the safety margin added to a pool: percent of the need,
 // rounded up.

@@ -27,7 +27,7 @@ func mysqlChecks(h host, in *mysql.Instance) []Finding {
 
 // MySQLSubject names a MySQL/MariaDB server in findings.
 func MySQLSubject(in *mysql.Instance) string {
-	return fmt.Sprintf("%s (%s)", in.Name(), orUnknown(in.DataDir))
+	return fmt.Sprintf("%s (%s)", in.Name(), units.Or(in.DataDir, "data directory unknown"))
 }
 
 // mysqlProcess labels a MySQL/MariaDB server for the OOM ranking: one
@@ -38,13 +38,6 @@ func mysqlProcess(in *mysql.Instance) labeled {
 		comm = "mysqld"
 	}
 	return labeled{Process: in.Process, Label: fmt.Sprintf("%s (%s)", comm, in.Name()), Database: true}
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "data directory unknown"
-	}
-	return s
 }
 
 const srcServerSmaps = "server's smaps"
@@ -146,7 +139,7 @@ func mysqlHugeSettings(h host, in *mysql.Instance, p HugePageNeed) []Setting {
 	pool, havePool := h.DefaultPool()
 	var held uint64
 	for _, m := range in.Memory.HugeMappings {
-		held += ceilDiv(m.SizeBytes, p.PageSizeBytes)
+		held += units.CeilDiv(m.SizeBytes, p.PageSizeBytes)
 	}
 	others, current, formula := uint64(0), "", fmt.Sprintf("%d pages this server needs (the pool now is not known)", p.Pages)
 	if havePool {

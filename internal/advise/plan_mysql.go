@@ -40,7 +40,7 @@ func PlanMySQL(in *mysql.Instance, pageSize, basePage uint64) PlannedInstance {
 	var heldBytes uint64
 	for _, m := range in.Memory.HugeMappings {
 		if m.PageSizeBytes == pageSize {
-			pi.HeldPages += ceilDiv(m.SizeBytes, pageSize)
+			pi.HeldPages += units.CeilDiv(m.SizeBytes, pageSize)
 			heldBytes += m.SizeBytes
 		}
 	}
@@ -82,7 +82,7 @@ func MySQLNeedSource(p HugePageNeed) string {
 		if l.Name == "margin" {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %d", l.Name, ceilDiv(l.Bytes, max(p.PageSizeBytes, 1))))
+		parts = append(parts, fmt.Sprintf("%s %d", l.Name, units.CeilDiv(l.Bytes, max(p.PageSizeBytes, 1))))
 	}
 	s := fmt.Sprintf("%s + own margin %d, max(%d%%, %s): smaller buffers take their pages first, "+
 		"and a buffer pool that no longer fits falls back to 4 KiB pages silently",

@@ -30,14 +30,6 @@ func share(part, whole uint64) float64 {
 	return float64(part) / float64(whole)
 }
 
-// ceilDiv is n/d rounded up (0 when d is 0).
-func ceilDiv(n, d uint64) uint64 {
-	if d == 0 {
-		return 0
-	}
-	return (n + d - 1) / d
-}
-
 // sub is a-b, or 0 when b > a.
 func sub(a, b uint64) uint64 {
 	if b > a {

@@ -2,6 +2,7 @@ package advise
 
 import (
 	"fmt"
+	"github.com/dbmem/dbmem/internal/budget"
 	"slices"
 
 	"github.com/dbmem/dbmem/internal/enginemem"
@@ -13,9 +14,10 @@ const (
 	// DefaultNodesPerQuery is how many sort or hash nodes each query is
 	// assumed to run at once (each may use work_mem x hash_mem_multiplier).
 	DefaultNodesPerQuery = 2
-	// JITBytesPerBackend is what JIT compilation added to one backend
-	// (measured on this project: about 22 MiB per backend).
-	JITBytesPerBackend = 22 * MiB
+	// JITBytesPerBackend is what JIT compilation added to one backend:
+	// the budget's measured figure (budget.JITCostBytes, 24.8 MiB on
+	// PostgreSQL 15, TestJITCost in internal/plan), one constant for both.
+	JITBytesPerBackend = budget.JITCostBytes
 	// DefaultBackendBytes is one idle backend's private memory (Pss_Anon)
 	// when none can be measured (measured 1.2-1.3 MiB on PostgreSQL 15).
 	DefaultBackendBytes = 3 * MiB / 2

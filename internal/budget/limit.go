@@ -84,7 +84,7 @@ func memoryLimit(h Host) Limit {
 	if inCgroup {
 		base = *h.CgroupLimitBytes
 		l.Source = FromCgroup
-		l.Lines = []Line{{Name: "cgroup limit", Formula: "memory limit of " + orUnknown(h.CgroupPath), Bytes: base}}
+		l.Lines = []Line{{Name: "cgroup limit", Formula: "memory limit of " + units.Or(h.CgroupPath, units.Unknown), Bytes: base}}
 	} else if h.HugePoolBytes > 0 {
 		// Huge pages are charged to the hugetlb controller, not to a memory
 		// cgroup's limit: only RAM loses them.
@@ -103,7 +103,7 @@ func memoryLimit(h Host) Limit {
 
 func commitLimit(h Host) Limit {
 	l := Limit{Source: FromCommitLimit}
-	l.Lines = append(l.Lines, Line{Name: "CommitLimit", Formula: orUnknown(h.CommitFrom) + ", vm.overcommit_memory=2", Bytes: *h.CommitLimitBytes})
+	l.Lines = append(l.Lines, Line{Name: "CommitLimit", Formula: units.Or(h.CommitFrom, units.Unknown) + ", vm.overcommit_memory=2", Bytes: *h.CommitLimitBytes})
 	if !h.SharedInHugePages && h.SharedBytes > 0 {
 		l.Lines = append(l.Lines, Line{Name: "shared memory", Formula: "outside huge pages: counted in Committed_AS", Bytes: h.SharedBytes, Minus: true})
 	}
@@ -116,7 +116,7 @@ func coHostedLine(h Host) Line {
 	if h.CoHostedBytes == nil {
 		return Line{Name: "co-hosted processes (not measured)", Formula: "not measured (what-if): none assumed", Minus: true}
 	}
-	return Line{Name: "co-hosted processes", Formula: orUnknown(h.CoHostedFrom), Bytes: *h.CoHostedBytes, Minus: true}
+	return Line{Name: "co-hosted processes", Formula: units.Or(h.CoHostedFrom, units.Unknown), Bytes: *h.CoHostedBytes, Minus: true}
 }
 
 func reserveOf(h Host) float64 {
@@ -152,11 +152,4 @@ func sub(a, b uint64) uint64 {
 		return 0
 	}
 	return a - b
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }

@@ -159,7 +159,7 @@ func (b *myBudget) total() {
 	add := func(name, formula string, v uint64) {
 		b.r.Lines = append(b.r.Lines, Line{Name: name, Formula: formula, Bytes: v})
 	}
-	add("global buffers", orUnknown(s.GlobalPrivateFormula), s.GlobalPrivateBytes)
+	add("global buffers", units.Or(s.GlobalPrivateFormula, units.Unknown), s.GlobalPrivateBytes)
 	how := "thread_stack + 2 x net_buffer_length (not measured)"
 	if m := b.in.Measured; m != nil && m.PerThreadBytes > 0 {
 		how = m.PerThreadFrom

@@ -60,5 +60,8 @@ func measuredConcurrency(m *Measured, cpus int) (int, string) {
 	if h := m.HistoryPeakConnections; h != nil && *h < n && *h >= 2*m.ActiveNow && *h > 0 {
 		n, src = *h, src+fmt.Sprintf(", at most the %d connections recorded (%s)", *h, m.HistoryFrom)
 	}
+	if a := m.HistoryPeakActive; a != nil && *a > n {
+		n, src = *a, src+fmt.Sprintf(", at least the peak of %d active sessions recorded (%s)", *a, m.HistoryActiveFrom)
+	}
 	return n, src
 }

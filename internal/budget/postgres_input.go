@@ -68,8 +68,12 @@ type Measured struct {
 	// --record` saw (nil: no history); HistoryFrom names the file and span.
 	HistoryPeakConnections *int   `json:"history_peak_connections,omitempty"`
 	HistoryFrom            string `json:"history_from,omitempty"`
-	ParallelSeen           int    `json:"parallel_seen"`
-	AutovacuumSeen         int    `json:"autovacuum_seen"`
+	// HistoryPeakActive is the most active sessions (pg_stat_activity
+	// state active) `dbmem watch --record` saw at once; nil: none recorded.
+	HistoryPeakActive *int   `json:"history_peak_active,omitempty"`
+	HistoryActiveFrom string `json:"history_active_from,omitempty"`
+	ParallelSeen      int    `json:"parallel_seen"`
+	AutovacuumSeen    int    `json:"autovacuum_seen"`
 	// JIT is JIT's measured cost; nil when no backend had compiled.
 	JIT *JITMeasure `json:"jit,omitempty"`
 	// JITInBaseline is how many backends had compiled while JIT's cost

@@ -18,9 +18,6 @@ import (
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
-// exitRefused is apply's and rollback's exit code when a change was refused.
-const exitRefused = 4
-
 // applyFlags are `dbmem apply`'s flags.
 type applyFlags struct {
 	sets                  []string
@@ -289,7 +286,7 @@ func showPlan(e *env, p *apply.Plan, how string, pg *pgSQL) error {
 		}
 	}
 	if len(p.Refusals) > 0 {
-		return exitError{exitRefused}
+		return exitError{ExitRefused}
 	}
 	return nil
 }
@@ -333,7 +330,7 @@ func lockError(e *env, err error) error {
 	var be *apply.BusyError
 	if errors.As(err, &be) {
 		fmt.Fprintf(e.stderr, "dbmem: %v\n", err)
-		return exitError{exitRefused}
+		return exitError{ExitRefused}
 	}
 	return err
 }

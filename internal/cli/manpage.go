@@ -19,16 +19,16 @@ var (
 	moreExits = map[string][]ExitCode{
 		"dbmem check":           {{ExitFindings, "a finding at or above the severity given with --exit-code"}},
 		"dbmem lab budget":      {{ExitFindings, "a check failed: the dbmem run had an OOM kill, a peak above its budget, no fewer temp bytes than uniform-small, or a refused connection or failed query"}},
-		"dbmem apply":           {{exitRefused, "refused: a change would make the host worse, or another apply or rollback holds the lock; nothing was changed"}},
-		"dbmem pooler":          {{exitRefused, "pooler set, pooler rollback: refused, another apply or rollback runs; nothing was changed"}},
-		"dbmem pooler set":      {{exitRefused, "refused: another apply or rollback holds the lock; nothing was changed"}},
-		"dbmem pooler rollback": {{exitRefused, "refused: another apply or rollback holds the lock; nothing was changed"}},
-		"dbmem rollback":        {{exitRefused, "refused: a value or file cannot be restored safely, or another apply or rollback holds the lock; nothing was changed"}},
+		"dbmem apply":           {{ExitRefused, "refused: a change would make the host worse, or another apply or rollback holds the lock; nothing was changed"}},
+		"dbmem pooler":          {{ExitRefused, "pooler set, pooler rollback: refused, another apply or rollback runs; nothing was changed"}},
+		"dbmem pooler set":      {{ExitRefused, "refused: another apply or rollback holds the lock; nothing was changed"}},
+		"dbmem pooler rollback": {{ExitRefused, "refused: another apply or rollback holds the lock; nothing was changed"}},
+		"dbmem rollback":        {{ExitRefused, "refused: a value or file cannot be restored safely, or another apply or rollback holds the lock; nothing was changed"}},
 	}
 	// rootExits are the codes only some commands use, on dbmem's own page.
 	rootExits = []ExitCode{
 		{ExitFindings, "check: a finding at or above the severity given with --exit-code; lab budget: a check failed"},
-		{exitRefused, "apply, rollback, pooler set, pooler rollback: refused, nothing was changed"},
+		{ExitRefused, "apply, rollback, pooler set, pooler rollback: refused, nothing was changed"},
 	}
 )
 

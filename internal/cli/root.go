@@ -16,12 +16,13 @@ import (
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
-// Exit codes.
+// Exit codes (README.md's "Exit codes", each command's man page).
 const (
 	ExitOK       = 0
 	ExitError    = 1
 	ExitUsage    = 2
-	ExitFindings = 3
+	ExitFindings = 3 // check --exit-code: a finding at or above the severity
+	ExitRefused  = 4 // apply, rollback, pooler set/rollback: refused, nothing changed
 )
 
 // env is what every command shares: streams and the global flags.

@@ -15,7 +15,7 @@ var chartSpecs = []struct {
 	{"Swap used", UnitBytes, []string{"swap_used_bytes"}, false},
 	{"Huge pages", UnitCount, []string{"huge_pages_in_use", "huge_pages_total"}, false},
 	{"Private memory", UnitBytes, []string{"private_estimate_bytes", "pss_private_bytes", "rss_anon_bytes", "pss_anon_bytes", "vm_pte_bytes"}, true},
-	{"Connections and processes", UnitCount, []string{"connections", "processes", "threads"}, true},
+	{"Connections and processes", UnitCount, []string{"connections", "active_sessions", "processes", "threads"}, true},
 }
 
 // Charts groups the recorded series into charts, host first, then each

@@ -19,6 +19,7 @@ var seriesNames = []struct{ name, title string }{
 	{"huge_pages_in_use", "Huge pages in use"},
 	{"huge_pages_total", "Huge pages in pool"},
 	{"connections", "Connections"},
+	{"active_sessions", "Active sessions"},
 	{"processes", "Processes"},
 	{"threads", "Threads"},
 	{"private_estimate_bytes", "Private (RssAnon+VmPTE+VmSwap)"},

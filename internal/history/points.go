@@ -115,6 +115,9 @@ func instancePoints(in watch.Instance) []Point {
 		{"connections", l, UnitCount, float64(in.Connections)},
 		{"processes", l, UnitCount, float64(in.Processes)},
 	}
+	if v := in.ActiveSessions; v != nil {
+		ps = append(ps, Point{"active_sessions", l, UnitCount, float64(*v)})
+	}
 	if v := in.EstimateBytes; v != nil {
 		ps = append(ps, Point{"private_estimate_bytes", l, UnitBytes, float64(*v)})
 	}

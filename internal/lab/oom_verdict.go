@@ -44,7 +44,7 @@ func judgeKill(rep *postmortem.Report, pid int, cgroupPath string) Verdict {
 	c := e.Crash
 	check(&v, c != nil, "no crash restart of the server is paired with the kill")
 	if c != nil {
-		check(&v, c.KilledPID != nil && *c.KilledPID == pid && c.Certain, fmt.Sprintf("the crash restart names PID %s, matched by %q", optInt(c.KilledPID), c.MatchedBy))
+		check(&v, c.KilledPID != nil && *c.KilledPID == pid && c.Certain, fmt.Sprintf("the crash restart names PID %s, matched by %q", units.OptInt(c.KilledPID, units.Unknown), c.MatchedBy))
 		check(&v, !c.Incomplete && !c.NoRestart && c.Downtime != nil && *c.Downtime > 0, "the restart does not reach \"ready to accept connections\"")
 	}
 	v.Explains = len(v.Missing) == 0
@@ -133,14 +133,7 @@ func judgeOutOfMemory(rep *postmortem.Report, pid int, cgroupPath string) Verdic
 	return v
 }
 
-// optInt and optDuration show a figure the logs did not give as unknown.
-func optInt(p *int) string {
-	if p == nil {
-		return units.Unknown
-	}
-	return fmt.Sprint(*p)
-}
-
+// optDuration shows a duration the logs did not give as unknown.
 func optDuration(d *time.Duration) string {
 	if d == nil {
 		return units.Unknown

@@ -1,6 +1,8 @@
 package linux
 
 import (
+	"github.com/dbmem/dbmem/internal/units"
+
 	"path"
 	"regexp"
 	"strings"
@@ -38,7 +40,7 @@ func (c Container) ShortID() string {
 func (c Container) String() string {
 	var parts []string
 	if c.Kubernetes {
-		p := "kubernetes pod " + orUnknown(c.PodUID)
+		p := "kubernetes pod " + units.Or(c.PodUID, "?")
 		if c.QOS != "" {
 			p += " (" + c.QOS + ")"
 		}
@@ -48,13 +50,6 @@ func (c Container) String() string {
 		parts = append(parts, strings.TrimSpace(c.Runtime+" "+c.ShortID()))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "?"
-	}
-	return s
 }
 
 var (

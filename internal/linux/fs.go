@@ -118,6 +118,8 @@ func (fs FS) ReadFile(path string) ([]byte, error) {
 		read = fs.Files.ReadFile
 	case fs.Account != nil && fs.underRoot(path):
 		read = fs.readAs
+	case fs.kernelFile(path):
+		read = func(p string) ([]byte, error) { return readKernelFile(p, 0) }
 	}
 	var b []byte
 	err := fs.bounded(path, func() (err error) { b, err = read(path); return err })

@@ -183,7 +183,7 @@ func TestParseStatus(t *testing.T) {
 	want := Status{Name: "postgres", State: "S", PPid: 18590, UID: new(101), HasMM: true,
 		VmPeakBytes: u64(1638768 << 10), VmSizeBytes: u64(1638768 << 10), VmLckBytes: u64(0), VmHWMBytes: u64(1216672 << 10),
 		VmRSSBytes: u64(1216672 << 10), RssAnonBytes: u64(13004 << 10), RssFileBytes: u64(9740 << 10),
-		RssShmemBytes: u64(1193928 << 10), VmPTEBytes: u64(2600 << 10), VmSwapBytes: u64(0), HugetlbPageBytes: u64(0), Threads: new(1)}
+		RssShmemBytes: u64(1193928 << 10), VmPTEBytes: u64(2600 << 10), VmSwapBytes: u64(0), HugetlbPageBytes: u64(0), VmLibBytes: u64(22024 << 10), Threads: new(1)}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("status (-want +got):\n%s", d)
 	}

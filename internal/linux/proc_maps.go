@@ -17,6 +17,10 @@ type Mapping struct {
 	Dev        string // "00:01"
 	Inode      uint64
 	Path       string // "" for anonymous, "[heap]", "/dev/zero (deleted)", ...
+	// PageSizeBytes is the kernel's page size for the mapping (the huge
+	// page size of a hugetlb mapping), where the kernel said it
+	// (ReadSharedMappings' query); 0 from the maps text, which does not.
+	PageSizeBytes uint64
 }
 
 // SizeBytes is the length of the mapping's address range.

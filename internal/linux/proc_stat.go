@@ -1,6 +1,8 @@
 package linux
 
 import (
+	"github.com/dbmem/dbmem/internal/units"
+
 	"bytes"
 	"fmt"
 	"strconv"
@@ -42,7 +44,7 @@ func parseStat(s string) (Stat, error) {
 	open := strings.IndexByte(s, '(')
 	end := strings.LastIndexByte(s, ')')
 	if open < 0 || end < open {
-		return Stat{}, fmt.Errorf("stat %q: no (comm)", trunc(s, 60))
+		return Stat{}, fmt.Errorf("stat %q: no (comm)", units.Trunc(s, 60))
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(s[:open]))
 	if err != nil {
@@ -151,13 +153,6 @@ func ListPIDs(fs FS) ([]int, error) {
 		}
 	}
 	return pids, nil
-}
-
-func trunc(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }
 
 // ReadComm reads /proc/PID/comm: the process name (at most 15 bytes), as

@@ -31,7 +31,11 @@ type Status struct {
 	VmPTEBytes       *uint64 `json:"vm_pte_bytes,omitempty"`
 	VmSwapBytes      *uint64 `json:"vm_swap_bytes,omitempty"`
 	HugetlbPageBytes *uint64 `json:"hugetlb_pages_bytes,omitempty"`
-	Threads          *int    `json:"threads,omitempty"`
+	// VmLibBytes is the executable mappings other than the program's own
+	// text: it grows when a process loads a library (a backend that
+	// JIT-compiled has llvmjit.so). Not in Missing: dbmem only compares it.
+	VmLibBytes *uint64 `json:"vm_lib_bytes,omitempty"`
+	Threads    *int    `json:"threads,omitempty"`
 }
 
 // statusLines ties each memory line of status to its field.
@@ -128,6 +132,9 @@ func (s *Status) set(key []byte, v uint64, vals **statusValues) {
 	case "Threads":
 		n := int(v)
 		s.Threads = &n
+		return
+	case "VmLib":
+		s.VmLibBytes = &v
 		return
 	case "VmSize":
 		s.HasMM = true

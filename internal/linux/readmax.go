@@ -68,6 +68,16 @@ func (fs FS) readUpToNow(path string, max int64, whole bool) ([]byte, bool, erro
 		}
 		return b[:max], true, nil
 	}
+	if fs.kernelFile(path) { // its size is 0 or a guess: read max+1 bytes
+		b, err := readKernelFile(path, max+1)
+		switch {
+		case err != nil || int64(len(b)) <= max:
+			return b, false, err
+		case whole:
+			return nil, true, nil
+		}
+		return b[:max], true, nil
+	}
 	f, err := fs.openNoBlock(path)
 	if err != nil {
 		return nil, false, err

@@ -77,12 +77,12 @@ func PlanHugePages(in *Instance, pageSize, basePage uint64) enginemem.HugeNeed {
 			p.Smaller = append(p.Smaller, Line{Name: name, Bytes: b, Formula: formula})
 			return
 		}
-		pages := ceilDiv(b, pageSize)
+		pages := units.CeilDiv(b, pageSize)
 		p.Lines = append(p.Lines, Line{Name: name, Bytes: pages * pageSize,
 			Formula: fmt.Sprintf("ceil(%s / %s) = %d pages (%s)", units.Bytes(b), units.Bytes(pageSize), pages, formula)})
 		p.Pages += pages
 		p.SharedBytes += b
-		shmMax, shmAll = max(shmMax, b), shmAll+ceilDiv(b, basePage)
+		shmMax, shmAll = max(shmMax, b), shmAll+units.CeilDiv(b, basePage)
 	}
 	bp := in.Memory.BufferPool
 	if bp == nil || !bp.Hugetlb {
@@ -123,18 +123,11 @@ const (
 )
 
 func addMargin(p *enginemem.HugeNeed) {
-	floor := ceilDiv(MarginMinBytes, p.PageSizeBytes)
+	floor := units.CeilDiv(MarginMinBytes, p.PageSizeBytes)
 	m := max(p.Pages*MarginPercent/100, floor)
 	p.OwnMarginPages = m
 	p.Lines = append(p.Lines, Line{Name: "margin", Bytes: m * p.PageSizeBytes,
 		Formula: fmt.Sprintf("max(%d%% of %d, %s = %d pages) = %d pages: allocations at start vary, and one that does not fit falls back silently",
 			MarginPercent, p.Pages, units.Bytes(MarginMinBytes), floor, m)})
 	p.Pages += m
-}
-
-func ceilDiv(n, d uint64) uint64 {
-	if d == 0 {
-		return 0
-	}
-	return n/d + min(n%d, 1)
 }

@@ -165,7 +165,7 @@ func TestMariaDBLargePagesBufferPool(t *testing.T) {
 	// by much more than the margin.
 	var held uint64
 	for _, m := range in2.Memory.HugeMappings {
-		held += ceilDiv(m.SizeBytes, 2<<20)
+		held += units.CeilDiv(m.SizeBytes, 2<<20)
 	}
 	t.Logf("with the plan's %d pages the server holds %d", plan.Pages, held)
 	if held > plan.Pages || plan.Pages-held > plan.Pages/5 {

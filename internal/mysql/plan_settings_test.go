@@ -1,6 +1,8 @@
 package mysql
 
 import (
+	"github.com/dbmem/dbmem/internal/units"
+
 	"os"
 	"testing"
 
@@ -45,7 +47,7 @@ func TestPlanFromSettingsSuffices(t *testing.T) {
 		bp := checkPoolMapping(t, got)
 		var held uint64
 		for _, m := range got.Memory.HugeMappings {
-			held += ceilDiv(m.SizeBytes, 2<<20)
+			held += units.CeilDiv(m.SizeBytes, 2<<20)
 		}
 		t.Logf("start %d: %d free huge pages, plan %d, the server holds %d, buffer pool in %d-byte pages", start, free, plan.Pages, held, bp.PageSizeBytes)
 		if !bp.Hugetlb || held > plan.Pages {

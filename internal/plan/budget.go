@@ -101,7 +101,7 @@ func runningBudget(r Request, pg *postgres.Instance, set postgres.Settings, subj
 	in.Host.CPUs = cpusOf(fs, pg.PostmasterPID)
 	in.Measured = Measure(fs, pg, r.Budget.History)
 	in.Host.CoHostedBytes, in.Host.CoHostedFrom = coHosted(fs, r, pg)
-	in.Pools = poolsOf(r.Snapshot, pg)
+	in.Pools = poolsOf(r.Snapshot, pg, r.Trust, fs)
 	if cg := pg.Cgroup; cg != nil && cg.LimitBytes != nil {
 		in.Host.CgroupLimitBytes, in.Host.CgroupPath = cg.LimitBytes, cg.LimitPath
 	}

@@ -54,4 +54,12 @@ func measureHistory(m *budget.Measured, pg *postgres.Instance, path string) {
 	}
 	m.HistoryPeakConnections = &peak
 	m.HistoryFrom = fmt.Sprintf("%s, %d samples %s to %s", path, len(s.Points), s.Points[0].At.Format(time.DateTime), s.Points[len(s.Points)-1].At.Format(time.DateTime))
+	if a, ok := h.Find("active_sessions", history.InstanceLabels(&port, pg.DataDir)); ok && len(a.Points) > 0 {
+		active := 0
+		for _, p := range a.Points {
+			active = max(active, int(p.Value))
+		}
+		m.HistoryPeakActive = &active
+		m.HistoryActiveFrom = fmt.Sprintf("%s, %d samples of pg_stat_activity", path, len(a.Points))
+	}
 }

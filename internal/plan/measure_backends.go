@@ -23,8 +23,14 @@ type backendCost struct {
 
 // clientCosts reads the client backends' costs; with JIT on, which of
 // them had JIT-compiled (their maps hold llvmjit.so).
+//
+// Only a backend whose executable mappings grew since the fork (VmLib
+// beyond the postmaster's) can have loaded llvmjit.so: the others' maps
+// are not read, which at 200 idle backends saved 70-120 ms of dbmem
+// report (docs/performance.md).
 func clientCosts(fs linux.FS, pg *postgres.Instance, jitOn bool) []backendCost {
 	var out []backendCost
+	base := postmasterLib(pg)
 	for _, p := range pg.Processes {
 		if p.Role != postgres.RoleClient {
 			continue
@@ -34,7 +40,11 @@ func clientCosts(fs linux.FS, pg *postgres.Instance, jitOn bool) []backendCost {
 			bc.pte = *p.Status.VmPTEBytes // known: PrivateCost needs it
 			bc.cost, bc.measurable = c-bc.pte, true
 		}
-		if jitOn && bc.measurable {
+		grew := true
+		if lib := p.Status.VmLibBytes; base != nil && lib != nil && *lib == *base {
+			grew = false // no library loaded since the fork
+		}
+		if jitOn && bc.measurable && grew {
 			if maps, err := linux.ReadMaps(fs, p.PID); err == nil {
 				bc.jit = loadedJIT(maps)
 			}
@@ -152,6 +162,14 @@ func takeOutJIT(m *budget.Measured, costs []backendCost) {
 			c.cost = max(c.cost-min(c.cost, m.JIT.CostBytes), floor)
 		}
 	}
+}
+
+// postmasterLib is the postmaster's VmLib: what its backends inherit.
+func postmasterLib(pg *postgres.Instance) *uint64 {
+	if pm, ok := pg.Postmaster(); ok {
+		return pm.Status.VmLibBytes
+	}
+	return nil
 }
 
 func loadedJIT(maps []linux.Mapping) bool {

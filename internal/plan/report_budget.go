@@ -18,7 +18,7 @@ func ReportBudgets(fs linux.FS, s *snapshot.Snapshot, o BudgetOptions) map[int]*
 	if o.Off || s == nil {
 		return out
 	}
-	r := Request{Snapshot: s, Budget: o, FS: fs}
+	r := Request{Snapshot: s, Budget: o, FS: fs, anon: &hostAnon{}}
 	for _, pg := range s.Postgres {
 		in := runningBudget(r, pg, pg.Settings, "postgresql "+pg.Version+" port "+portText(pg.Port))
 		in.Host = nowHost(s.Host, pg, in.Host)

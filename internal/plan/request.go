@@ -44,6 +44,9 @@ type Request struct {
 	Budget BudgetOptions
 	// FS is the host a running instance is measured on (zero: this host).
 	FS linux.FS
+	// anon, when set, is the host's processes' anonymous memory read once
+	// for every instance (ReportBudgets); nil reads it for each.
+	anon *hostAnon
 	// Given are values a partial snapshot lacks, given by flags.
 	Given Given
 }

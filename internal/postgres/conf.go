@@ -1,6 +1,8 @@
 package postgres
 
 import (
+	"github.com/dbmem/dbmem/internal/units"
+
 	"bufio"
 	"fmt"
 	"io"
@@ -43,7 +45,7 @@ func parseConfLine(line string) (name, value string, ok bool, err error) {
 		i++
 	}
 	if i == 0 {
-		return "", "", false, fmt.Errorf("syntax error near %q", trunc(s, 40))
+		return "", "", false, fmt.Errorf("syntax error near %q", units.Trunc(s, 40))
 	}
 	name, s = s[:i], strings.TrimSpace(s[i:])
 	s = strings.TrimSpace(strings.TrimPrefix(s, "="))
@@ -87,11 +89,4 @@ func confValue(s string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("unterminated quoted value")
-}
-
-func trunc(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }

@@ -1,6 +1,8 @@
 package postgres
 
 import (
+	"github.com/dbmem/dbmem/internal/units"
+
 	"fmt"
 	"strconv"
 	"strings"
@@ -26,7 +28,7 @@ func parsePIDFile(s string) (PIDFile, error) {
 	var p PIDFile
 	pid, err := strconv.Atoi(strings.TrimSpace(lines[0]))
 	if err != nil {
-		return p, fmt.Errorf("postmaster.pid: first line %q is not a PID", trunc(lines[0], 30))
+		return p, fmt.Errorf("postmaster.pid: first line %q is not a PID", units.Trunc(lines[0], 30))
 	}
 	p.PID = pid
 	at := func(i int) string {

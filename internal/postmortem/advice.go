@@ -117,7 +117,7 @@ func adviseCgroup(x Explained) (Advice, bool) {
 	}
 	return Advice{ID: "postmortem.cgroup_limit", Title: "A memory cgroup (container) limit was hit",
 		Why: fmt.Sprintf("%s was killed because %s reached %s, whatever the rest of the machine had free.",
-			x.Victim.Name, orUnknown(x.Scope.Cgroup), limit),
+			x.Victim.Name, units.Or(x.Scope.Cgroup, "(not named in the log)"), limit),
 		Fix: "Size the limit above the instance's worst case (memory.worst_case in `dbmem check` run inside it), or lower " +
 			"work_mem / max_connections to fit the limit."}, true
 }

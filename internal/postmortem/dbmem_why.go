@@ -29,15 +29,15 @@ func memoryErrorWhy(e MemoryError) string {
 	case "out-of-memory":
 		return fmt.Sprintf("the server could not allocate %s: the statement failed (a server may abort where it cannot go on)", size)
 	case "ORA-04030":
-		return fmt.Sprintf("an Oracle process could not get %s of private memory (%s) from the OS: PGA, ulimit or vm.max_map_count, or the machine is out of memory", size, orUnknown(e.Area))
+		return fmt.Sprintf("an Oracle process could not get %s of private memory (%s) from the OS: PGA, ulimit or vm.max_map_count, or the machine is out of memory", size, units.Or(e.Area, "(not named in the log)"))
 	case "ORA-04031":
-		return fmt.Sprintf("the SGA's %s had no free %s: the pool is too small or fragmented (this is the SGA, not the OS)", orUnknown(e.Area), size)
+		return fmt.Sprintf("the SGA's %s had no free %s: the pool is too small or fragmented (this is the SGA, not the OS)", units.Or(e.Area, "(not named in the log)"), size)
 	case "ORA-04036":
-		return fmt.Sprintf("the instance's PGA went over %s: Oracle ended the sessions using the most", orUnknown(e.Area))
+		return fmt.Sprintf("the instance's PGA went over %s: Oracle ended the sessions using the most", units.Or(e.Area, "(not named in the log)"))
 	case "ORA-27102":
 		return "Oracle could not allocate shared memory (the SGA) from the OS" + errno + ": kernel.shmmax/shmall, memlock, huge pages or RAM"
 	case "ORA-27300":
-		return fmt.Sprintf("an OS call failed (%s)%s: with errno 12 the machine could not give the new process its memory", orUnknown(e.Area), errno)
+		return fmt.Sprintf("an OS call failed (%s)%s: with errno 12 the machine could not give the new process its memory", units.Or(e.Area, "(not named in the log)"), errno)
 	case "ORA-00600":
 		return "an internal error after a memory error: often the memory error's consequence, not a bug of its own"
 	}

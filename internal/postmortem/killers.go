@@ -72,27 +72,27 @@ func databaseVictim(v string) bool {
 
 // killerWhy says in a sentence what happened, from what was printed.
 func killerWhy(k Killer) string {
-	victim := orUnknown(k.Victim)
+	victim := units.Or(k.Victim, "(not named in the log)")
 	if k.VictimPID != nil {
 		victim += fmt.Sprintf(" (pid %d)", *k.VictimPID)
 	}
 	switch k.Reason {
 	case "memory-pressure":
 		return fmt.Sprintf("systemd-oomd %s %s: memory pressure on %s was %s, over its limit %s for more than %s (ManagedOOMMemoryPressure=kill)",
-			verb(k.Action), victim, orUnknown(k.Monitored), orUnknown(k.Value), orUnknown(k.Threshold), orUnknown(k.Duration))
+			verb(k.Action), victim, units.Or(k.Monitored, "(not named in the log)"), units.Or(k.Value, "(not named in the log)"), units.Or(k.Threshold, "(not named in the log)"), units.Or(k.Duration, "(not named in the log)"))
 	case "swap":
 		return fmt.Sprintf("systemd-oomd %s %s: swap used was %s of the total, over its limit %s (ManagedOOMSwap=kill): it kills the cgroup using the most swap",
-			verb(k.Action), victim, orUnknown(k.Value), orUnknown(k.Threshold))
+			verb(k.Action), victim, units.Or(k.Value, "(not named in the log)"), units.Or(k.Threshold, "(not named in the log)"))
 	case "low-memory":
-		s := fmt.Sprintf("earlyoom sent %s to %s", orUnknown(k.Signal), victim)
+		s := fmt.Sprintf("earlyoom sent %s to %s", units.Or(k.Signal, "(not named in the log)"), victim)
 		if k.RSSBytes != nil {
 			s += " holding " + units.Bytes(*k.RSSBytes)
 		}
 		return s + fmt.Sprintf(": available memory and free swap (%s) were at or below its limits (%s); it acts before the kernel would",
-			orUnknown(k.Value), orUnknown(k.Threshold))
+			units.Or(k.Value, "(not named in the log)"), units.Or(k.Threshold, "(not named in the log)"))
 	case "panic-on-oom":
 		return fmt.Sprintf("the kernel panicked instead of killing a process: %s (%s panic_on_oom); the whole machine went down and restarted only if kernel.panic is set",
-			orUnknown(k.Threshold), orUnknown(k.Value))
+			units.Or(k.Threshold, "(not named in the log)"), units.Or(k.Value, "(not named in the log)"))
 	case "no-killable-processes":
 		return "the kernel found no process it could kill (all at oom_score_adj -1000, or unkillable) and panicked: the whole machine went down"
 	case "container-memory-limit":
@@ -102,7 +102,7 @@ func killerWhy(k Killer) string {
 		res := strings.TrimPrefix(k.Reason, "eviction-")
 		s := fmt.Sprintf("kubelet evicted %s: the node was low on %s", victim, res)
 		if k.Value != "" {
-			s += fmt.Sprintf(" (using %s, over its request or threshold %s)", k.Value, orUnknown(k.Threshold))
+			s += fmt.Sprintf(" (using %s, over its request or threshold %s)", k.Value, units.Or(k.Threshold, "(not named in the log)"))
 		}
 		if res != "memory" {
 			s += "; not a memory eviction"

@@ -43,7 +43,7 @@ func scopeNote(s Scope) string {
 	case "global":
 		return "The whole machine was out of memory (RAM and swap): every process was a candidate" + from + "."
 	case "memcg":
-		n := fmt.Sprintf("The memory cgroup %s hit its limit", orUnknown(s.Cgroup))
+		n := fmt.Sprintf("The memory cgroup %s hit its limit", units.Or(s.Cgroup, "(not named in the log)"))
 		switch {
 		case s.LimitBytes != nil && !s.LimitUnlimited:
 			n += fmt.Sprintf(" of %s (usage %s)", units.Bytes(*s.LimitBytes), units.Bytes(deref(s.UsageBytes)))
@@ -121,13 +121,6 @@ func victimRoleNote(v *Victim) string {
 		return fmt.Sprintf("The kernel chose pid %d and killed its child %d instead (\"sacrifice child\").", *v.SelectedPID, v.PID)
 	}
 	return ""
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "(not named in the log)"
-	}
-	return s
 }
 
 // crashNotes explain a crash restart beyond its steps.

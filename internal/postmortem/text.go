@@ -161,7 +161,7 @@ func scopeTitle(s Scope) string {
 	case "global":
 		return "global OOM (the whole machine)"
 	case "memcg":
-		t := "memory cgroup OOM in " + inert.Text(orUnknown(s.Cgroup))
+		t := "memory cgroup OOM in " + inert.Text(units.Or(s.Cgroup, "(not named in the log)"))
 		if s.LimitBytes != nil && !s.LimitUnlimited {
 			t += " (limit " + units.Bytes(*s.LimitBytes) + ")"
 		}

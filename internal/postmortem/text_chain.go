@@ -110,7 +110,7 @@ func writeKillers(w io.Writer, ks []Killer) {
 		if k.Killer == "earlyoom" {
 			v = "signalled"
 		}
-		what := fmt.Sprintf("%s %s %s%s", k.Killer, v, inert.Text(orUnknown(k.Victim)), db)
+		what := fmt.Sprintf("%s %s %s%s", k.Killer, v, inert.Text(units.Or(k.Victim, "(not named in the log)")), db)
 		if k.Action == "panic" {
 			what = "the kernel panicked (" + k.Reason + ")"
 		}

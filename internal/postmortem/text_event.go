@@ -156,7 +156,7 @@ func writeTasks(w io.Writer, x Explained) {
 			mark = "  <- killed"
 		}
 		fmt.Fprintf(tw, "     %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.PID, inert.Text(t.Name), role, units.Bytes(t.RSSBytes),
-			optBytes(t.AnonBytes), optBytes(t.ShmemBytes), optBytes(t.PgtablesBytes), optBytes(t.SwapBytes), optInt(t.OOMScoreAdj), mark)
+			optBytes(t.AnonBytes), optBytes(t.ShmemBytes), optBytes(t.PgtablesBytes), optBytes(t.SwapBytes), units.OptInt(t.OOMScoreAdj, "-"), mark)
 	}
 	tw.Flush()
 }
@@ -166,13 +166,6 @@ func optBytes(v *uint64) string {
 		return "-"
 	}
 	return units.Bytes(*v)
-}
-
-func optInt(v *int) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprint(*v)
 }
 
 func oneLine(s string, max int) string {

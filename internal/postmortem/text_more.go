@@ -75,13 +75,13 @@ func deathLine(c Crash) string {
 	}
 	switch {
 	case c.Signal != nil:
-		s := fmt.Sprintf("%s (%s) was terminated by signal %d", orUnknown(c.Process), pid, *c.Signal)
+		s := fmt.Sprintf("%s (%s) was terminated by signal %d", units.Or(c.Process, "(not named in the log)"), pid, *c.Signal)
 		if c.SignalName != "" {
 			s += ": " + c.SignalName
 		}
 		return s
 	case c.ExitCode != nil:
-		return fmt.Sprintf("%s (%s) exited with exit code %d", orUnknown(c.Process), pid, *c.ExitCode)
+		return fmt.Sprintf("%s (%s) exited with exit code %d", units.Or(c.Process, "(not named in the log)"), pid, *c.ExitCode)
 	}
 	return ""
 }

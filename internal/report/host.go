@@ -27,7 +27,7 @@ func writeHost(b *strings.Builder, h linux.Host, st style) {
 		overcommitMeaning(h.Sysctls["vm.overcommit_memory"]))
 	fmt.Fprintf(b, "  Swap         %s\n", swapLine(m))
 	fmt.Fprintf(b, "  THP          enabled=%s defrag=%s shmem_enabled=%s; AnonHugePages %s, ShmemHugePages %s\n",
-		orUnknown(h.THP.Enabled), orUnknown(h.THP.Defrag), orUnknown(h.THP.ShmemEnabled),
+		units.Or(h.THP.Enabled, units.Unknown), units.Or(h.THP.Defrag, units.Unknown), units.Or(h.THP.ShmemEnabled, units.Unknown),
 		units.OptBytes(m.AnonHugePagesBytes), units.OptBytes(m.ShmemHugePagesBytes))
 	writePools(b, h)
 	writeSysctls(b, h.Sysctls, st)
@@ -204,14 +204,6 @@ func wrapWords(words []string, width int) []string {
 func orDash(s string) string {
 	if s == "" {
 		return "-"
-	}
-	return s
-}
-
-// orUnknown is s, or "unknown" when it was not read.
-func orUnknown(s string) string {
-	if s == "" {
-		return units.Unknown
 	}
 	return s
 }

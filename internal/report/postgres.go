@@ -138,7 +138,7 @@ func writeProcesses(b *strings.Builder, in *postgres.Instance, o Options) {
 		huge, hok := p.HugetlbBytes()
 		t.Add(fmt.Sprint(p.PID), roleLabel(p), units.OptShort(s.VmRSSBytes), units.OptShort(s.RssAnonBytes), units.OptShort(s.RssShmemBytes),
 			optShort(huge, hok), units.OptShort(s.VmPTEBytes), units.OptShort(s.VmSwapBytes), pss, pssAnon, pssShmem,
-			optShort(cost, ok), optInt(p.OOMScore), optInt(p.OOMScoreAdj))
+			optShort(cost, ok), units.OptInt(p.OOMScore, units.UnknownCell), units.OptInt(p.OOMScoreAdj, units.UnknownCell))
 	}
 	b.WriteString("\n" + t.Render("  "))
 	if hidden > 0 {
@@ -151,13 +151,6 @@ func optShort(v uint64, ok bool) string {
 		return units.UnknownCell
 	}
 	return units.Short(v)
-}
-
-func optInt(p *int) string {
-	if p == nil {
-		return units.UnknownCell
-	}
-	return fmt.Sprint(*p)
 }
 
 // shownProcesses keeps every non-client process and the top clients by

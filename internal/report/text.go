@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/dbmem/dbmem/internal/units"
+
 	"fmt"
 	"io"
 	"strings"
@@ -51,7 +53,7 @@ func Text(w io.Writer, s *snapshot.Snapshot, o Options) error {
 	st := style{on: o.Color, width: o.Width}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  host %s, kernel %s, %s\n\n", st.head("dbmem report"),
-		inert.Text(orUnknown(s.Host.Hostname)), inert.Text(orUnknown(s.Host.KernelRelease)), whenText(s, o.From))
+		inert.Text(units.Or(s.Host.Hostname, units.Unknown)), inert.Text(units.Or(s.Host.KernelRelease, units.Unknown)), whenText(s, o.From))
 	writeHost(&b, s.Host, st)
 	if len(s.Postgres) == 0 {
 		b.WriteString("\n" + st.head("POSTGRESQL") + "  no running instance found (no process named postgres)\n")

@@ -1,7 +1,6 @@
 package sysv
 
 import (
-	"bytes"
 	"slices"
 	"strconv"
 
@@ -15,6 +14,10 @@ type Attachment struct {
 	Bytes     uint64 // address space mapped
 	StartAddr uint64 // lowest start address
 	ReadOnly  bool   // no mapping is writable (attached with SHM_RDONLY)
+	// PageSizeBytes is the kernel's page size of the mapping where the
+	// kernel told it with the mappings (linux.ReadSharedMappings); 0: read
+	// smaps for it.
+	PageSizeBytes uint64 `json:"-"`
 }
 
 // ProcProblem is a process file that could not be read or parsed.
@@ -81,25 +84,24 @@ func scanAttachments(fsys linux.FS) (map[int][]Attachment, Degradation, error) {
 	return out, deg, nil
 }
 
-// readSysVMaps reads /proc/PID/maps and parses only its lines that may be
-// SysV segments: a process maps hundreds of files and few segments, and
-// parsing every line of every process cost more than the kernel took to
-// print them (1,000 PostgreSQL backends: about 1 s of dbmem report).
+// readSysVMaps returns the SysV mappings of pid: a process maps hundreds
+// of files and few segments, and only its shared mappings can be segments
+// (shmat maps them MAP_SHARED). linux.ReadSharedMappings asks the kernel
+// for those alone where it can (PROCMAP_QUERY): printing and parsing
+// every line of every process's maps was most of dbmem report's fixed
+// cost (docs/performance.md).
 func readSysVMaps(fsys linux.FS, pid int) ([]linux.Mapping, error) {
-	b, err := fsys.ReadFile(fsys.ProcPath(strconv.Itoa(pid), "maps"))
+	shared, err := linux.ReadSharedMappings(fsys, pid)
 	if err != nil {
 		return nil, err
 	}
-	var keep []byte
-	for line := range bytes.Lines(b) {
-		if bytes.Contains(line, []byte("/SYSV")) {
-			keep = append(keep, line...)
+	var out []linux.Mapping
+	for _, m := range shared {
+		if isSysV(m) {
+			out = append(out, m)
 		}
 	}
-	if len(keep) == 0 {
-		return nil, nil
-	}
-	return linux.ParseMaps(bytes.NewReader(keep))
+	return out, nil
 }
 
 // otherIPCNS reports whether pid lives in another IPC namespace than ours.
@@ -125,6 +127,7 @@ func sysvAttachments(pid int, maps []linux.Mapping) map[int]Attachment {
 		a.Bytes += m.SizeBytes()
 		a.StartAddr = min(a.StartAddr, m.Start)
 		a.ReadOnly = a.ReadOnly && (len(m.Perms) < 2 || m.Perms[1] != 'w')
+		a.PageSizeBytes = max(a.PageSizeBytes, m.PageSizeBytes)
 		out[id] = a
 	}
 	return out

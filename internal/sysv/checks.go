@@ -1,5 +1,7 @@
 package sysv
 
+import "github.com/dbmem/dbmem/internal/units"
+
 // pteBytes is the size of a page table entry (x86-64, arm64): each mapped
 // page costs one entry in every process that touched it.
 const pteBytes = 8
@@ -50,7 +52,7 @@ func (t ShmTotals) OverShmMni() bool { return uint64(t.Segments) >= t.ShmMni }
 func CheckTotals(segs []SegmentInfo, k Kernel) ShmTotals {
 	t := ShmTotals{Segments: len(segs), ShmMni: k.ShmMni, ShmAllPages: k.ShmAllPages, PageSizeBytes: k.PageSizeBytes}
 	for _, s := range segs {
-		t.Pages += ceilDiv(s.SizeBytes, k.PageSizeBytes)
+		t.Pages += units.CeilDiv(s.SizeBytes, k.PageSizeBytes)
 	}
 	return t
 }
@@ -81,7 +83,7 @@ func CheckHugePageCandidates(segs []SegmentInfo, minBytes, hugePageSizeBytes uin
 		if s.Huge != HugeNo || s.SizeBytes < minBytes || s.PageSizeBytes == 0 {
 			continue
 		}
-		per := ceilDiv(s.SizeBytes, s.PageSizeBytes) * pteBytes
+		per := units.CeilDiv(s.SizeBytes, s.PageSizeBytes) * pteBytes
 		c := HugePageCandidate{
 			ID: s.ID, Key: s.Key, SizeBytes: s.SizeBytes, PageSizeBytes: s.PageSizeBytes,
 			Attachers:                s.PIDs(),
@@ -89,7 +91,7 @@ func CheckHugePageCandidates(segs []SegmentInfo, minBytes, hugePageSizeBytes uin
 			PageTableBytesAll:        per * uint64(len(s.Attachments)),
 		}
 		if hugePageSizeBytes > 0 {
-			n := ceilDiv(s.SizeBytes, hugePageSizeBytes)
+			n := units.CeilDiv(s.SizeBytes, hugePageSizeBytes)
 			c.HugePages, c.HugePageTableBytesPerProcess = &n, new(n*pteBytes)
 		}
 		out = append(out, c)

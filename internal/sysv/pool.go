@@ -1,6 +1,8 @@
 package sysv
 
 import (
+	"github.com/dbmem/dbmem/internal/units"
+
 	"cmp"
 	"slices"
 )
@@ -30,14 +32,14 @@ type PoolCount struct {
 func (c *PoolCount) add(s SegmentInfo, page uint64) {
 	c.Segments++
 	c.Bytes += s.SizeBytes
-	c.Pages += ceilDiv(s.SizeBytes, page)
+	c.Pages += units.CeilDiv(s.SizeBytes, page)
 	if whole := s.SizeBytes / page; whole > 0 {
 		c.OraclePages += whole + 1
 	}
 	if s.Huge == HugeYes {
 		c.HugetlbSegments++
 		c.HugetlbBytes += s.SizeBytes
-		c.HugetlbPages += ceilDiv(s.SizeBytes, page)
+		c.HugetlbPages += units.CeilDiv(s.SizeBytes, page)
 	}
 }
 
@@ -89,11 +91,4 @@ func HugePagesNeeded(segs []SegmentInfo, pageSizeBytes uint64) PoolNeed {
 	}
 	slices.SortFunc(need.Owners, func(a, b OwnerPool) int { return cmp.Compare(a.UID, b.UID) })
 	return need
-}
-
-func ceilDiv(n, d uint64) uint64 {
-	if d == 0 {
-		return 0
-	}
-	return n/d + min(n%d, 1)
 }

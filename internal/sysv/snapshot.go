@@ -1,7 +1,10 @@
 package sysv
 
 import (
+	"github.com/dbmem/dbmem/internal/units"
+
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/dbmem/dbmem/internal/linux"
@@ -25,7 +28,7 @@ type SegmentInfo struct {
 	Attachments   []Attachment // by PID
 	Huge          HugeState
 	PageSizeBytes uint64 // KernelPageSize of its mapping; 0 when Huge is unknown
-	PageSizeFrom  int    // PID whose smaps told the page size; 0 if none
+	PageSizeFrom  int    // PID whose mappings or smaps told the page size; 0 if none
 	// HugeByRSS: no readable process attaches it, but its rss exceeds its size,
 	// which only the kernel's over-count of SHM_HUGETLB segments produces
 	// (see ResidentBytes): Huge is then HugeYes in default-size pages.
@@ -42,7 +45,7 @@ func (s SegmentInfo) ResidentBytes(basePageBytes uint64) (uint64, bool) {
 		return 0, false
 	}
 	rss, page := *s.RSSBytes, s.PageSizeBytes
-	if s.Huge == HugeYes && page > basePageBytes && basePageBytes > 0 && rss > ceilDiv(s.SizeBytes, page)*page {
+	if s.Huge == HugeYes && page > basePageBytes && basePageBytes > 0 && rss > units.CeilDiv(s.SizeBytes, page)*page {
 		rss /= page / basePageBytes
 	}
 	return rss, true
@@ -102,12 +105,25 @@ func Read(fsys linux.FS) (Snapshot, error) {
 	return s, nil
 }
 
-// resolvePageSizes reads smaps of as few attaching processes as it can:
-// one process's smaps answers for every segment it attaches.
+// resolvePageSizes takes each segment's page size from its mappings where
+// the kernel told it (a live host with PROCMAP_QUERY), else reads smaps
+// of as few attaching processes as it can: one process's smaps answers
+// for every segment it attaches.
 func (s *Snapshot) resolvePageSizes(fsys linux.FS) {
+	base := uint64(os.Getpagesize()) // the query runs on this host only
 	for i := range s.Segments {
-		for _, a := range s.Segments[i].Attachments {
-			if s.Segments[i].Huge != HugeUnknown {
+		seg := &s.Segments[i]
+		for _, a := range seg.Attachments {
+			if a.PageSizeBytes != 0 {
+				seg.Huge, seg.PageSizeBytes, seg.PageSizeFrom = HugeNo, a.PageSizeBytes, a.PID
+				if a.PageSizeBytes > base {
+					seg.Huge = HugeYes // only hugetlb mappings have a larger kernel page
+				}
+				break
+			}
+		}
+		for _, a := range seg.Attachments {
+			if seg.Huge != HugeUnknown {
 				break
 			}
 			info, err := readSmapsSysV(fsys, a.PID)
@@ -156,7 +172,7 @@ func (s *Snapshot) inferHugeByRSS() {
 	hp := s.Kernel.HugePageSize()
 	for i := range s.Segments {
 		seg := &s.Segments[i]
-		if seg.Huge != HugeUnknown || seg.RSSBytes == nil || hp == 0 || *seg.RSSBytes <= ceilDiv(seg.SizeBytes, hp)*hp {
+		if seg.Huge != HugeUnknown || seg.RSSBytes == nil || hp == 0 || *seg.RSSBytes <= units.CeilDiv(seg.SizeBytes, hp)*hp {
 			continue
 		}
 		seg.Huge, seg.PageSizeBytes, seg.HugeByRSS = HugeYes, hp, true

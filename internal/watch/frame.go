@@ -82,11 +82,15 @@ type Instance struct {
 	PostmasterPID int `json:"postmaster_pid"`
 	// Port is nil when neither postmaster.pid nor a verified connection
 	// told it.
-	Port           *int   `json:"port,omitempty"`
-	DataDir        string `json:"data_dir"`
-	Version        string `json:"version"`
-	Processes      int    `json:"processes"`
-	Connections    int    `json:"connections"`
+	Port        *int   `json:"port,omitempty"`
+	DataDir     string `json:"data_dir"`
+	Version     string `json:"version"`
+	Processes   int    `json:"processes"`
+	Connections int    `json:"connections"`
+	// ActiveSessions is the client backends running a query when
+	// pg_stat_activity was read at this tick (state active, dbmem's own
+	// session left out); nil when it was not read (not connected).
+	ActiveSessions *int   `json:"active_sessions,omitempty"`
 	MaxConnections *int64 `json:"max_connections,omitempty"`
 	// PrivateBytes is Pss_Anon + VmPTE + VmSwap summed over the processes
 	// on a smaps tick (PrivateExact), else RssAnon + VmPTE + VmSwap: current

@@ -1,6 +1,8 @@
 package watch
 
 import (
+	"github.com/dbmem/dbmem/internal/units"
+
 	"fmt"
 	"strconv"
 	"strings"
@@ -36,7 +38,7 @@ func backendLines(f Frame, width int, v backendView) []line {
 	t := texttable.New(">PID", ">PORT", "ROLE", "USER", "DATABASE", "STATE", ">AGE", "QSTART", ">PRIVATE").Fit(tableWidth).
 		Drop("PORT", "ROLE", "DATABASE", "QSTART")
 	for _, b := range rows {
-		t.Add(strconv.Itoa(b.PID), optInt(b.Port), shortRole(b.Role), b.User, b.Database, shortState(b.State), since(f.At, b.BackendStart),
+		t.Add(strconv.Itoa(b.PID), units.OptInt(b.Port, units.UnknownCell), shortRole(b.Role), b.User, b.Database, shortState(b.State), since(f.At, b.BackendStart),
 			clock(b.QueryStart), approx(b.PrivateBytes, b.Exact))
 	}
 	lines := t.Lines("")

@@ -35,9 +35,9 @@ func growthLines(f Frame) []line {
 
 // GrowingText is one growing backend or role for people.
 func GrowingText(g Growing) string {
-	who := fmt.Sprintf("role %s :%s", g.Role, optInt(g.Port))
+	who := fmt.Sprintf("role %s :%s", g.Role, units.OptInt(g.Port, units.UnknownCell))
 	if g.Kind == "backend" {
-		who = fmt.Sprintf("pid %d %s %s@%s :%s", g.PID, g.Role, g.User, g.Database, optInt(g.Port))
+		who = fmt.Sprintf("pid %d %s %s@%s :%s", g.PID, g.Role, g.User, g.Database, units.OptInt(g.Port, units.UnknownCell))
 	}
 	s := fmt.Sprintf("%s  %s now, %s over the last %s (R² %.2f)", inert.Text(who), units.Bytes(uint64(g.Trend.Last)), growth.Rate(g.Trend.Rate),
 		g.Trend.Span().Round(time.Second), g.Trend.R2)

@@ -30,7 +30,7 @@ func mysqlLines(f Frame, width int) []line {
 		if m.PssAt != nil {
 			pss, ago = units.OptShort(m.PssPrivateBytes), age(f.At, *m.PssAt)
 		}
-		t.Add(strconv.Itoa(m.PID), optInt(m.Port), orDash(m.DataDir), serverName(m), optInt(m.Threads), optInt64(m.Connections),
+		t.Add(strconv.Itoa(m.PID), units.OptInt(m.Port, units.UnknownCell), orDash(m.DataDir), serverName(m), units.OptInt(m.Threads, units.UnknownCell), optInt64(m.Connections),
 			optInt64(m.MaxConnections), units.OptShort(m.BufferPoolBytes), poolPages(m), lpNeed(m),
 			approx(m.PrivateBytes, m.PrivateExact), pss, ago, units.OptShort(m.PageTablesBytes))
 		notes = append(notes, mysqlNotes(m)...)

@@ -36,7 +36,7 @@ func instanceLines(f Frame, width int, sortBy string) []line {
 		if in.MaxConnections != nil {
 			maxConn = strconv.FormatInt(*in.MaxConnections, 10)
 		}
-		t.Add(optInt(in.Port), in.DataDir, strconv.Itoa(in.Processes), strconv.Itoa(in.Connections),
+		t.Add(units.OptInt(in.Port, units.UnknownCell), in.DataDir, strconv.Itoa(in.Processes), strconv.Itoa(in.Connections),
 			maxConn, approx(in.PrivateBytes, in.PrivateExact), pss, ago,
 			units.OptShort(in.VmPTEBytes), units.OptShort(in.SharedBytes), units.OptShort(in.SharedPageBytes))
 	}
@@ -89,14 +89,6 @@ func approx(b *uint64, exact bool) string {
 	return "~" + units.Short(*b)
 }
 
-// optInt renders an optional count, "?" when it was not read.
-func optInt(p *int) string {
-	if p == nil {
-		return units.UnknownCell
-	}
-	return strconv.Itoa(*p)
-}
-
 func topLines(f Frame, width int) []line {
 	out := []line{{"TOP BY PRIVATE COST", sgrBold}}
 	out = append(out, plain(procTable(f.TopPrivate).Fit(width).Lines("  "))...)
@@ -109,10 +101,10 @@ func procTable(ps []Proc) *texttable.Table {
 	for _, p := range ps {
 		role := "-"
 		if p.Role != "" {
-			role = p.Role + " :" + optInt(p.Port)
+			role = p.Role + " :" + units.OptInt(p.Port, units.UnknownCell)
 		}
 		t.Add(strconv.Itoa(p.PID), p.Comm, role, approx(p.PrivateBytes, p.Exact),
-			optInt(p.OOMScore), optInt(p.OOMScoreAdj))
+			units.OptInt(p.OOMScore, units.UnknownCell), units.OptInt(p.OOMScoreAdj, units.UnknownCell))
 	}
 	return t
 }

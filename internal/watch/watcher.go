@@ -55,6 +55,7 @@ func (w *Watcher) Frame(s *Sample) Frame {
 	f.LastSmaps = w.lastSmaps
 	f.Host = w.host(s)
 	f.Instances = w.instances(snap)
+	setActive(f.Instances, s.Backends)
 	f.MySQL = w.mysqlServers(snap, s.Mode)
 	top := w.Top
 	if top <= 0 {
@@ -219,4 +220,22 @@ func procLine(p linux.Process, role string, port *int) Proc {
 		l.PrivateBytes, l.Exact = &cost, exact
 	}
 	return l
+}
+
+// setActive counts each instance's active client backends in the
+// activity read at this tick, where it was read.
+func setActive(ins []Instance, acts map[int][]postgres.BackendActivity) {
+	for i := range ins {
+		a, ok := acts[ins[i].PostmasterPID]
+		if !ok {
+			continue
+		}
+		n := 0
+		for _, b := range a {
+			if b.BackendType == "client backend" && b.State == "active" {
+				n++
+			}
+		}
+		ins[i].ActiveSessions = &n
+	}
 }

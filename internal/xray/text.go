@@ -24,7 +24,7 @@ func WriteText(w io.Writer, rs []Result, width int) error {
 }
 
 func writeResult(b *strings.Builder, r Result, width int) {
-	fmt.Fprintf(b, "\n  PostgreSQL %s  %s  postmaster %d", inert.Text(orUnknown(r.Version)), inert.Text(r.DataDir), r.PostmasterPID)
+	fmt.Fprintf(b, "\n  PostgreSQL %s  %s  postmaster %d", inert.Text(units.Or(r.Version, "(version unknown)")), inert.Text(r.DataDir), r.PostmasterPID)
 	if r.Role != "" {
 		su := ""
 		if r.Superuser {
@@ -92,13 +92,6 @@ func who(bk Backend) string {
 	}
 	if bk.State != "" {
 		s += "  " + bk.State
-	}
-	return s
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "(version unknown)"
 	}
 	return s
 }

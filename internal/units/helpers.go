@@ -1,0 +1,36 @@
+package units
+
+import "strconv"
+
+// CeilDiv is n/d rounded up; 0 when d is 0.
+func CeilDiv(n, d uint64) uint64 {
+	if d == 0 {
+		return 0
+	}
+	return n/d + min(n%d, 1)
+}
+
+// Trunc cuts s to its first n bytes and marks the cut with "...".
+func Trunc(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// OptInt shows a count, or unknown (Unknown, UnknownCell, or the caller's
+// word) when it was not read.
+func OptInt(p *int, unknown string) string {
+	if p == nil {
+		return unknown
+	}
+	return strconv.Itoa(*p)
+}
+
+// Or is s, or what to show instead when it was not read (empty).
+func Or(s, unread string) string {
+	if s == "" {
+		return unread
+	}
+	return s
+}
