@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/measure"
 )
 
 // Options control discovery.
@@ -21,11 +21,11 @@ type Options struct {
 	// from files only).
 	Live    LiveSource
 	Process linux.ProcessOptions
-	// Private, when pagecost.ChoiceAuto or ChoiceFast, measures the Pss_Anon
+	// Private, when measure.Auto or measure.Fast, measures the Pss_Anon
 	// of every process the instance has with one pagecost.Measure call
 	// (exact, without walking the page tables of shared memory) instead of
 	// Process.Rollup's smaps_rollup per process; "" leaves it to Process.
-	Private pagecost.Choice
+	Private measure.Method
 	// Skip names processes to leave out: the backends of dbmem's own earlier
 	// connections (Instance.SessionPID), which may not have exited yet when
 	// a watch reads the host again.

@@ -6,9 +6,9 @@ import (
 
 	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/oomguard"
-	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/pooler"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/servertrust"
@@ -53,7 +53,7 @@ type Snapshot struct {
 	// standing in for it.
 	Pss bool `json:"pss"`
 	// Method is how private cost was measured: auto, fast, smaps or status.
-	Method pagecost.Choice `json:"method,omitempty"`
+	Method measure.Method `json:"method,omitempty"`
 	// OOMGuard is what decides the databases' fate when memory runs out
 	// beyond the kernel's OOM killer (Options.Guard): their units'
 	// OOMPolicy and limits, systemd-oomd, earlyoom, panic_on_oom.
@@ -72,10 +72,10 @@ type Options struct {
 	// Method, when set, takes precedence.
 	Pss bool
 	// Method chooses how private cost (Pss_Anon) is measured:
-	// pagecost.ChoiceAuto (exact fast path, smaps_rollup where it is not
+	// measure.Auto (exact fast path, smaps_rollup where it is not
 	// possible), ChoiceFast, ChoiceSmaps, ChoiceStatus. "" keeps Pss's
 	// choice: smaps when Pss is set, else status. See resolveMethod.
-	Method pagecost.Choice
+	Method measure.Method
 	// MySQLLive reads settings from running MySQL/MariaDB servers (a
 	// mysql.Connector); nil reads their option files only.
 	MySQLLive mysql.LiveSource
@@ -110,15 +110,15 @@ func Take(ctx context.Context, o Options) (*Snapshot, error) {
 	start := time.Now()
 	o.Method = resolveMethod(o)
 	// smaps_rollup of MySQL servers (readOthers): one process each.
-	o.Pss = o.Method == pagecost.ChoiceSmaps || o.Method == pagecost.ChoiceAuto
-	s := &Snapshot{Schema: Schema, TakenAt: now().UTC(), Pss: o.Method != pagecost.ChoiceStatus, Method: o.Method}
+	o.Pss = o.Method == measure.Smaps || o.Method == measure.Auto
+	s := &Snapshot{Schema: Schema, TakenAt: now().UTC(), Pss: o.Method != measure.Status, Method: o.Method}
 	host, gaps, err := linux.ReadHost(o.FS)
 	if err != nil {
 		return nil, err
 	}
 	s.Host, s.Gaps = host, gaps
 	ins, gaps, err := postgres.Discover(ctx, o.FS, postgres.Options{
-		Live: o.Live, Process: linux.ProcessOptions{Rollup: o.Method == pagecost.ChoiceSmaps}, Private: o.Method,
+		Live: o.Live, Process: linux.ProcessOptions{Rollup: o.Method == measure.Smaps}, Private: o.Method,
 		Skip: o.Skip,
 	})
 	if err != nil {

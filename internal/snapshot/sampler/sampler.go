@@ -9,8 +9,8 @@ import (
 
 	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/mysql"
-	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
@@ -78,9 +78,9 @@ type Sampler struct {
 	// sample (the per-backend view).
 	Backends BackendSource
 	// PssMethod is how a Smaps sample measures Pss_Anon: "" reads
-	// smaps_rollup; pagecost.ChoiceAuto takes the exact fast path
+	// smaps_rollup; measure.Auto takes the exact fast path
 	// (/proc/kpagecount, root) and smaps_rollup where it cannot.
-	PssMethod pagecost.Choice
+	PssMethod measure.Method
 	// Guard reads the OOM guard (systemd units, oomd, earlyoom, the OOM
 	// sysctls) at each discovery, as check does; status samples carry it
 	// from the last discovery. Off for a copied tree or a bundle.
@@ -104,7 +104,7 @@ type Sampler struct {
 func (s *Sampler) Sample(ctx context.Context, mode Mode) (*Sample, error) {
 	var out *Sample
 	var err error
-	cost := measure(func() { out, err = s.read(ctx, mode) })
+	cost := timed(func() { out, err = s.read(ctx, mode) })
 	if err != nil {
 		return nil, err
 	}
