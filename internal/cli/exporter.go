@@ -50,7 +50,7 @@ every Prometheus exporter.`,
 				return usageError{fmt.Errorf("--method: %q: want auto, fast or smaps", method)}
 			}
 			s := e.sampler()
-			s.PssMethod = m
+			s.Method = m
 			s.FS.Deadlines = readDeadlines(readTimeout, log)
 			x := exporter.New(exporter.Options{Sampler: s, Top: top, ScrapeTimeout: scrapeTimeout, Logger: log, Version: version()})
 			so.Version, so.Logger = version(), log

@@ -126,3 +126,12 @@ func reportMethod(method string, fast, methodSet bool) (measure.Method, error) {
 	}
 	return m, nil
 }
+
+// fastMethod is the method of a command with --fast only (check, capture):
+// status with it, smaps_rollup without.
+func fastMethod(fast bool) measure.Method {
+	if fast {
+		return measure.Status
+	}
+	return measure.Smaps
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/dbmem/dbmem/internal/measure"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,7 +59,7 @@ func runTree(t *testing.T, c Case, dir string) outputs {
 	t.Helper()
 	fs := capture.TreeFS(dir)
 	var live capture.TreeLive
-	opt := snapshot.Options{FS: fs, Pss: true, Now: func() time.Time { return takenAt }}
+	opt := snapshot.Options{FS: fs, Method: measure.Smaps, Now: func() time.Time { return takenAt }}
 	if c.Base == BasePG15Off {
 		live = capture.TreeLive{Dir: dir}
 		opt.Live = live

@@ -157,7 +157,7 @@ func TestFastPassMatchesSmaps(t *testing.T) {
 	pgtest.Readers(t, c, 4, 64<<20)
 	pss := map[measure.Method]float64{}
 	for _, m := range []measure.Method{measure.Smaps, measure.Auto} {
-		s := &sampler.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}}, PssMethod: m}
+		s := &sampler.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}}, Method: m}
 		e := New(Options{Sampler: s})
 		if err := e.RefreshSmaps(context.Background()); err != nil {
 			t.Fatalf("%s pass: %v", m, err)

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"github.com/dbmem/dbmem/internal/measure"
 	"strconv"
 
 	"github.com/dbmem/dbmem/internal/linux"
@@ -28,7 +29,7 @@ func children(fs linux.FS, pm int) ([]int, error) {
 // the page tables: about 40 ms for a backend that mapped 3 GiB through
 // 4 KiB pages. ok is false when the process has exited.
 func readBackend(fs linux.FS, pid int, rollup bool) (Backend, bool, error) {
-	p, _, err := linux.ReadProcess(fs, pid, linux.ProcessOptions{Rollup: rollup})
+	p, _, err := linux.ReadProcess(fs, pid, method(rollup))
 	if linux.IsGone(err) {
 		return Backend{}, false, nil
 	}
@@ -119,4 +120,12 @@ func (a *Agg) add(b Backend) {
 	a.PssAnonBytes += b.PssAnonBytes
 	a.PrivateBytes += b.PrivateBytes()
 	a.MaxOOMScore = max(a.MaxOOMScore, b.OOMScore)
+}
+
+// method is measure.Smaps when rollup is asked for, else measure.Status.
+func method(rollup bool) measure.Method {
+	if rollup {
+		return measure.Smaps
+	}
+	return measure.Status
 }

@@ -35,8 +35,8 @@ func TestDiscoverPrivateAuto(t *testing.T) {
 	var auto *postgres.Instance
 	miss := map[int]string{}
 	for round := 0; round < 5 && (round == 0 || len(miss) > 0); round++ {
-		auto = discover(t, c.PID, postgres.Options{Private: measure.Auto})
-		smaps := discover(t, c.PID, postgres.Options{Process: linux.ProcessOptions{Rollup: true}})
+		auto = discover(t, c.PID, postgres.Options{Method: measure.Auto})
+		smaps := discover(t, c.PID, postgres.Options{Method: measure.Smaps})
 		miss = privateMismatches(auto, smaps, idle, round, miss)
 	}
 	for _, m := range miss {

@@ -2,8 +2,8 @@ package snapshot
 
 import "github.com/dbmem/dbmem/internal/measure"
 
-// resolveMethod turns Options into the method used. "" keeps the older
-// switch: smaps_rollup when Pss is set, else status. A snapshot that is
+// resolveMethod turns Options into the method used. "" reads status. A
+// snapshot that is
 // recorded (a Tap) or replayed (roots other than the live host's) cannot
 // use the fast path: pagemap and /proc/kpagecount describe one moment of a
 // live kernel and are not recorded. There auto reads smaps_rollup (which a
@@ -12,9 +12,6 @@ func resolveMethod(o Options) measure.Method {
 	m := o.Method
 	if m == "" {
 		m = measure.Status
-		if o.Pss {
-			m = measure.Smaps
-		}
 	}
 	if o.FS.Tap == nil && o.FS.IsLive() {
 		return m

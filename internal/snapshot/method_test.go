@@ -8,7 +8,7 @@ import (
 	"github.com/dbmem/dbmem/internal/measure"
 )
 
-// TestResolveMethod: "" keeps the Pss switch; a recorded or replayed
+// TestResolveMethod: "" reads status; a recorded or replayed
 // snapshot cannot use the fast path.
 func TestResolveMethod(t *testing.T) {
 	live, tree := linux.DefaultFS(), capture.TreeFS("/nonexistent")
@@ -19,10 +19,10 @@ func TestResolveMethod(t *testing.T) {
 		o    Options
 		want measure.Method
 	}{
-		{"old Pss switch on", Options{FS: live, Pss: true}, measure.Smaps},
-		{"old Pss switch off", Options{FS: live}, measure.Status},
+		{"default", Options{FS: live}, measure.Status},
+		{"smaps live", Options{FS: live, Method: measure.Smaps}, measure.Smaps},
 		{"auto live", Options{FS: live, Method: measure.Auto}, measure.Auto},
-		{"fast live", Options{FS: live, Method: measure.Fast, Pss: true}, measure.Fast},
+		{"fast live", Options{FS: live, Method: measure.Fast}, measure.Fast},
 		{"auto replayed", Options{FS: tree, Method: measure.Auto}, measure.Smaps},
 		{"fast replayed", Options{FS: tree, Method: measure.Fast}, measure.Status},
 		{"auto recorded", Options{FS: tapped, Method: measure.Auto}, measure.Smaps},

@@ -67,14 +67,11 @@ type Options struct {
 	// Live supplies settings from running servers (a postgres.Connector, or
 	// a bundle); nil reads configuration files only.
 	Live postgres.LiveSource
-	// Pss reads smaps_rollup for every database process (exact Pss_Anon, but
-	// it walks page tables: about 40 ms per backend with 3 GiB touched).
-	// Method, when set, takes precedence.
-	Pss bool
 	// Method chooses how private cost (Pss_Anon) is measured:
 	// measure.Auto (exact fast path, smaps_rollup where it is not
-	// possible), ChoiceFast, ChoiceSmaps, ChoiceStatus. "" keeps Pss's
-	// choice: smaps when Pss is set, else status. See resolveMethod.
+	// possible), measure.Fast, measure.Smaps (exact, but it walks page
+	// tables: about 40 ms per backend with 3 GiB touched), measure.Status
+	// (also ""). It is passed down unchanged; see resolveMethod.
 	Method measure.Method
 	// MySQLLive reads settings from running MySQL/MariaDB servers (a
 	// mysql.Connector); nil reads their option files only.
@@ -109,8 +106,6 @@ func Take(ctx context.Context, o Options) (*Snapshot, error) {
 	}
 	start := time.Now()
 	o.Method = resolveMethod(o)
-	// smaps_rollup of MySQL servers (readOthers): one process each.
-	o.Pss = o.Method == measure.Smaps || o.Method == measure.Auto
 	s := &Snapshot{Schema: Schema, TakenAt: now().UTC(), Pss: o.Method != measure.Status, Method: o.Method}
 	host, gaps, err := linux.ReadHost(o.FS)
 	if err != nil {
@@ -118,7 +113,7 @@ func Take(ctx context.Context, o Options) (*Snapshot, error) {
 	}
 	s.Host, s.Gaps = host, gaps
 	ins, gaps, err := postgres.Discover(ctx, o.FS, postgres.Options{
-		Live: o.Live, Process: linux.ProcessOptions{Rollup: o.Method == measure.Smaps}, Private: o.Method,
+		Live: o.Live, Method: o.Method,
 		Skip: o.Skip,
 	})
 	if err != nil {

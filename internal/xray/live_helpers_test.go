@@ -28,7 +28,7 @@ func instance(t testing.TB, c *pgcluster.Cluster, conn postgres.Connector) *post
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ins, _, err := postgres.Discover(ctx, linux.DefaultFS(), postgres.Options{Live: conn, Private: measure.Auto})
+	ins, _, err := postgres.Discover(ctx, linux.DefaultFS(), postgres.Options{Live: conn, Method: measure.Auto})
 	if err != nil {
 		t.Fatal(err)
 	}
