@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/dbmem/dbmem/internal/measure"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/measure"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
@@ -22,7 +24,6 @@ import (
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/report"
 	"github.com/dbmem/dbmem/internal/snapshot"
-	"github.com/dbmem/dbmem/internal/watch"
 )
 
 var (
@@ -112,7 +113,7 @@ func planOf(snap *snapshot.Snapshot) (string, error) {
 // metricsOf scrapes the exporter once over the tree (its first scrape
 // discovers the instances, as a fresh exporter does).
 func metricsOf(t *testing.T, fs linux.FS, pg bool, dir string) string {
-	s := &watch.Sampler{FS: fs, Check: watch.AdviseChecker(advise.Options{}), Now: func() time.Time { return takenAt }}
+	s := &sampler.Sampler{FS: fs, Check: advise.Checker(advise.Options{}), Now: func() time.Time { return takenAt }}
 	if pg {
 		s.Live = capture.TreeLive{Dir: dir}
 	}

@@ -88,7 +88,7 @@ type Options struct {
 	Owners map[int]*servertrust.Ownership
 	// Guard reads the OOM guard (OOMGuard): check, report and plan do;
 	// watch and the exporter do at each discovery and carry it into their
-	// status samples (watch.Sampler.Guard). GuardRun runs
+	// status samples (sampler.Sampler.Guard). GuardRun runs
 	// systemctl (default: the program, where systemd is PID 1).
 	Guard    bool
 	GuardRun oomguard.Runner
