@@ -101,8 +101,11 @@ func planMySQLBudget(in PlanInput, hp *HugePagePlan, r *PlanResult) []PlannedIns
 	pi := &out[idx[0]]
 	bi := *pi.MySQLBudget
 	bi.Host = budgetHost(in, *pi, hp, r, bi.Host)
+	if now, size, _, ok := lowerBufferPool(in, *pi); ok && pi.NoHuge != "" {
+		bi.Host.SharedBytes -= min(bi.Host.SharedBytes, now-size) // the plan lowers it: budget what is left beside the planned pool
+	}
 	res := budget.MySQL(bi)
-	r.Settings = append(r.Settings, mysqlBudgetSettings(in, *pi, res)...)
+	r.Settings = append(r.Settings, forInstance(*pi, mysqlBudgetSettings(in, *pi, res))...)
 	pi.MySQL = withSettings(pi.MySQL, res)
 	if pi.NoHuge != "" {
 		hp = nil

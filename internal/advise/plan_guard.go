@@ -100,13 +100,10 @@ func releasePool(in PlanInput, r *PlanResult) []Setting {
 func noHugeSettings(in PlanInput, pi PlannedInstance) []Setting {
 	var out []Setting
 	if pi.MySQL != nil {
-		if bp := mysqlBufferPool(pi); bp > 0 && pi.Changes["innodb_buffer_pool_size"] == "" {
-			if limit, size, rule := BufferPoolLimit(in.Host.RAMBytes); bp > limit {
-				out = append(out, mySetting(pi, "innodb_buffer_pool_size", u(size),
-					fmt.Sprintf("%s of %s RAM (%s), rounded down to 128 MiB", units.Bytes(limit), units.Bytes(in.Host.RAMBytes), rule),
-					"leave RAM for the connections, the kernel and the page cache; then plan huge pages again for the smaller buffer pool"))
-				out[len(out)-1].Current = u(bp)
-			}
+		if bp, size, formula, ok := lowerBufferPool(in, pi); ok {
+			out = append(out, mySetting(pi, "innodb_buffer_pool_size", u(size), formula,
+				"leave RAM for the connections, the kernel and the page cache; then plan huge pages again for the smaller buffer pool"))
+			out[len(out)-1].Current = u(bp)
 		}
 		if strings.EqualFold(pi.Current["large_pages"], "ON") || pi.Current["large_pages"] == "1" {
 			out = append(out, mySetting(pi, "large_pages", "OFF", "[mysqld] large_pages=OFF: "+pi.NoHuge,
@@ -119,4 +116,19 @@ func noHugeSettings(in PlanInput, pi PlannedInstance) []Setting {
 			"with huge_pages=on the server would not start without the pool"))
 	}
 	return out
+}
+
+// lowerBufferPool is the buffer pool a plan without huge pages lowers to
+// MySQL's own sizing (when it is above it and the user did not ask for a
+// size): the pool now, the planned size and its formula.
+func lowerBufferPool(in PlanInput, pi PlannedInstance) (now, planned uint64, formula string, ok bool) {
+	bp := mysqlBufferPool(pi)
+	if pi.MySQL == nil || bp == 0 || pi.Changes["innodb_buffer_pool_size"] != "" {
+		return 0, 0, "", false
+	}
+	limit, size, rule := BufferPoolLimit(in.Host.RAMBytes)
+	if bp <= limit {
+		return 0, 0, "", false
+	}
+	return bp, size, fmt.Sprintf("%s of %s RAM (%s), rounded down to 128 MiB", units.Bytes(limit), units.Bytes(in.Host.RAMBytes), rule), true
 }

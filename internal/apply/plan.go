@@ -121,9 +121,9 @@ func (p *Plan) skip(settings []advise.Setting, o Options) []advise.Setting {
 		case s.Target == advise.TargetPostgresRole:
 			why = "a role's own setting (ALTER ROLE): applied over SQL with --postgres or --alter-system"
 		case s.Target == advise.TargetPostgres && !o.Postgres:
-			why = "PostgreSQL settings need a restart: pass --postgres to write them to the instance's conf.d (dbmem never restarts a database)"
+			why = "a PostgreSQL setting: pass --postgres to write it to the instance's conf.d" + restartWords(s)
 		case s.Target == advise.TargetMySQL && !o.MySQL:
-			why = "MySQL settings need a restart: pass --mysql to write them to " + render.DefaultMySQLConfDir
+			why = "a MySQL setting: pass --mysql to write it to " + render.DefaultMySQLConfDir + restartWords(s)
 		case s.Target == advise.TargetKubernetes:
 			why = "a pod's resources, not this host: render them in the kubernetes format and kubectl apply them"
 		case s.Target == advise.TargetKernelArgs && !o.Boot:
@@ -166,4 +166,13 @@ func hasKind(files []FileChange, kind string) bool {
 		}
 	}
 	return false
+}
+
+// restartWords says whether the setting takes effect with a reload or only
+// at a restart, which dbmem never does to a database.
+func restartWords(s advise.Setting) string {
+	if s.Restart == "" {
+		return " (it takes effect without a restart)"
+	}
+	return " (it takes effect at a restart: dbmem never restarts a database)"
 }

@@ -140,6 +140,11 @@ func (b *myBudget) maxConnections() {
 		f = fmt.Sprintf("min(max(ceil(%d Max_used_connections x %g), %d + %d) = %d, %s)", used, 1+MySQLHeadroom, used, MySQLHeadroomMin, want, f)
 		why = "the most connections seen at once and a margin, where every one of them fits at full buffers"
 	}
+	if fit < MySQLMinConnections {
+		b.r.Notes = append(b.r.Notes, fmt.Sprintf("no max_connections is proposed: %s; not even %d connections fit at full buffers "+
+			"(lower the buffers or the per-thread buffers, add RAM, or a pooler such as ProxySQL)", f, MySQLMinConnections))
+		return
+	}
 	v := max(min(want, fit), MySQLMinConnections)
 	if fit < want {
 		per, _ := b.perQuery(s.TempTableMaxRAMBytes == nil)

@@ -101,3 +101,19 @@ func TestMySQLWhatIf(t *testing.T) {
 		t.Errorf("gaps %v: want the per-thread cost and Max_used_connections", r.Gaps)
 	}
 }
+
+// When not even MySQLMinConnections fit (2 GiB RAM, 1.5 GiB of it buffers:
+// the limit after the 20% reserve is 104 MiB, 5 connections of 20578304 B),
+// no max_connections is proposed: a floor of 10 would be a value the
+// arithmetic refutes; the note says why.
+func TestMySQLNothingFitsProposesNothing(t *testing.T) {
+	in := mariadb4G()
+	in.Host.RAMBytes, in.Host.SharedBytes = 2<<30, 1536<<20
+	r := MySQL(in)
+	if s, ok := r.Setting("max_connections"); ok {
+		t.Fatalf("max_connections %s proposed (%s) where not %d fit", s.Value, s.Formula, MySQLMinConnections)
+	}
+	if len(r.Notes) == 0 || !strings.Contains(strings.Join(r.Notes, " "), "no max_connections is proposed") {
+		t.Errorf("notes %v: want why no value is proposed", r.Notes)
+	}
+}

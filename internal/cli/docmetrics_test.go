@@ -19,7 +19,6 @@ var (
 	descName  = regexp.MustCompile(`fqName: "([^"]+)"`)
 	descConst = regexp.MustCompile(`constLabels: \{([^}]*)\}`)
 	descVar   = regexp.MustCompile(`variableLabels: \{([^}]*)\}`)
-	labelName = regexp.MustCompile(`(?:^|,)\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(?:=|,|$)`)
 )
 
 // exporterMetrics is every metric the exporter describes, with its label
