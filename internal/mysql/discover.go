@@ -154,7 +154,11 @@ func (in *Instance) readLive(ctx context.Context, src LiveSource) {
 // readProcess reads the server process, its smaps (one process: the
 // buffer pool mapping), credentials, memlock limit and cgroup.
 func (in *Instance) readProcess(fs linux.FS, opt Options) error {
-	p, gaps, err := linux.ReadProcess(fs, in.PID, opt.rollup())
+	m := opt.Method
+	if m == measure.Auto { // one process: smaps_rollup, as the fast path saves one walk only
+		m = measure.Smaps
+	}
+	p, gaps, err := linux.ReadProcess(fs, in.PID, m)
 	if err != nil {
 		return err
 	}
@@ -235,13 +239,4 @@ func (c cmdLine) optionFiles() ([]string, map[string]bool) {
 		files = append(files, f)
 	}
 	return files, req
-}
-
-// rollup is the method for the server process: smaps_rollup for auto too,
-// as the fast path would save one walk only.
-func (o Options) rollup() measure.Method {
-	if o.Method == measure.Auto {
-		return measure.Smaps
-	}
-	return o.Method
 }

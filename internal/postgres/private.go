@@ -15,7 +15,7 @@ import (
 // fast path reads /proc/kpagecount once for all backends), when choice
 // asks for the fast path (measure.Auto or measure.Fast).
 func (in *Instance) measurePrivate(fs linux.FS, choice measure.Method) {
-	if choice != measure.Auto && choice != measure.Fast {
+	if !choice.FastPath() {
 		return
 	}
 	byPID := map[int]*Proc{}
