@@ -66,9 +66,7 @@ func openMySQL(ctx context.Context, e *env) (*mysql.Instance, *sql.DB, error) {
 	if len(chosen) != 1 {
 		return nil, nil, usageError{fmt.Errorf("MySQL settings live: %d MySQL/MariaDB servers match here: choose one with --mysql-port", len(chosen))}
 	}
-	o := e.my
-	o.Trust = e.trust()
-	db, _, err := mysql.Connector{FS: e.fs(), Options: o}.Open(ctx, chosen[0])
+	db, _, err := e.mysqlConnector().Open(ctx, chosen[0])
 	if err != nil {
 		return nil, nil, fmt.Errorf("MySQL settings live: %w", err)
 	}

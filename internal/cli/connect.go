@@ -100,6 +100,12 @@ func (e *env) mysqlLive() mysql.LiveSource {
 	if !e.fs().IsLive() || e.conn.Disabled {
 		return nil
 	}
+	return e.mysqlConnector()
+}
+
+// mysqlConnector connects to MySQL/MariaDB servers as the flags say, with
+// the trust policy (apply's live statements too).
+func (e *env) mysqlConnector() mysql.Connector {
 	o := e.my
 	o.Trust = e.trust()
 	return mysql.Connector{FS: e.fs(), Options: o}
