@@ -2,6 +2,7 @@ package advise
 
 import (
 	"context"
+	"github.com/dbmem/dbmem/internal/measure"
 	"path/filepath"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 func fixture(t *testing.T, name string) *snapshot.Snapshot {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "fixtures", name)
-	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}, Pss: true})
+	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}, Method: measure.Smaps})
 	if err != nil {
 		t.Fatal(err)
 	}

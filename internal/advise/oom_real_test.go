@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"github.com/dbmem/dbmem/internal/measure"
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/linux"
@@ -33,7 +34,7 @@ func TestOOMScoreMatchesKernel(t *testing.T) {
 	}
 	checked := 0
 	for _, pid := range pids {
-		p, _, err := linux.ReadProcess(fs, pid, linux.ProcessOptions{})
+		p, _, err := linux.ReadProcess(fs, pid, measure.Status)
 		if err != nil {
 			continue
 		}

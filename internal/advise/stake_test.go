@@ -2,6 +2,7 @@ package advise
 
 import (
 	"context"
+	"github.com/dbmem/dbmem/internal/measure"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 // be said has none (never 0).
 func TestBytesAtStake(t *testing.T) {
 	dir := archetypetest.Dir(t, "pg15-pool-unused-26pct")
-	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}, Pss: true})
+	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}, Method: measure.Smaps})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package archetype
 import (
 	"context"
 	"flag"
+	"github.com/dbmem/dbmem/internal/measure"
 	"os"
 	"path/filepath"
 	"sort"
@@ -96,7 +97,7 @@ func generated(t *testing.T, name string) string {
 func judge(t *testing.T, dir string, o PlanOptions) ([]Finding, Plan) {
 	t.Helper()
 	fs := capture.TreeFS(dir)
-	snap, err := snapshot.Take(context.Background(), snapshot.Options{FS: fs, Pss: true})
+	snap, err := snapshot.Take(context.Background(), snapshot.Options{FS: fs, Method: measure.Smaps})
 	if err != nil {
 		t.Fatalf("snapshot of %s: %v", dir, err)
 	}

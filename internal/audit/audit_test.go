@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"github.com/dbmem/dbmem/internal/measure"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,7 +30,7 @@ func fixtureInput(t testing.TB, name string) audit.Input {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "fixtures", name)
 	s, err := snapshot.Take(context.Background(), snapshot.Options{
-		FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}, Pss: true,
+		FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}, Method: measure.Smaps,
 		Now: func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },
 	})
 	if err != nil {

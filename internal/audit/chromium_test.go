@@ -3,6 +3,7 @@ package audit_test
 import (
 	"bytes"
 	"context"
+	"github.com/dbmem/dbmem/internal/measure"
 	"image"
 	"os"
 	"path/filepath"
@@ -29,7 +30,7 @@ func liveInput(t *testing.T) (audit.Input, int) {
 	c := pgtest.Start(t, map[string]string{"shared_buffers": "128MB", "max_connections": "30"})
 	pgtest.Readers(t, c, 3, 48<<20)
 	live := postgres.Connector{Options: postgres.ConnOptions{User: "postgres", Work: true}}
-	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: linux.DefaultFS(), Live: live, Pss: true})
+	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: linux.DefaultFS(), Live: live, Method: measure.Smaps})
 	if err != nil {
 		t.Fatal(err)
 	}

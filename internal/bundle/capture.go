@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/dbmem/dbmem/internal/measure"
 	"io"
 	"time"
 
@@ -30,8 +31,9 @@ type CaptureOptions struct {
 	MySQLLive mysql.LiveSource
 	// PoolerConsole reads PgBouncer's admin console; nil reads files only.
 	PoolerConsole pooler.ConsoleSource
-	// Pss reads smaps_rollup for every database process, as report does.
-	Pss bool
+	// Method measures private cost, as report --method does (a capture
+	// reads smaps_rollup where auto would take the fast path).
+	Method measure.Method
 	// WithQueries keeps query texts in the database logs.
 	WithQueries bool
 	// KernelLogs, DBLogs, MaxLogBytes and Run are passed to postmortem.Gather.
@@ -92,7 +94,7 @@ func collect(ctx context.Context, o CaptureOptions) (*collected, error) {
 	if o.PoolerConsole != nil {
 		console = poolers
 	}
-	snap, err := snapshot.Take(ctx, snapshot.Options{FS: fs, Live: src, MySQLLive: mysrc, PoolerConsole: console, Pss: o.Pss, Now: o.Now,
+	snap, err := snapshot.Take(ctx, snapshot.Options{FS: fs, Live: src, MySQLLive: mysrc, PoolerConsole: console, Method: o.Method, Now: o.Now,
 		Guard: true, GuardRun: o.GuardRun})
 	if err != nil {
 		return nil, err
@@ -108,7 +110,7 @@ func collect(ctx context.Context, o CaptureOptions) (*collected, error) {
 	logs := postmortem.Gather(ctx, postmortem.GatherOptions{FS: fs, Run: o.Run, KernelLogs: o.KernelLogs, DBLogs: o.DBLogs,
 		Postgres: snap.Postgres, MySQL: snap.MySQL, MaxBytes: o.MaxLogBytes, Zone: zone})
 	m := Manifest{Schema: Schema, DbmemVersion: o.Version, CapturedAt: snap.TakenAt, Host: snap.Host.Hostname,
-		Kernel: snap.Host.KernelRelease, Zone: zone, BootTime: boot, Pss: o.Pss, WithQueries: o.WithQueries, SQL: o.Live != nil || o.MySQLLive != nil,
+		Kernel: snap.Host.KernelRelease, Zone: zone, BootTime: boot, Pss: snap.Pss, WithQueries: o.WithQueries, SQL: o.Live != nil || o.MySQLLive != nil,
 		Gaps: append(append([]linux.Gap(nil), snap.Gaps...), gaps...), Owners: snap.Owners()}
 	for _, in := range snap.Postgres {
 		m.Instances = append(m.Instances, advise.PostgresSubject(in))

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"github.com/dbmem/dbmem/internal/measure"
 	"io"
 	"os"
 	"os/exec"
@@ -52,7 +53,10 @@ func captureTo(t *testing.T, c *pgcluster.Cluster, withQueries, pss bool) (strin
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "b.tar.gz")
 	o := CaptureOptions{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres", Port: c.Port}},
-		Pss: pss, WithQueries: withQueries, Version: "test"}
+		Method: measure.Status, WithQueries: withQueries, Version: "test"}
+	if pss {
+		o.Method = measure.Smaps
+	}
 	got, err := WriteFile(context.Background(), p, o)
 	if err != nil {
 		t.Fatal(err)
@@ -212,5 +216,5 @@ func replayOptions(t *testing.T, b *Bundle) snapshot.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return snapshot.Options{FS: b.FS(), Live: b.Live(), Pss: true, Owners: b.Owners(), Guard: g != nil, GuardRecorded: g}
+	return snapshot.Options{FS: b.FS(), Live: b.Live(), Method: measure.Smaps, Owners: b.Owners(), Guard: g != nil, GuardRecorded: g}
 }

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"github.com/dbmem/dbmem/internal/measure"
 	"io"
 	"os"
 	"path"
@@ -73,7 +74,7 @@ func TestMeasureCapture(t *testing.T) {
 	c := pgtest.Start(t, map[string]string{"shared_buffers": "256MB", "max_connections": strconv.Itoa(n + 20)})
 	pgtest.Readers(t, c, n, 8<<20)
 	p := filepath.Join(t.TempDir(), "b.tar.gz")
-	o := CaptureOptions{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres", Port: c.Port}}, Pss: true, Version: "measure"}
+	o := CaptureOptions{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres", Port: c.Port}}, Method: measure.Smaps, Version: "measure"}
 	if _, err := WriteFile(context.Background(), p, o); err != nil {
 		t.Fatal(err)
 	}

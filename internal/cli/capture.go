@@ -87,7 +87,7 @@ environments are never read, and query texts in the logs unless --with-queries.`
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			e.captureOptions(&o)
-			o.Pss, o.Version = !fast, version()
+			o.Method, o.Version = fastMethod(fast), version()
 			if out == "" {
 				out = defaultBundleName(time.Now())
 			}

@@ -72,7 +72,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 			if err := e.guardOptions(&so); err != nil { // systemd units, oomd, earlyoom, panic_on_oom
 				return err
 			}
-			so.Pss = !fast
+			so.Method = fastMethod(fast)
 			snap, err := snapshot.Take(cmd.Context(), so)
 			if err != nil {
 				return err

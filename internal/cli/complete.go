@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/advise"
-	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/render"
 )
 
@@ -19,7 +19,7 @@ func flagValues() map[string]map[string][]string {
 		sev = append(sev, s.String())
 	}
 	var methods []string
-	for _, c := range pagecost.Choices {
+	for _, c := range measure.Methods {
 		methods = append(methods, string(c))
 	}
 	return map[string]map[string][]string{

@@ -11,7 +11,7 @@ import (
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/servertrust"
 	"github.com/dbmem/dbmem/internal/snapshot"
-	"github.com/dbmem/dbmem/internal/watch"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // defineConnFlags adds the flags that say how to reach the databases. No
@@ -50,7 +50,7 @@ func (e *env) pgPort() (int, error) {
 
 // snapshotOptions are the options of every snapshot a command takes: the
 // roots to read and how to ask each engine for its settings. Every
-// snapshot.Take of the CLI (directly, or through a watch.Sampler or a
+// snapshot.Take of the CLI (directly, or through a sampler.Sampler or a
 // capture) starts from them, so the connection flags apply everywhere.
 func (e *env) snapshotOptions() snapshot.Options {
 	o := snapshot.Options{FS: e.fs(), Live: e.live(), MySQLLive: e.mysqlLive(), PoolerConsole: e.poolerConsole()}
@@ -111,14 +111,14 @@ func (e *env) mysqlConnector() mysql.Connector {
 	return mysql.Connector{FS: e.fs(), Options: o}
 }
 
-// sampler is the watch.Sampler of watch and exporter.
-func (e *env) sampler() *watch.Sampler {
+// sampler is the sampler.Sampler of watch and exporter.
+func (e *env) sampler() *sampler.Sampler {
 	o := e.snapshotOptions()
 	// The OOM guard is read at each discovery and carried into the
 	// status samples, as the software beside the databases is: every
 	// tick gives check's verdict.
 	guard := e.from.b == nil
-	return &watch.Sampler{FS: o.FS, Live: o.Live, MySQLLive: o.MySQLLive, Check: e.checker(), Guard: guard}
+	return &sampler.Sampler{FS: o.FS, Live: o.Live, MySQLLive: o.MySQLLive, Check: e.checker(), Guard: guard}
 }
 
 // captureOptions fills the reading part of a capture's options.

@@ -12,14 +12,14 @@ import (
 
 // TestSnapshotOptionsOneHelper: every snapshot the commands take starts
 // from env.snapshotOptions, so no command builds snapshot options, a
-// watch.Sampler or a settings source of its own and misses a connection
+// sampler.Sampler or a settings source of its own and misses a connection
 // flag. It reads the package's source.
 func TestSnapshotOptionsOneHelper(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	banned := map[string]bool{"snapshot.Options": true, "watch.Sampler": true, "postgres.Connector": true, "mysql.Connector": true}
+	banned := map[string]bool{"snapshot.Options": true, "sampler.Sampler": true, "postgres.Connector": true, "mysql.Connector": true}
 	fset := token.NewFileSet()
 	for _, name := range files {
 		if name == "connect.go" || strings.HasSuffix(name, "_test.go") {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/exporter"
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/measure"
 )
 
 func newExporterCmd(e *env) *cobra.Command {
@@ -45,12 +45,12 @@ every Prometheus exporter.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logc.Writer = e.stderr
 			log := promslog.New(&logc)
-			m, err := pagecost.ParseChoice(method)
-			if err != nil || m == pagecost.ChoiceStatus {
+			m, err := measure.Parse(method)
+			if err != nil || m == measure.Status {
 				return usageError{fmt.Errorf("--method: %q: want auto, fast or smaps", method)}
 			}
 			s := e.sampler()
-			s.PssMethod = m
+			s.Method = m
 			s.FS.Deadlines = readDeadlines(readTimeout, log)
 			x := exporter.New(exporter.Options{Sampler: s, Top: top, ScrapeTimeout: scrapeTimeout, Logger: log, Version: version()})
 			so.Version, so.Logger = version(), log
@@ -76,7 +76,7 @@ every Prometheus exporter.`,
 	f.BoolVar(&so.SystemdSocket, "web.systemd-socket", false, "use the sockets systemd passes instead of --web.listen-address")
 	f.StringVar(&so.MetricsPath, "web.telemetry-path", "/metrics", "path under which to serve the metrics")
 	f.DurationVar(&smaps, "smaps-interval", 5*time.Minute, "how often to read smaps_rollup (Pss) in the background (0: never)")
-	f.StringVar(&method, "method", string(pagecost.ChoiceAuto), "how the background pass measures Pss_Anon: auto (the exact fast path through /proc/kpagecount, smaps_rollup where it cannot), fast, or smaps (smaps_rollup for every process)")
+	f.StringVar(&method, "method", string(measure.Auto), "how the background pass measures Pss_Anon: auto (the exact fast path through /proc/kpagecount, smaps_rollup where it cannot), fast, or smaps (smaps_rollup for every process)")
 	f.IntVar(&top, "oom-top", 5, "how many of the host's processes dbmem_process_oom_score lists")
 	f.DurationVar(&readTimeout, "read-timeout", defaultReadTimeout, "abandon a read of /proc, /sys or a host file after this long; the process or file is skipped while it hangs (dbmem_read_timeouts_total)")
 	f.DurationVar(&scrapeTimeout, "scrape-timeout", 30*time.Second, "serve a scrape without the status collector when it takes longer (dbmem_scrape_collector_timeouts_total)")

@@ -8,7 +8,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/audit"
-	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/report"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -103,7 +103,7 @@ It only reads. Run as root for the exact fast path.`,
 	}
 	cmd.Flags().BoolVar(&o.All, "all", false, "list every process (default: the 10 most expensive client backends)")
 	cmd.Flags().IntVar(&o.TopClients, "top", 10, "client backends to list when not --all")
-	cmd.Flags().StringVar(&method, "method", string(pagecost.ChoiceAuto), "how to measure Pss_Anon: auto, fast, smaps or status")
+	cmd.Flags().StringVar(&method, "method", string(measure.Auto), "how to measure Pss_Anon: auto, fast, smaps or status")
 	cmd.Flags().IntVar(&xf.n, "contexts", 0, "X-ray the N client backends with the highest private cost: their memory contexts by group (PostgreSQL 14+; at most 10)")
 	cmd.Flags().IntSliceVar(&xf.pids, "contexts-pid", nil, "X-ray this backend (repeatable)")
 	cmd.Flags().BoolVar(&fast, "fast", false, "same as --method status: cheap, but private cost becomes an over-estimate")
@@ -113,16 +113,25 @@ It only reads. Run as root for the exact fast path.`,
 }
 
 // reportMethod resolves --method and its older alias --fast.
-func reportMethod(method string, fast, methodSet bool) (pagecost.Choice, error) {
-	m, err := pagecost.ParseChoice(method)
+func reportMethod(method string, fast, methodSet bool) (measure.Method, error) {
+	m, err := measure.Parse(method)
 	if err != nil {
 		return "", usageError{fmt.Errorf("--method: %w", err)}
 	}
 	if fast {
-		if methodSet && m != pagecost.ChoiceStatus {
+		if methodSet && m != measure.Status {
 			return "", usageError{fmt.Errorf("--fast means --method status: it does not go with --method %s", m)}
 		}
-		m = pagecost.ChoiceStatus
+		m = measure.Status
 	}
 	return m, nil
+}
+
+// fastMethod is the method of a command with --fast only (check, capture):
+// status with it, smaps_rollup without.
+func fastMethod(fast bool) measure.Method {
+	if fast {
+		return measure.Status
+	}
+	return measure.Smaps
 }

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/measure"
 )
 
 // TestReportMethod: --method values, --fast as an alias of status, and the
@@ -13,13 +13,13 @@ func TestReportMethod(t *testing.T) {
 	for _, tc := range []struct {
 		method    string
 		fast, set bool
-		want      pagecost.Choice
+		want      measure.Method
 		usage     bool
 	}{
-		{"auto", false, false, pagecost.ChoiceAuto, false},
-		{"smaps", false, true, pagecost.ChoiceSmaps, false},
-		{"auto", true, false, pagecost.ChoiceStatus, false},
-		{"status", true, true, pagecost.ChoiceStatus, false},
+		{"auto", false, false, measure.Auto, false},
+		{"smaps", false, true, measure.Smaps, false},
+		{"auto", true, false, measure.Status, false},
+		{"status", true, true, measure.Status, false},
 		{"smaps", true, true, "", true},
 		{"exact", false, true, "", true},
 	} {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/history"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/watch"
 )
 
@@ -75,7 +76,7 @@ growing backend (x, or --xray-growing) tell a leak from cache growth.`,
 					return err
 				}
 				defer st.Close()
-				o.OnFrame = func(_ *watch.Sample, f watch.Frame) error { return st.Add(f) }
+				o.OnFrame = func(_ *sampler.Sample, f watch.Frame) error { return st.Add(f) }
 			}
 			return watch.Run(cmd.Context(), s, o)
 		},

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/measure"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	"github.com/prometheus/common/expfmt"
@@ -21,7 +24,6 @@ import (
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/report"
 	"github.com/dbmem/dbmem/internal/snapshot"
-	"github.com/dbmem/dbmem/internal/watch"
 )
 
 var (
@@ -58,7 +60,7 @@ func runTree(t *testing.T, c Case, dir string) outputs {
 	t.Helper()
 	fs := capture.TreeFS(dir)
 	var live capture.TreeLive
-	opt := snapshot.Options{FS: fs, Pss: true, Now: func() time.Time { return takenAt }}
+	opt := snapshot.Options{FS: fs, Method: measure.Smaps, Now: func() time.Time { return takenAt }}
 	if c.Base == BasePG15Off {
 		live = capture.TreeLive{Dir: dir}
 		opt.Live = live
@@ -111,7 +113,7 @@ func planOf(snap *snapshot.Snapshot) (string, error) {
 // metricsOf scrapes the exporter once over the tree (its first scrape
 // discovers the instances, as a fresh exporter does).
 func metricsOf(t *testing.T, fs linux.FS, pg bool, dir string) string {
-	s := &watch.Sampler{FS: fs, Check: watch.AdviseChecker(advise.Options{}), Now: func() time.Time { return takenAt }}
+	s := &sampler.Sampler{FS: fs, Check: advise.Checker(advise.Options{}), Now: func() time.Time { return takenAt }}
 	if pg {
 		s.Live = capture.TreeLive{Dir: dir}
 	}

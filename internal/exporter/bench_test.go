@@ -11,7 +11,7 @@ import (
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/cputime"
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot/sampler"
@@ -75,7 +75,7 @@ func benchScrape(b *testing.B, backends int, table int64) {
 	// The same pass through the exact fast path (dbmem exporter's default,
 	// --method auto): pagemap and /proc/kpagecount instead of a page-table
 	// walk of the shared segment per backend.
-	fast := &sampler.Sampler{FS: s.FS, Live: s.Live, PssMethod: pagecost.ChoiceAuto}
+	fast := &sampler.Sampler{FS: s.FS, Live: s.Live, Method: measure.Auto}
 	b.Run("fast", func(b *testing.B) { benchPass(b, New(Options{Sampler: fast})) })
 }
 

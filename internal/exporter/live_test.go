@@ -18,7 +18,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot/sampler"
@@ -155,9 +155,9 @@ func TestFastPassMatchesSmaps(t *testing.T) {
 	}
 	c := pgtest.Start(t, map[string]string{"shared_buffers": "128MB", "max_connections": "25"})
 	pgtest.Readers(t, c, 4, 64<<20)
-	pss := map[pagecost.Choice]float64{}
-	for _, m := range []pagecost.Choice{pagecost.ChoiceSmaps, pagecost.ChoiceAuto} {
-		s := &sampler.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}}, PssMethod: m}
+	pss := map[measure.Method]float64{}
+	for _, m := range []measure.Method{measure.Smaps, measure.Auto} {
+		s := &sampler.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}}, Method: m}
 		e := New(Options{Sampler: s})
 		if err := e.RefreshSmaps(context.Background()); err != nil {
 			t.Fatalf("%s pass: %v", m, err)
@@ -169,7 +169,7 @@ func TestFastPassMatchesSmaps(t *testing.T) {
 			}
 		}
 	}
-	smaps, fast := pss[pagecost.ChoiceSmaps], pss[pagecost.ChoiceAuto]
+	smaps, fast := pss[measure.Smaps], pss[measure.Auto]
 	t.Logf("client backends' Pss_Anon + VmPTE + VmSwap: smaps_rollup %.0f B, fast path %.0f B", smaps, fast)
 	if smaps < 1<<20 || fast < 0.95*smaps || fast > 1.05*smaps {
 		t.Errorf("fast path %.0f B, smaps_rollup %.0f B: want within 5%%", fast, smaps)

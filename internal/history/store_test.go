@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/watch"
 )
 
@@ -23,7 +24,7 @@ var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 func frame(i int, fs ...advise.Finding) watch.Frame {
 	f := watch.Frame{
 		At: t0.Add(time.Duration(i) * 10 * time.Second), Tick: i + 1, Mode: "status",
-		Cost: watch.Cost{CPU: time.Millisecond, Wall: 2 * time.Millisecond},
+		Cost: sampler.Cost{CPU: time.Millisecond, Wall: 2 * time.Millisecond},
 		Host: watch.HostFrame{MemTotalBytes: new(uint64(8 << 30)), MemAvailableBytes: new(uint64(4<<30 - i<<20)), Rates: i > 0, SwapInPerSec: float64(i),
 			PageTablesBytes: new(uint64(8 << 20)), CommittedASBytes: new(uint64(2 << 30)), CommitLimitBytes: new(uint64(4 << 30)), SwapUsedBytes: new(uint64(0)),
 			HugePages: []watch.HugePages{{PageSizeBytes: 2 << 20, Total: 100, InUse: uint64(i)}}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dbmem/dbmem/internal/measure"
 	"strings"
 	"time"
 
@@ -174,7 +175,7 @@ func (r *budgetRun) measureBudget(ctx context.Context, rp *reports) error {
 }
 
 func (r *budgetRun) planBudget(ctx context.Context) error {
-	o := snapshot.Options{FS: r.fs, Pss: true,
+	o := snapshot.Options{FS: r.fs, Method: measure.Smaps,
 		Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres", Port: r.c.Port, Work: true}}}
 	s, err := snapshot.Take(ctx, o)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dbmem/dbmem/internal/measure"
 
 	"github.com/jackc/pgx/v5"
 
@@ -63,7 +64,7 @@ func (r *run) connections(ctx context.Context, mr *ModeResult, ctlPID int) error
 	}
 	r.steps.begin(fmt.Sprintf("huge_pages=%s: read smaps_rollup of %d backends", mr.HugePages, n), n)
 	for _, rd := range rs {
-		b, ok, err := readBackend(r.fs, rd.b.PID, true)
+		b, ok, err := readBackend(r.fs, rd.b.PID, measure.Smaps)
 		if err != nil || !ok {
 			return fmt.Errorf("reader %d: gone or unreadable: %v", rd.b.PID, err)
 		}

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"github.com/dbmem/dbmem/internal/measure"
 	"strconv"
 
 	"github.com/dbmem/dbmem/internal/linux"
@@ -24,11 +25,11 @@ func children(fs linux.FS, pm int) ([]int, error) {
 	return out, nil
 }
 
-// readBackend reads one process; rollup adds smaps_rollup (Pss), which walks
+// readBackend reads one process; measure.Smaps adds smaps_rollup (Pss), which walks
 // the page tables: about 40 ms for a backend that mapped 3 GiB through
 // 4 KiB pages. ok is false when the process has exited.
-func readBackend(fs linux.FS, pid int, rollup bool) (Backend, bool, error) {
-	p, _, err := linux.ReadProcess(fs, pid, linux.ProcessOptions{Rollup: rollup})
+func readBackend(fs linux.FS, pid int, m measure.Method) (Backend, bool, error) {
+	p, _, err := linux.ReadProcess(fs, pid, m)
 	if linux.IsGone(err) {
 		return Backend{}, false, nil
 	}
@@ -75,7 +76,7 @@ func sampleProcs(fs linux.FS, pm, skip int, rollupClients bool) (*ProcSample, er
 		return nil, err
 	}
 	s := &ProcSample{}
-	if s.Postmaster, _, err = readBackend(fs, pm, true); err != nil {
+	if s.Postmaster, _, err = readBackend(fs, pm, measure.Smaps); err != nil {
 		return nil, err
 	}
 	s.Postmaster.Role = string(postgres.RolePostmaster)
@@ -84,9 +85,9 @@ func sampleProcs(fs linux.FS, pm, skip int, rollupClients bool) (*ProcSample, er
 		if pid == skip {
 			continue
 		}
-		b, ok, err := readBackend(fs, pid, false)
+		b, ok, err := readBackend(fs, pid, measure.Status)
 		if err == nil && ok && (rollupClients || b.Role != string(postgres.RoleClient)) {
-			b, ok, err = readBackend(fs, pid, true)
+			b, ok, err = readBackend(fs, pid, measure.Smaps)
 		}
 		if err != nil {
 			return nil, err

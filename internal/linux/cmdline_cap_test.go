@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/dbmem/dbmem/internal/measure"
 	"runtime"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ setsid /bin/sh -c 'sleep 600; :' dbmem-big-argv "$@" >/dev/null 2>&1 & echo $!`)
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	p, _, err := ReadProcess(DefaultFS(), pid, ProcessOptions{})
+	p, _, err := ReadProcess(DefaultFS(), pid, measure.Status)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)

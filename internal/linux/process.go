@@ -2,6 +2,7 @@ package linux
 
 import (
 	"fmt"
+	"github.com/dbmem/dbmem/internal/measure"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/redact"
@@ -37,17 +38,13 @@ type PrivateMeasure struct {
 	PssAnonBytes uint64 `json:"pss_anon_bytes"`
 }
 
-// ProcessOptions choose how much to read.
-type ProcessOptions struct {
-	// Rollup reads smaps_rollup (Pss): exact but it walks the page tables,
-	// about 40 ms per process that touched 3 GiB through 4 KiB pages.
-	Rollup bool
-}
-
 // ReadProcess reads one process. An error for which IsGone is true means the
 // process exited; the caller skips it. Files that cannot be read for other
-// reasons become gaps and leave their fields nil (unknown).
-func ReadProcess(fs FS, pid int, opt ProcessOptions) (Process, []Gap, error) {
+// reasons become gaps and leave their fields nil (unknown). m chooses how
+// much to read: measure.Smaps adds smaps_rollup (Pss), exact but it walks
+// the page tables, about 40 ms per process that touched 3 GiB through 4 KiB
+// pages; any other method reads status only.
+func ReadProcess(fs FS, pid int, m measure.Method) (Process, []Gap, error) {
 	p := Process{PID: pid}
 	st, err := ReadStat(fs, pid)
 	if err != nil {
@@ -66,7 +63,7 @@ func ReadProcess(fs FS, pid int, opt ProcessOptions) (Process, []Gap, error) {
 	if p.OOMScore, p.OOMScoreAdj, err = ReadOOM(fs, pid); err != nil {
 		gaps = append(gaps, procGap(pid, "oom_score", err))
 	}
-	if opt.Rollup {
+	if m.Rollup() {
 		if r, err := ReadSmapsRollup(fs, pid); err != nil {
 			gaps = append(gaps, procGap(pid, "smaps_rollup", err))
 		} else {

@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/dbmem/dbmem/internal/measure"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,7 +53,7 @@ func TestReadHostLive(t *testing.T) {
 }
 
 func TestReadProcessSelf(t *testing.T) {
-	p, gaps, err := ReadProcess(DefaultFS(), os.Getpid(), ProcessOptions{Rollup: true})
+	p, gaps, err := ReadProcess(DefaultFS(), os.Getpid(), measure.Smaps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestReadProcessSelf(t *testing.T) {
 }
 
 func TestReadProcessGone(t *testing.T) {
-	_, _, err := ReadProcess(DefaultFS(), 1<<30, ProcessOptions{})
+	_, _, err := ReadProcess(DefaultFS(), 1<<30, measure.Status)
 	if !IsGone(err) {
 		t.Errorf("a PID that does not exist gave %v, want a 'gone' error", err)
 	}
@@ -85,7 +86,7 @@ func TestReadProcessDegrades(t *testing.T) {
 	os.WriteFile(filepath.Join(pdir, "status"), []byte(statusBackend), 0o644)
 	os.WriteFile(filepath.Join(pdir, "smaps_rollup"), nil, 0o000)
 	fs := FS{Proc: filepath.Join(dir, "proc")}
-	p, gaps, err := ReadProcess(fs, 7, ProcessOptions{Rollup: true})
+	p, gaps, err := ReadProcess(fs, 7, measure.Smaps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"github.com/dbmem/dbmem/internal/measure"
 	"os/exec"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func TestProcessTitleIsRedacted(t *testing.T) {
 	var p Process
 	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); { // until sh has exec'd its arguments into place
 		var err error
-		if p, _, err = ReadProcess(DefaultFS(), cmd.Process.Pid, ProcessOptions{}); err == nil && strings.Contains(p.Title, "dbmem-test-job") {
+		if p, _, err = ReadProcess(DefaultFS(), cmd.Process.Pid, measure.Status); err == nil && strings.Contains(p.Title, "dbmem-test-job") {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)

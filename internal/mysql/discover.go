@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dbmem/dbmem/internal/measure"
 	"path"
 	"sort"
 	"strings"
@@ -16,9 +17,10 @@ type Options struct {
 	// Live reads settings from the running server (a Connector); nil reads
 	// the option files and the command line only.
 	Live LiveSource
-	// Process chooses how much of the server process to read (Rollup for
-	// exact Pss_Anon).
-	Process linux.ProcessOptions
+	// Method is the user's measuring choice. The server is one process:
+	// measure.Auto and measure.Smaps read its smaps_rollup (exact
+	// Pss_Anon), measure.Fast and measure.Status its status only.
+	Method measure.Method
 	// PageSizes are the host's huge page sizes, for the hugetlb cgroup.
 	PageSizes []uint64
 }
@@ -152,7 +154,11 @@ func (in *Instance) readLive(ctx context.Context, src LiveSource) {
 // readProcess reads the server process, its smaps (one process: the
 // buffer pool mapping), credentials, memlock limit and cgroup.
 func (in *Instance) readProcess(fs linux.FS, opt Options) error {
-	p, gaps, err := linux.ReadProcess(fs, in.PID, opt.Process)
+	m := opt.Method
+	if m == measure.Auto { // one process: smaps_rollup, as the fast path saves one walk only
+		m = measure.Smaps
+	}
+	p, gaps, err := linux.ReadProcess(fs, in.PID, m)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/dbmem/dbmem/internal/measure"
 	"os"
 	"strconv"
 	"strings"
@@ -65,7 +66,7 @@ func (o onlyPID) Live(ctx context.Context, in *Instance) (Live, error) {
 func discoverTest(t *testing.T, s *mysqltest.Server, live bool) *Instance {
 	t.Helper()
 	fs := linux.DefaultFS()
-	opt := Options{Process: linux.ProcessOptions{Rollup: true}, PageSizes: []uint64{2 << 20}}
+	opt := Options{Method: measure.Smaps, PageSizes: []uint64{2 << 20}}
 	if live {
 		opt.Live = onlyPID{s.PID, Connector{FS: fs}}
 	}

@@ -28,7 +28,7 @@
 //     Pss_Anon and over-counts pages still shared copy-on-write with the
 //     parent.
 //
-// Choice maps what a user asks for (dbmem report --method auto|fast|smaps|
+// OptionsFor maps what a user asks for (measure.Method: --method auto|fast|smaps|
 // status) to Options. status and smaps_rollup are parsed by internal/linux.
 // The calculation (pagemap words and page counts to bytes) is pure and kept
 // apart from the I/O; the maps parser never panics (fuzzed against

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"github.com/dbmem/dbmem/internal/measure"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +77,7 @@ func roleConn(t *testing.T, c *pgcluster.Cluster, role string) *pgx.Conn {
 // budgetOf plans the running cluster c and returns the plan.
 func budgetOf(t *testing.T, c *pgcluster.Cluster) advise.PlanResult {
 	t.Helper()
-	o := snapshot.Options{FS: linux.DefaultFS(), Pss: true,
+	o := snapshot.Options{FS: linux.DefaultFS(), Method: measure.Smaps,
 		Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres", Port: c.Port, Work: true}}}
 	s, err := snapshot.Take(context.Background(), o)
 	if err != nil {

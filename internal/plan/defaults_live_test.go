@@ -8,7 +8,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -37,7 +37,7 @@ func idleBackends(t *testing.T, c *pgcluster.Cluster, n int, sqls ...string) []i
 // apart, as the budget's baseline does.
 func pssAnon(t *testing.T, c *pgcluster.Cluster, pids []int) []uint64 {
 	t.Helper()
-	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: linux.DefaultFS(), Method: pagecost.ChoiceAuto})
+	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: linux.DefaultFS(), Method: measure.Auto})
 	if err != nil {
 		t.Fatal(err)
 	}

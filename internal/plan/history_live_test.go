@@ -15,6 +15,7 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/watch"
 )
 
@@ -39,7 +40,7 @@ func TestHistoryRecordsActiveSessions(t *testing.T) {
 		}()
 	}
 	conn := postgres.Connector{Options: postgres.ConnOptions{User: "postgres", Port: c.Port}}
-	s := &watch.Sampler{FS: linux.DefaultFS(), Live: conn, Backends: conn}
+	s := &sampler.Sampler{FS: linux.DefaultFS(), Live: conn, Backends: conn}
 	path := filepath.Join(t.TempDir(), "history.db")
 	st, err := history.Open(path, 0)
 	if err != nil {
@@ -51,7 +52,7 @@ func TestHistoryRecordsActiveSessions(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after %d ticks, %d recorded 3 active sessions", ticks, recorded)
 		}
-		smp, err := s.Sample(context.Background(), watch.Status)
+		smp, err := s.Sample(context.Background(), sampler.Status)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -98,7 +99,7 @@ func HostProcesses(fs linux.FS) ([]linux.Process, []linux.Gap, error) {
 	var out []linux.Process
 	var gaps []linux.Gap
 	for _, pid := range pids {
-		p, g, err := linux.ReadProcess(fs, pid, linux.ProcessOptions{})
+		p, g, err := linux.ReadProcess(fs, pid, measure.Status)
 		if linux.IsGone(err) {
 			continue
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
@@ -39,7 +39,7 @@ func TestMeasureJITReadsOnlyGrownBackends(t *testing.T) {
 	plain := idleBackends(t, c, 3)
 	compiled := idleBackends(t, c, 3, "SET jit_above_cost = 0", "SET jit_inline_above_cost = 0", "SET jit_optimize_above_cost = 0",
 		`SELECT sum(g) FROM generate_series(1, 100000) g`)
-	ins, _, err := postgres.Discover(context.Background(), linux.DefaultFS(), postgres.Options{Private: pagecost.ChoiceStatus})
+	ins, _, err := postgres.Discover(context.Background(), linux.DefaultFS(), postgres.Options{Method: measure.Status})
 	if err != nil {
 		t.Fatal(err)
 	}

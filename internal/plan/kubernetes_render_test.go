@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"github.com/dbmem/dbmem/internal/measure"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ import (
 // its version, memory within the node's allocatable.
 func TestKubernetesFromRecordedHost(t *testing.T) {
 	dir := archetypetest.Dir(t, "this-host-shared")
-	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: capture.TreeFS(dir), Pss: true})
+	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: capture.TreeFS(dir), Method: measure.Smaps})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,20 +12,20 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/measure"
 )
 
 // Options control discovery.
 type Options struct {
 	// Live supplies settings from the running server; nil means none (work
 	// from files only).
-	Live    LiveSource
-	Process linux.ProcessOptions
-	// Private, when pagecost.ChoiceAuto or ChoiceFast, measures the Pss_Anon
-	// of every process the instance has with one pagecost.Measure call
-	// (exact, without walking the page tables of shared memory) instead of
-	// Process.Rollup's smaps_rollup per process; "" leaves it to Process.
-	Private pagecost.Choice
+	Live LiveSource
+	// Method is the user's measuring choice: measure.Smaps reads every
+	// process's smaps_rollup; measure.Auto and measure.Fast measure the
+	// Pss_Anon of every process the instance has with one pagecost.Measure
+	// call (exact, without walking the page tables of shared memory);
+	// measure.Status (or "") reads status only.
+	Method measure.Method
 	// Skip names processes to leave out: the backends of dbmem's own earlier
 	// connections (Instance.SessionPID), which may not have exited yet when
 	// a watch reads the host again.

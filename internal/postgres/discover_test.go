@@ -2,12 +2,12 @@ package postgres_test
 
 import (
 	"context"
+	"github.com/dbmem/dbmem/internal/measure"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/capture"
-	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
@@ -52,7 +52,7 @@ func TestDiscoverFixtureWithoutConnection(t *testing.T) {
 func TestDiscoverFixtureWithRecordedSettings(t *testing.T) {
 	dir := fixture("pg15-hugepages-on")
 	ins, _, err := postgres.Discover(context.Background(), capture.TreeFS(dir),
-		postgres.Options{Live: capture.TreeLive{Dir: dir}, Process: linux.ProcessOptions{Rollup: true}})
+		postgres.Options{Live: capture.TreeLive{Dir: dir}, Method: measure.Smaps})
 	if err != nil || len(ins) != 1 {
 		t.Fatal(err, len(ins))
 	}

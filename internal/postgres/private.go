@@ -6,15 +6,16 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/pagecost"
 )
 
 // measurePrivate measures the Pss_Anon of every process read without
 // smaps_rollup, with one pagecost.Measure call for the whole instance (the
 // fast path reads /proc/kpagecount once for all backends), when choice
-// asks for the fast path (pagecost.ChoiceAuto or ChoiceFast).
-func (in *Instance) measurePrivate(fs linux.FS, choice pagecost.Choice) {
-	if choice != pagecost.ChoiceAuto && choice != pagecost.ChoiceFast {
+// asks for the fast path (measure.Auto or measure.Fast).
+func (in *Instance) measurePrivate(fs linux.FS, choice measure.Method) {
+	if !choice.FastPath() {
 		return
 	}
 	byPID := map[int]*Proc{}
@@ -25,7 +26,7 @@ func (in *Instance) measurePrivate(fs linux.FS, choice pagecost.Choice) {
 			pids = append(pids, p.PID)
 		}
 	}
-	costs, skipped, err := pagecost.Measure(fs, pids, choice.Options())
+	costs, skipped, err := pagecost.Measure(fs, pids, pagecost.OptionsFor(choice))
 	if err != nil {
 		in.gap("private cost", err.Error())
 		return

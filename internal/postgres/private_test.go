@@ -8,13 +8,13 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
 // TestDiscoverPrivateAuto discovers a real instance whose 5 readers each
-// mapped 200 MB of shared_buffers, with pagecost.ChoiceAuto and with
+// mapped 200 MB of shared_buffers, with measure.Auto and with
 // smaps_rollup: the readers are measured by the fast path (Private set, no
 // Rollup), every process's private cost is exact and equal to the kB, and
 // a gap says that Pss and Pss_Shmem were not read.
@@ -35,8 +35,8 @@ func TestDiscoverPrivateAuto(t *testing.T) {
 	var auto *postgres.Instance
 	miss := map[int]string{}
 	for round := 0; round < 5 && (round == 0 || len(miss) > 0); round++ {
-		auto = discover(t, c.PID, postgres.Options{Private: pagecost.ChoiceAuto})
-		smaps := discover(t, c.PID, postgres.Options{Process: linux.ProcessOptions{Rollup: true}})
+		auto = discover(t, c.PID, postgres.Options{Method: measure.Auto})
+		smaps := discover(t, c.PID, postgres.Options{Method: measure.Smaps})
 		miss = privateMismatches(auto, smaps, idle, round, miss)
 	}
 	for _, m := range miss {

@@ -9,12 +9,12 @@ import (
 
 // readProcesses reads the postmaster and its children and names their roles,
 // from pg_stat_activity when connected, else from their titles, then
-// measures their private cost as opt.Private asks. Processes that exit
+// measures their private cost as opt.Method asks. Processes that exit
 // meanwhile are left out.
 func (in *Instance) readProcesses(fs linux.FS, pm int, children []int, opt Options) {
 	var denied []int
 	for _, pid := range append([]int{pm}, children...) {
-		p, gaps, err := linux.ReadProcess(fs, pid, opt.Process)
+		p, gaps, err := linux.ReadProcess(fs, pid, opt.Method)
 		if linux.IsGone(err) {
 			continue
 		}
@@ -35,7 +35,7 @@ func (in *Instance) readProcesses(fs linux.FS, pm int, children []int, opt Optio
 		in.gap(fmt.Sprintf("Pss of %d processes", len(denied)),
 			"smaps_rollup: permission denied (run as root or as the postgres user); private cost falls back to RssAnon, which over-counts")
 	}
-	in.measurePrivate(fs, opt.Private)
+	in.measurePrivate(fs, opt.Method)
 }
 
 func (in *Instance) roleOf(p linux.Process, isPostmaster bool) Title {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/dbmem/dbmem/internal/measure"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,7 +30,7 @@ func fixtureSnapshot(t *testing.T, name string) *snapshot.Snapshot {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "fixtures", name)
 	s, err := snapshot.Take(context.Background(), snapshot.Options{
-		FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}, Pss: true,
+		FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}, Method: measure.Smaps,
 		Now: func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) },
 	})
 	if err != nil {

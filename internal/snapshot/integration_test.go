@@ -3,6 +3,7 @@ package snapshot_test
 import (
 	"context"
 	"flag"
+	"github.com/dbmem/dbmem/internal/measure"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,7 +37,7 @@ func take(t *testing.T, c *pgcluster.Cluster, fixture string) *postgres.Instance
 		fs.Tap = rec
 	}
 	live := &capture.LiveRecorder{Inner: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}}}
-	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: fs, Live: live, Pss: true})
+	s, err := snapshot.Take(context.Background(), snapshot.Options{FS: fs, Live: live, Method: measure.Smaps})
 	if err != nil {
 		t.Fatal(err)
 	}

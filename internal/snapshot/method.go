@@ -1,29 +1,26 @@
 package snapshot
 
-import "github.com/dbmem/dbmem/internal/pagecost"
+import "github.com/dbmem/dbmem/internal/measure"
 
-// resolveMethod turns Options into the method used. "" keeps the older
-// switch: smaps_rollup when Pss is set, else status. A snapshot that is
+// resolveMethod turns Options into the method used. "" reads status. A
+// snapshot that is
 // recorded (a Tap) or replayed (roots other than the live host's) cannot
 // use the fast path: pagemap and /proc/kpagecount describe one moment of a
 // live kernel and are not recorded. There auto reads smaps_rollup (which a
 // capture records and a replay reads back) and fast reads status.
-func resolveMethod(o Options) pagecost.Choice {
+func resolveMethod(o Options) measure.Method {
 	m := o.Method
 	if m == "" {
-		m = pagecost.ChoiceStatus
-		if o.Pss {
-			m = pagecost.ChoiceSmaps
-		}
+		m = measure.Status
 	}
 	if o.FS.Tap == nil && o.FS.IsLive() {
 		return m
 	}
 	switch m {
-	case pagecost.ChoiceAuto:
-		return pagecost.ChoiceSmaps
-	case pagecost.ChoiceFast:
-		return pagecost.ChoiceStatus
+	case measure.Auto:
+		return measure.Smaps
+	case measure.Fast:
+		return measure.Status
 	}
 	return m
 }

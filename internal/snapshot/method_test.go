@@ -5,10 +5,10 @@ import (
 
 	"github.com/dbmem/dbmem/internal/capture"
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/measure"
 )
 
-// TestResolveMethod: "" keeps the Pss switch; a recorded or replayed
+// TestResolveMethod: "" reads status; a recorded or replayed
 // snapshot cannot use the fast path.
 func TestResolveMethod(t *testing.T) {
 	live, tree := linux.DefaultFS(), capture.TreeFS("/nonexistent")
@@ -17,16 +17,16 @@ func TestResolveMethod(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		o    Options
-		want pagecost.Choice
+		want measure.Method
 	}{
-		{"old Pss switch on", Options{FS: live, Pss: true}, pagecost.ChoiceSmaps},
-		{"old Pss switch off", Options{FS: live}, pagecost.ChoiceStatus},
-		{"auto live", Options{FS: live, Method: pagecost.ChoiceAuto}, pagecost.ChoiceAuto},
-		{"fast live", Options{FS: live, Method: pagecost.ChoiceFast, Pss: true}, pagecost.ChoiceFast},
-		{"auto replayed", Options{FS: tree, Method: pagecost.ChoiceAuto}, pagecost.ChoiceSmaps},
-		{"fast replayed", Options{FS: tree, Method: pagecost.ChoiceFast}, pagecost.ChoiceStatus},
-		{"auto recorded", Options{FS: tapped, Method: pagecost.ChoiceAuto}, pagecost.ChoiceSmaps},
-		{"smaps recorded", Options{FS: tapped, Method: pagecost.ChoiceSmaps}, pagecost.ChoiceSmaps},
+		{"default", Options{FS: live}, measure.Status},
+		{"smaps live", Options{FS: live, Method: measure.Smaps}, measure.Smaps},
+		{"auto live", Options{FS: live, Method: measure.Auto}, measure.Auto},
+		{"fast live", Options{FS: live, Method: measure.Fast}, measure.Fast},
+		{"auto replayed", Options{FS: tree, Method: measure.Auto}, measure.Smaps},
+		{"fast replayed", Options{FS: tree, Method: measure.Fast}, measure.Status},
+		{"auto recorded", Options{FS: tapped, Method: measure.Auto}, measure.Smaps},
+		{"smaps recorded", Options{FS: tapped, Method: measure.Smaps}, measure.Smaps},
 	} {
 		if got := resolveMethod(tc.o); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)

@@ -21,7 +21,7 @@ func (s *Snapshot) readOthers(ctx context.Context, o Options) error {
 	s.Gaps = append(s.Gaps, swGaps...)
 	sizes := s.Host.PoolPageSizes()
 	my, gaps, err := mysql.Discover(ctx, o.FS, mysql.Options{
-		Live: o.MySQLLive, Process: linux.ProcessOptions{Rollup: o.Pss}, PageSizes: sizes,
+		Live: o.MySQLLive, Method: o.Method, PageSizes: sizes,
 	})
 	if err != nil {
 		return err

@@ -6,9 +6,9 @@ import (
 
 	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/oomguard"
-	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/pooler"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/servertrust"
@@ -53,7 +53,7 @@ type Snapshot struct {
 	// standing in for it.
 	Pss bool `json:"pss"`
 	// Method is how private cost was measured: auto, fast, smaps or status.
-	Method pagecost.Choice `json:"method,omitempty"`
+	Method measure.Method `json:"method,omitempty"`
 	// OOMGuard is what decides the databases' fate when memory runs out
 	// beyond the kernel's OOM killer (Options.Guard): their units'
 	// OOMPolicy and limits, systemd-oomd, earlyoom, panic_on_oom.
@@ -67,15 +67,12 @@ type Options struct {
 	// Live supplies settings from running servers (a postgres.Connector, or
 	// a bundle); nil reads configuration files only.
 	Live postgres.LiveSource
-	// Pss reads smaps_rollup for every database process (exact Pss_Anon, but
-	// it walks page tables: about 40 ms per backend with 3 GiB touched).
-	// Method, when set, takes precedence.
-	Pss bool
 	// Method chooses how private cost (Pss_Anon) is measured:
-	// pagecost.ChoiceAuto (exact fast path, smaps_rollup where it is not
-	// possible), ChoiceFast, ChoiceSmaps, ChoiceStatus. "" keeps Pss's
-	// choice: smaps when Pss is set, else status. See resolveMethod.
-	Method pagecost.Choice
+	// measure.Auto (exact fast path, smaps_rollup where it is not
+	// possible), measure.Fast, measure.Smaps (exact, but it walks page
+	// tables: about 40 ms per backend with 3 GiB touched), measure.Status
+	// (also ""). It is passed down unchanged; see resolveMethod.
+	Method measure.Method
 	// MySQLLive reads settings from running MySQL/MariaDB servers (a
 	// mysql.Connector); nil reads their option files only.
 	MySQLLive mysql.LiveSource
@@ -91,7 +88,7 @@ type Options struct {
 	Owners map[int]*servertrust.Ownership
 	// Guard reads the OOM guard (OOMGuard): check, report and plan do;
 	// watch and the exporter do at each discovery and carry it into their
-	// status samples (watch.Sampler.Guard). GuardRun runs
+	// status samples (sampler.Sampler.Guard). GuardRun runs
 	// systemctl (default: the program, where systemd is PID 1).
 	Guard    bool
 	GuardRun oomguard.Runner
@@ -109,16 +106,14 @@ func Take(ctx context.Context, o Options) (*Snapshot, error) {
 	}
 	start := time.Now()
 	o.Method = resolveMethod(o)
-	// smaps_rollup of MySQL servers (readOthers): one process each.
-	o.Pss = o.Method == pagecost.ChoiceSmaps || o.Method == pagecost.ChoiceAuto
-	s := &Snapshot{Schema: Schema, TakenAt: now().UTC(), Pss: o.Method != pagecost.ChoiceStatus, Method: o.Method}
+	s := &Snapshot{Schema: Schema, TakenAt: now().UTC(), Pss: o.Method != measure.Status, Method: o.Method}
 	host, gaps, err := linux.ReadHost(o.FS)
 	if err != nil {
 		return nil, err
 	}
 	s.Host, s.Gaps = host, gaps
 	ins, gaps, err := postgres.Discover(ctx, o.FS, postgres.Options{
-		Live: o.Live, Process: linux.ProcessOptions{Rollup: o.Method == pagecost.ChoiceSmaps}, Private: o.Method,
+		Live: o.Live, Method: o.Method,
 		Skip: o.Skip,
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package snapshot_test
 
 import (
 	"context"
+	"github.com/dbmem/dbmem/internal/measure"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,7 +97,7 @@ func TestVersionsHugePages(t *testing.T) {
 // instance.
 func verTake(t *testing.T, c *pgcluster.Cluster, live bool) (*snapshot.Snapshot, *postgres.Instance) {
 	t.Helper()
-	o := snapshot.Options{FS: linux.DefaultFS(), Pss: true}
+	o := snapshot.Options{FS: linux.DefaultFS(), Method: measure.Smaps}
 	if live {
 		o.Live = postgres.Connector{Options: postgres.ConnOptions{User: "postgres", Port: c.Port}}
 	}

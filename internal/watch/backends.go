@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // Backend is one line of the per-backend view, as pg_activity shows one:
@@ -38,7 +39,7 @@ const MaxFrameBackends = 200
 // backends builds the per-backend view: every process of every instance
 // but the postmaster, with pg_stat_activity's view where it was read,
 // most expensive first.
-func backends(s *Sample) []Backend {
+func backends(s *sampler.Sample) []Backend {
 	var out []Backend
 	for _, in := range s.Snapshot.Postgres {
 		acts := map[int]postgres.BackendActivity{}

@@ -13,6 +13,7 @@ import (
 	"github.com/dbmem/dbmem/internal/cputime"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // BenchmarkBackendView1000 measures what the per-backend view adds to a
@@ -43,8 +44,8 @@ func BenchmarkBackendView1000(b *testing.B) {
 		}
 	}
 	conn := postgres.Connector{Options: postgres.ConnOptions{Port: c.Port, Timeout: time.Minute}, Helper: postgres.NewHelper()}
-	s := &Sampler{FS: liveSampler().FS, Live: conn, Backends: conn}
-	smp, err := s.Sample(ctx, Discover)
+	s := &sampler.Sampler{FS: liveSampler().FS, Live: conn, Backends: conn}
+	smp, err := s.Sample(ctx, sampler.Discover)
 	if err != nil {
 		b.Fatal(err)
 	}

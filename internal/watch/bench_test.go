@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // The tick benchmarks measure what one tick costs the host with 100 client
@@ -30,10 +31,10 @@ func BenchmarkTick100HugePages(b *testing.B) {
 func benchTicks(b *testing.B, c *pgcluster.Cluster) {
 	pgtest.Readers(b, c, 100, 1<<30)
 	s, ctx := liveSampler(), context.Background()
-	if _, err := s.Sample(ctx, Status); err != nil {
+	if _, err := s.Sample(ctx, sampler.Status); err != nil {
 		b.Fatal(err)
 	}
-	for _, mode := range []Mode{Status, Smaps} {
+	for _, mode := range []sampler.Mode{sampler.Status, sampler.Smaps} {
 		b.Run(mode.String(), func(b *testing.B) {
 			var cpu time.Duration
 			other := 0

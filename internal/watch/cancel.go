@@ -1,13 +1,17 @@
 package watch
 
-import "context"
+import (
+	"context"
+
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
+)
 
 // sampleUntil is Sample that returns as soon as ctx ends, even while a read
 // hangs (the sampler's FS deadlines end the read later; the program does
 // not wait for it): a signal ends watch at once.
-func sampleUntil(ctx context.Context, s *Sampler, mode Mode) (*Sample, error) {
+func sampleUntil(ctx context.Context, s *sampler.Sampler, mode sampler.Mode) (*sampler.Sample, error) {
 	type result struct {
-		s   *Sample
+		s   *sampler.Sample
 		err error
 	}
 	ch := make(chan result, 1)

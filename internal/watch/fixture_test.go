@@ -18,11 +18,11 @@ import (
 // README): one instance on port 46143 with 10 client backends.
 const fixturePort = "46143"
 
-func fixture(t testing.TB, name string) *Sampler {
+func fixture(t testing.TB, name string) *sampler.Sampler {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "fixtures", name)
 	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	return &Sampler{FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}, Now: func() time.Time { at = at.Add(2 * time.Second); return at }}
+	return &sampler.Sampler{FS: capture.TreeFS(dir), Live: capture.TreeLive{Dir: dir}, Now: func() time.Time { at = at.Add(2 * time.Second); return at }}
 }
 
 // blocks splits non-terminal output into one block per tick.
@@ -137,15 +137,15 @@ func TestRunFixtureJSON(t *testing.T) {
 func TestStatusSampleRebuilds(t *testing.T) {
 	s := fixture(t, "pg15-hugepages-off")
 	ctx := context.Background()
-	first, err := s.Sample(ctx, Status)
+	first, err := s.Sample(ctx, sampler.Status)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := s.Sample(ctx, Status)
+	second, err := s.Sample(ctx, sampler.Status)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Mode != Discover || second.Mode != Status {
+	if first.Mode != sampler.Discover || second.Mode != sampler.Status {
 		t.Fatalf("modes %v, %v: want discover (nothing known yet), then status", first.Mode, second.Mode)
 	}
 	a, b := first.Snapshot.Postgres[0], second.Snapshot.Postgres[0]
@@ -166,7 +166,7 @@ func TestStatusSampleRebuilds(t *testing.T) {
 
 func TestTopologyChanged(t *testing.T) {
 	s := fixture(t, "pg15-hugepages-off")
-	smp, err := s.Sample(context.Background(), Status)
+	smp, err := s.Sample(context.Background(), sampler.Status)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // FrameSchema versions the JSON form of a Frame (`dbmem watch --json`
@@ -36,7 +37,7 @@ type Frame struct {
 	// --xray-growing), by group.
 	XRays     []XRayParts   `json:"xrays,omitempty"`
 	Findings  []FindingSeen `json:"findings"`
-	Cost      Cost          `json:"cost"`
+	Cost      sampler.Cost  `json:"cost"`
 	LastSmaps *SmapsPass    `json:"last_smaps,omitempty"`
 	Gaps      []linux.Gap   `json:"gaps,omitempty"`
 }
@@ -137,6 +138,6 @@ type FindingSeen struct {
 
 // SmapsPass tells when the expensive numbers were last read and their cost.
 type SmapsPass struct {
-	At   time.Time `json:"at"`
-	Cost Cost      `json:"cost"`
+	At   time.Time    `json:"at"`
+	Cost sampler.Cost `json:"cost"`
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/dbmem/dbmem/internal/growth"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/xray"
 )
 
@@ -47,7 +48,7 @@ func TestLiveGrowthForecast(t *testing.T) {
 		done <- err
 	}()
 	live := postgres.Connector{Options: postgres.ConnOptions{Port: c.Port, Timeout: time.Minute}, Helper: postgres.NewHelper()}
-	s := &Sampler{FS: liveSampler().FS, Live: live}
+	s := &sampler.Sampler{FS: liveSampler().FS, Live: live}
 	w := &Watcher{Growth: growth.Options{Window: 30 * time.Second, MinSpan: 25 * time.Second, MinPoints: 10}}
 	ctx := context.Background()
 	g, at := watchUntilGrowing(t, s, w, pid, done)
@@ -78,7 +79,7 @@ func TestLiveGrowthForecast(t *testing.T) {
 
 // watchUntilGrowing samples every second until the watcher reports pid
 // growing, and returns that growth and when.
-func watchUntilGrowing(t *testing.T, s *Sampler, w *Watcher, pid int, done chan error) (Growing, time.Time) {
+func watchUntilGrowing(t *testing.T, s *sampler.Sampler, w *Watcher, pid int, done chan error) (Growing, time.Time) {
 	t.Helper()
 	for end := time.Now().Add(3 * time.Minute); time.Now().Before(end); time.Sleep(time.Second) {
 		select {
@@ -86,7 +87,7 @@ func watchUntilGrowing(t *testing.T, s *Sampler, w *Watcher, pid int, done chan 
 			t.Fatalf("the growing backend stopped before it was seen growing: %v", err)
 		default:
 		}
-		smp, err := s.Sample(context.Background(), Status)
+		smp, err := s.Sample(context.Background(), sampler.Status)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +104,7 @@ func watchUntilGrowing(t *testing.T, s *Sampler, w *Watcher, pid int, done chan 
 
 // timeToGrow samples pid until its estimate reaches target and returns the
 // time from since.
-func timeToGrow(t *testing.T, s *Sampler, pid int, target float64, since time.Time, done chan error) time.Duration {
+func timeToGrow(t *testing.T, s *sampler.Sampler, pid int, target float64, since time.Time, done chan error) time.Duration {
 	t.Helper()
 	for end := time.Now().Add(3 * time.Minute); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
 		select {
@@ -120,9 +121,9 @@ func timeToGrow(t *testing.T, s *Sampler, pid int, target float64, since time.Ti
 	return 0
 }
 
-func instanceOfPID(t *testing.T, s *Sampler, postmaster int) *postgres.Instance {
+func instanceOfPID(t *testing.T, s *sampler.Sampler, postmaster int) *postgres.Instance {
 	t.Helper()
-	smp, err := s.Sample(context.Background(), Discover)
+	smp, err := s.Sample(context.Background(), sampler.Discover)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,13 +9,14 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/xray"
 )
 
 // growingSample is one instance with a backend whose RssAnon grows by
 // 1 MiB a minute and one that stays, on a host with 2 GiB available and
 // the instance in a cgroup with 600 MiB left.
-func growingSample(at time.Time, minute int) *Sample {
+func growingSample(at time.Time, minute int) *sampler.Sample {
 	proc := func(pid int, anon uint64) postgres.Proc {
 		pte, swap := uint64(64<<10), uint64(0)
 		return postgres.Proc{Process: linux.Process{PID: pid, StartTicks: 100, Status: linux.Status{RssAnonBytes: &anon, VmPTEBytes: &pte, VmSwapBytes: &swap}},
@@ -25,7 +26,7 @@ func growingSample(at time.Time, minute int) *Sample {
 	in := &postgres.Instance{PostmasterPID: 10, Port: 5432, Cgroup: &linux.CgroupMemory{LimitBytes: &limit, UsageBytes: &usage, LimitPath: "/system.slice/postgresql.service"},
 		Processes: []postgres.Proc{proc(11, uint64(20<<20)+uint64(minute)<<20), proc(12, 8<<20)}}
 	avail := uint64(2 << 30)
-	return &Sample{Snapshot: &snapshot.Snapshot{TakenAt: at, Host: linux.Host{Meminfo: linux.Meminfo{MemAvailableBytes: &avail}}, Postgres: []*postgres.Instance{in}}}
+	return &sampler.Sample{Snapshot: &snapshot.Snapshot{TakenAt: at, Host: linux.Host{Meminfo: linux.Meminfo{MemAvailableBytes: &avail}}, Postgres: []*postgres.Instance{in}}}
 }
 
 func TestWatcherGrowth(t *testing.T) {

@@ -18,11 +18,11 @@ import (
 	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
-func liveSampler() *Sampler {
-	return &Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}}}
+func liveSampler() *sampler.Sampler {
+	return &sampler.Sampler{FS: linux.DefaultFS(), Live: postgres.Connector{Options: postgres.ConnOptions{User: "postgres"}}}
 }
 
-func instanceOf(t testing.TB, s *Sample, c *pgcluster.Cluster) *postgres.Instance {
+func instanceOf(t testing.TB, s *sampler.Sample, c *pgcluster.Cluster) *postgres.Instance {
 	t.Helper()
 	for _, in := range s.Snapshot.Postgres {
 		if in.PostmasterPID == c.PID {
@@ -54,11 +54,11 @@ func TestLiveStatusSeesNewConnection(t *testing.T) {
 	c := pgtest.Start(t, map[string]string{"shared_buffers": "128MB", "max_connections": "20"})
 	r := pgtest.Readers(t, c, 3, 32<<20)
 	s, ctx := liveSampler(), context.Background()
-	first, err := s.Sample(ctx, Status)
+	first, err := s.Sample(ctx, sampler.Status)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Mode != Discover {
+	if first.Mode != sampler.Discover {
 		t.Fatalf("first sample %v, want discover", first.Mode)
 	}
 	conn := pgtest.Connect(t, c)
@@ -76,7 +76,7 @@ func TestLiveStatusSeesNewConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	second := &Sample{Mode: Status, Snapshot: snap, Processes: procs, Cost: first.Cost}
+	second := &sampler.Sample{Mode: sampler.Status, Snapshot: snap, Processes: procs, Cost: first.Cost}
 	in := instanceOf(t, second, c)
 	if p, ok := in.Process(pid); !ok || p.Role != postgres.RoleClient {
 		t.Fatalf("rebuilt from a status read: new backend %d found %v as %q, want a client backend", pid, ok, p.Role)
@@ -91,7 +91,7 @@ func TestLiveStatusSeesNewConnection(t *testing.T) {
 	if !in.Connected || in.Settings.String("max_connections") != "20" || second.Cost.Wall <= 0 || second.Cost.CPU < 0 {
 		t.Errorf("connected %v, max_connections %q, cost %v: settings must come from the discovery", in.Connected, in.Settings.String("max_connections"), second.Cost)
 	}
-	third, err := s.Sample(ctx, Smaps)
+	third, err := s.Sample(ctx, sampler.Smaps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,11 +183,11 @@ func TestOwnSessionIsNotAConnection(t *testing.T) {
 	c := pgtest.Start(t, map[string]string{"shared_buffers": "128MB", "max_connections": "20"})
 	pgtest.Readers(t, c, 2, 8<<20)
 	l := &lingering{t: t, c: c}
-	s, ctx := &Sampler{FS: linux.DefaultFS(), Live: l}, context.Background()
-	if _, err := s.Sample(ctx, Discover); err != nil {
+	s, ctx := &sampler.Sampler{FS: linux.DefaultFS(), Live: l}, context.Background()
+	if _, err := s.Sample(ctx, sampler.Discover); err != nil {
 		t.Fatal(err)
 	}
-	second, err := s.Sample(ctx, Discover) // lists children while the first session lingers
+	second, err := s.Sample(ctx, sampler.Discover) // lists children while the first session lingers
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestOwnSessionIsNotAConnection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := clientCount(instanceOf(t, &Sample{Snapshot: snap}, c)); n != tc.want {
+		if n := clientCount(instanceOf(t, &sampler.Sample{Snapshot: snap}, c)); n != tc.want {
 			t.Errorf("status rebuild skipping %v: %d client backends, want %d", tc.skip, n, tc.want)
 		}
 	}

@@ -71,9 +71,9 @@ func TestLiveMySQLSection(t *testing.T) {
 		}
 		t.Cleanup(func() { c.Close() })
 	}
-	s, w := &Sampler{FS: linux.DefaultFS(), MySQLLive: onlyServer{srv.PID}}, &Watcher{}
+	s, w := &sampler.Sampler{FS: linux.DefaultFS(), MySQLLive: onlyServer{srv.PID}}, &Watcher{}
 	var frames []Frame
-	for _, mode := range []Mode{Discover, Smaps} {
+	for _, mode := range []sampler.Mode{sampler.Discover, sampler.Smaps} {
 		smp, err := s.Sample(ctx, mode)
 		if err != nil {
 			t.Fatal(err)
@@ -98,7 +98,7 @@ func TestLiveMySQLSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frames = append(frames, w.Frame(&Sample{Mode: Status, Snapshot: snap, Processes: procs}))
+	frames = append(frames, w.Frame(&sampler.Sample{Mode: sampler.Status, Snapshot: snap, Processes: procs}))
 
 	port := strconv.Itoa(srv.Port)
 	for _, f := range frames {
@@ -161,7 +161,7 @@ func TestLiveMySQLUnknownPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(srv.ConfigFile, 0o644) })
-	smp, err := (&Sampler{FS: linux.DefaultFS()}).Sample(context.Background(), Discover)
+	smp, err := (&sampler.Sampler{FS: linux.DefaultFS()}).Sample(context.Background(), sampler.Discover)
 	if err != nil {
 		t.Fatal(err)
 	}

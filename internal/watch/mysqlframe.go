@@ -7,6 +7,7 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // MySQLServer is one mysqld or mariadbd's moving numbers. A field is nil
@@ -62,13 +63,13 @@ type MySQLServer struct {
 
 // mysqlServers makes the MySQL part of a frame. A discovery (mode not
 // Status) read each server's status variables anew.
-func (w *Watcher) mysqlServers(snap *snapshot.Snapshot, mode Mode) []MySQLServer {
+func (w *Watcher) mysqlServers(snap *snapshot.Snapshot, mode sampler.Mode) []MySQLServer {
 	if w.exactMySQL == nil {
 		w.exactMySQL, w.mysqlRead = map[int]pssCost{}, map[int]time.Time{}
 	}
 	out := []MySQLServer{}
 	for _, in := range snap.MySQL {
-		if mode != Status {
+		if mode != sampler.Status {
 			w.mysqlRead[in.PID] = snap.TakenAt
 		}
 		m := mysqlServer(in, snap.Host, w.mysqlRead[in.PID], snap.Pss)

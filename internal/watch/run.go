@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/growth"
 	"github.com/dbmem/dbmem/internal/inert"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/xray"
 )
 
@@ -39,13 +40,13 @@ type Options struct {
 	// key (keys.go). The caller sets and restores raw mode.
 	Keys io.Reader
 	// OnFrame, when set, sees every sample and frame (recording).
-	OnFrame func(*Sample, Frame) error
+	OnFrame func(*sampler.Sample, Frame) error
 	// Backends is how many lines of the per-backend view to show (0:
 	// none; on a terminal, what the height leaves, at least 5).
 	Backends int
 	// XRay, when set, X-rays a backend (the x key, XRayGrowing): it gets
 	// the last sample and the backend's PID.
-	XRay func(ctx context.Context, s *Sample, pid int) xray.Result
+	XRay func(ctx context.Context, s *sampler.Sample, pid int) xray.Result
 	// XRayGrowing, when set with XRay, X-rays each steadily growing
 	// backend at most this often: two X-rays tell a leak from cache growth.
 	XRayGrowing time.Duration
@@ -62,7 +63,7 @@ const rediscoverEvery = 5 * time.Minute
 
 // Run samples every Interval and shows each frame until ctx is cancelled
 // or Count ticks have been shown.
-func Run(ctx context.Context, s *Sampler, o Options) error {
+func Run(ctx context.Context, s *sampler.Sampler, o Options) error {
 	if o.Interval <= 0 {
 		o.Interval = 2 * time.Second
 	}
@@ -107,7 +108,7 @@ func Run(ctx context.Context, s *Sampler, o Options) error {
 }
 
 // tick samples once and makes the frame.
-func (o Options) tick(ctx context.Context, s *Sampler, w *Watcher, sched *schedule, tick int) (Frame, *Sample, error) {
+func (o Options) tick(ctx context.Context, s *sampler.Sampler, w *Watcher, sched *schedule, tick int) (Frame, *sampler.Sample, error) {
 	smp, err := sampleUntil(ctx, s, sched.next(tick, s.Time()))
 	if err != nil {
 		return Frame{}, nil, err
@@ -163,21 +164,21 @@ type schedule struct {
 	lastSmaps, lastDiscover time.Time
 }
 
-func (c *schedule) next(tick int, now time.Time) Mode {
+func (c *schedule) next(tick int, now time.Time) sampler.Mode {
 	if c.smapsEvery > 0 && tick > 1 && (c.lastSmaps.IsZero() || now.Sub(c.lastSmaps) >= c.smapsEvery) {
-		return Smaps
+		return sampler.Smaps
 	}
 	if tick > 1 && now.Sub(c.lastDiscover) >= rediscoverEvery {
-		return Discover
+		return sampler.Discover
 	}
-	return Status
+	return sampler.Status
 }
 
-func (c *schedule) done(s *Sample) {
-	if s.Mode >= Discover {
+func (c *schedule) done(s *sampler.Sample) {
+	if s.Mode >= sampler.Discover {
 		c.lastDiscover = s.Snapshot.TakenAt
 	}
-	if s.Mode == Smaps {
+	if s.Mode == sampler.Smaps {
 		c.lastSmaps = s.Snapshot.TakenAt
 	}
 }

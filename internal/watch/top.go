@@ -3,6 +3,8 @@ package watch
 import (
 	"sort"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // topBy returns the first n of procs ordered by less, ties by PID.
@@ -37,7 +39,7 @@ func known(procs []Proc, ok func(Proc) bool) []Proc {
 
 // findings marks each finding with when it was first seen; findings that
 // disappear are forgotten, so one that comes back is new again.
-func (w *Watcher) findings(s *Sample) []FindingSeen {
+func (w *Watcher) findings(s *sampler.Sample) []FindingSeen {
 	now := s.Snapshot.TakenAt
 	seen := map[string]time.Time{}
 	var out []FindingSeen

@@ -11,6 +11,7 @@ import (
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
 // A PostgreSQL instance whose port was not read (postmaster.pid unreadable,
@@ -30,7 +31,7 @@ func TestUnknownPostgresPortIsNotZero(t *testing.T) {
 	for _, p := range in.Processes {
 		procs = append(procs, p.Process)
 	}
-	f := (&Watcher{}).Frame(&Sample{Mode: Discover, Snapshot: snap, Processes: procs})
+	f := (&Watcher{}).Frame(&sampler.Sample{Mode: sampler.Discover, Snapshot: snap, Processes: procs})
 	if len(f.Instances) != 1 || f.Instances[0].Port != nil {
 		t.Fatalf("instances %+v: want one with no port", f.Instances)
 	}

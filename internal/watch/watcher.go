@@ -7,6 +7,7 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/xray"
 )
 
@@ -28,7 +29,7 @@ type Watcher struct {
 	pendingXRays []XRayParts
 
 	tick     int
-	prev     *Sample
+	prev     *sampler.Sample
 	firstOOM *uint64
 	exact    map[int]pssCost // by postmaster PID
 	// exactMySQL and mysqlRead are by server PID: the last exact private
@@ -45,11 +46,11 @@ type pssCost struct {
 }
 
 // Frame computes the view of s.
-func (w *Watcher) Frame(s *Sample) Frame {
+func (w *Watcher) Frame(s *sampler.Sample) Frame {
 	w.tick++
 	snap := s.Snapshot
 	f := Frame{Schema: FrameSchema, At: snap.TakenAt, Tick: w.tick, Mode: s.Mode.String(), Cost: s.Cost, Gaps: snap.Gaps}
-	if s.Mode == Smaps {
+	if s.Mode == sampler.Smaps {
 		w.lastSmaps = &SmapsPass{At: snap.TakenAt, Cost: s.Cost}
 	}
 	f.LastSmaps = w.lastSmaps
@@ -78,7 +79,7 @@ func (w *Watcher) Frame(s *Sample) Frame {
 	return f
 }
 
-func (w *Watcher) host(s *Sample) HostFrame {
+func (w *Watcher) host(s *sampler.Sample) HostFrame {
 	h := s.Snapshot.Host
 	m := h.Meminfo
 	hf := HostFrame{
@@ -189,7 +190,7 @@ func knownPort(p int) *int {
 // topProcs lists every process with its PostgreSQL role and port when it
 // belongs to an instance (a MySQL server: its flavor and port); those use
 // the instance's (possibly exact) reading.
-func topProcs(s *Sample) []Proc {
+func topProcs(s *sampler.Sample) []Proc {
 	pg := map[int]Proc{}
 	for _, in := range s.Snapshot.Postgres {
 		for _, p := range in.Processes {

@@ -8,10 +8,11 @@ import (
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/snapshot"
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
-func sampleAt(at time.Time, avail uint64, vm linux.VMStat, fs ...advise.Finding) *Sample {
-	return &Sample{
+func sampleAt(at time.Time, avail uint64, vm linux.VMStat, fs ...advise.Finding) *sampler.Sample {
+	return &sampler.Sample{
 		Snapshot: &snapshot.Snapshot{TakenAt: at, Host: linux.Host{Meminfo: linux.Meminfo{MemTotalBytes: new(uint64(8 << 30)), MemAvailableBytes: &avail}}},
 		VMStat:   vm, Findings: fs,
 	}
@@ -64,17 +65,17 @@ func TestWatcherFindingsFirstSeen(t *testing.T) {
 func TestSchedule(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	c := schedule{smapsEvery: 10 * time.Second}
-	var got []Mode
+	var got []sampler.Mode
 	for tick := 1; tick <= 8; tick++ {
 		now := t0.Add(time.Duration(tick-1) * 2 * time.Second)
 		m := c.next(tick, now)
 		if tick == 1 {
-			m = Discover // as the Sampler promotes the first Status sample
+			m = sampler.Discover // as the Sampler promotes the first Status sample
 		}
 		got = append(got, m)
-		c.done(&Sample{Mode: m, Snapshot: &snapshot.Snapshot{TakenAt: now}})
+		c.done(&sampler.Sample{Mode: m, Snapshot: &snapshot.Snapshot{TakenAt: now}})
 	}
-	want := []Mode{Discover, Smaps, Status, Status, Status, Status, Smaps, Status}
+	want := []sampler.Mode{sampler.Discover, sampler.Smaps, sampler.Status, sampler.Status, sampler.Status, sampler.Status, sampler.Smaps, sampler.Status}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("modes %v, want %v (smaps on tick 2, then every 10 s at 2 s ticks)", got, want)

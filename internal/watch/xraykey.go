@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/xray"
 )
 
@@ -13,7 +14,7 @@ import (
 // loop that draws (a dump takes from milliseconds to seconds to appear in
 // the server's log).
 type xrayRunner struct {
-	last    *Sample
+	last    *sampler.Sample
 	width   int
 	running bool
 	done    chan xrayDone
@@ -26,7 +27,7 @@ type xrayDone struct {
 }
 
 // start runs the X-ray asked for, if any and none runs.
-func (x *xrayRunner) start(ctx context.Context, fn func(context.Context, *Sample, int) xray.Result, v *view) {
+func (x *xrayRunner) start(ctx context.Context, fn func(context.Context, *sampler.Sample, int) xray.Result, v *view) {
 	pid := v.askXRay
 	if pid == 0 {
 		return
@@ -76,7 +77,7 @@ type autoXRay struct {
 	last  map[int]time.Time
 }
 
-func (a *autoXRay) run(ctx context.Context, fn func(context.Context, *Sample, int) xray.Result, w *Watcher, s *Sample, f Frame) {
+func (a *autoXRay) run(ctx context.Context, fn func(context.Context, *sampler.Sample, int) xray.Result, w *Watcher, s *sampler.Sample, f Frame) {
 	if a.every <= 0 {
 		return
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -28,7 +28,7 @@ func instance(t testing.TB, c *pgcluster.Cluster, conn postgres.Connector) *post
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ins, _, err := postgres.Discover(ctx, linux.DefaultFS(), postgres.Options{Live: conn, Private: pagecost.ChoiceAuto})
+	ins, _, err := postgres.Discover(ctx, linux.DefaultFS(), postgres.Options{Live: conn, Method: measure.Auto})
 	if err != nil {
 		t.Fatal(err)
 	}

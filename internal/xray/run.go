@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/dblog"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
@@ -28,8 +29,8 @@ type Options struct {
 	Wait, Poll time.Duration
 	// Top is how many of the largest contexts each backend shows (default 8).
 	Top int
-	// Method measures Pss_Anon (default pagecost.ChoiceAuto).
-	Method pagecost.Choice
+	// Method measures Pss_Anon (default measure.Auto).
+	Method measure.Method
 	// MaxRead bounds what is read of the log (DefaultMaxRead).
 	MaxRead int64
 }
@@ -48,7 +49,7 @@ func (o Options) withDefaults() Options {
 		o.Top = 8
 	}
 	if o.Method == "" {
-		o.Method = pagecost.ChoiceAuto
+		o.Method = measure.Auto
 	}
 	return o
 }
@@ -299,7 +300,7 @@ func xray(b *Backend, d dblog.ContextDump, o Options) {
 		b.Problem = "its dump is not whole: " + d.Problem
 		return
 	}
-	m, err := measure(o.FS, b.PID, o.Method)
+	m, err := measureOne(o.FS, b.PID, o.Method)
 	if err != nil {
 		b.Problem = "the dump was read but the process could not be measured: " + err.Error()
 		return
@@ -313,8 +314,8 @@ func xray(b *Backend, d dblog.ContextDump, o Options) {
 }
 
 // measure reads the backend's private cost and its JIT pages.
-func measure(fs linux.FS, pid int, method pagecost.Choice) (Measure, error) {
-	costs, skipped, err := pagecost.Measure(fs, []int{pid}, method.Options())
+func measureOne(fs linux.FS, pid int, method measure.Method) (Measure, error) {
+	costs, skipped, err := pagecost.Measure(fs, []int{pid}, pagecost.OptionsFor(method))
 	if err != nil {
 		return Measure{}, err
 	}

@@ -7,10 +7,10 @@ import (
 	"github.com/dbmem/dbmem/internal/cputime"
 )
 
-// measure runs f on one locked OS thread and returns that thread's CPU time
+// timed runs f on one locked OS thread and returns that thread's CPU time
 // (user + system) and the wall-clock time. System time includes what the
 // kernel spent producing the /proc files, which is the cost to the host.
-func measure(f func()) Cost {
+func timed(f func()) Cost {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	cpu0 := cputime.Thread()

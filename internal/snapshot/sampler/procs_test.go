@@ -2,6 +2,7 @@ package sampler
 
 import (
 	"context"
+	"github.com/dbmem/dbmem/internal/measure"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -46,7 +47,7 @@ func TestProcReaderMatchesReadProcess(t *testing.T) {
 		t.Fatalf("%d processes, want the fixture's 16", len(procs))
 	}
 	for _, p := range procs {
-		want, _, err := linux.ReadProcess(fs, p.PID, linux.ProcessOptions{})
+		want, _, err := linux.ReadProcess(fs, p.PID, measure.Status)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/mysql"
-	"github.com/dbmem/dbmem/internal/pagecost"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
@@ -77,10 +77,11 @@ type Sampler struct {
 	// Backends, when set, reads every backend's activity and query at each
 	// sample (the per-backend view).
 	Backends BackendSource
-	// PssMethod is how a Smaps sample measures Pss_Anon: "" reads
-	// smaps_rollup; pagecost.ChoiceAuto takes the exact fast path
-	// (/proc/kpagecount, root) and smaps_rollup where it cannot.
-	PssMethod pagecost.Choice
+	// Method is how a Smaps sample measures Pss_Anon: "" reads
+	// smaps_rollup; measure.Auto takes the exact fast path
+	// (/proc/kpagecount, root) and smaps_rollup where it cannot. Other
+	// samples read status only.
+	Method measure.Method
 	// Guard reads the OOM guard (systemd units, oomd, earlyoom, the OOM
 	// sysctls) at each discovery, as check does; status samples carry it
 	// from the last discovery. Off for a copied tree or a bundle.
@@ -104,7 +105,7 @@ type Sampler struct {
 func (s *Sampler) Sample(ctx context.Context, mode Mode) (*Sample, error) {
 	var out *Sample
 	var err error
-	cost := measure(func() { out, err = s.read(ctx, mode) })
+	cost := timed(func() { out, err = s.read(ctx, mode) })
 	if err != nil {
 		return nil, err
 	}
@@ -154,10 +155,7 @@ func (s *Sampler) read(ctx context.Context, mode Mode) (*Sample, error) {
 }
 
 func (s *Sampler) discover(ctx context.Context, fs linux.FS, pss bool, skip map[int]bool, mysqlSeen map[ProcKey]bool) (*snapshot.Snapshot, error) {
-	o := snapshot.Options{FS: fs, Live: s.Live, MySQLLive: s.MySQLLive, Pss: pss, Now: s.Now, Skip: skip, Guard: s.Guard}
-	if pss {
-		o.Method = s.PssMethod
-	}
+	o := snapshot.Options{FS: fs, Live: s.Live, MySQLLive: s.MySQLLive, Method: s.sampleMethod(pss), Now: s.Now, Skip: skip, Guard: s.Guard}
 	snap, err := snapshot.Take(ctx, o)
 	if err == nil {
 		err = abandoned(ctx) // a discovery cut short is never the base of the next samples
@@ -241,4 +239,16 @@ func (s *Sampler) Time() time.Time {
 		return s.Now()
 	}
 	return time.Now()
+}
+
+// sampleMethod is the method of one discovery: s.Method (smaps_rollup when
+// unset) for a Smaps sample, status for the others.
+func (s *Sampler) sampleMethod(pss bool) measure.Method {
+	switch {
+	case !pss:
+		return measure.Status
+	case s.Method == "":
+		return measure.Smaps
+	}
+	return s.Method
 }
