@@ -47,11 +47,7 @@ func TestChildEnvironFromProc(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "environ"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := string(b)
+	env := execedEnviron(t, cmd.Process.Pid, cmd.Path)
 	for _, bad := range []string{"DBMEM_SECRET", "LD_PRELOAD", "PGPASSWORD", "hunter2"} {
 		if strings.Contains(env, bad) {
 			t.Errorf("/proc/%d/environ carries %s: %q", cmd.Process.Pid, bad, env)
@@ -143,5 +139,30 @@ func TestOutputFailureAndTimeout(t *testing.T) {
 	_, err = Output(context.Background(), Command{Name: "sleep", Args: []string{"60"}, Timeout: 200 * time.Millisecond})
 	if err == nil {
 		t.Fatal("a run past its timeout succeeded")
+	}
+}
+
+// execedEnviron reads the child's environ once it runs program: between
+// fork and the end of exec /proc/PID/environ is empty (it read so right
+// after Start).
+func execedEnviron(t *testing.T, pid int, program string) string {
+	t.Helper()
+	dir := filepath.Join("/proc", strconv.Itoa(pid))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		// exe changes early in execve, the new stack's environment
+		// later: wait for both (a cleared environment still holds PATH).
+		exe, _ := os.Readlink(filepath.Join(dir, "exe"))
+		b, err := os.ReadFile(filepath.Join(dir, "environ"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exe == program && len(b) > 0 {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d never ran %s with an environment (exe %s, environ %q)", pid, program, exe, b)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
