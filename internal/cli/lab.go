@@ -137,21 +137,6 @@ func (lf *labFlags) result(cmd *cobra.Command, e *env) (*lab.Result, error) {
 	return lab.Run(cmd.Context(), lf.o)
 }
 
-func readResult(path string) (*lab.Result, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var r lab.Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a dbmem lab result: %w", path, err)
-	}
-	if r.Schema != lab.Schema {
-		return nil, fmt.Errorf("%s: schema %q, want %q (written by dbmem lab --json)", path, r.Schema, lab.Schema)
-	}
-	return &r, nil
-}
-
 func labRestore(cmd *cobra.Command, e *env) error {
 	done, notes, err := lab.Restore(cmd.Context(), e.fs(), lab.DefaultJournalPath, lab.DefaultLockPath)
 	for _, n := range notes {
@@ -173,4 +158,25 @@ func labRestore(cmd *cobra.Command, e *env) error {
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb"
+}
+
+// readSaved reads a result that the lab command named what saved with
+// --json, refusing another file or another schema.
+func readSaved[T any](path, what, schema string, schemaOf func(*T) string) (*T, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r := new(T)
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, fmt.Errorf("%s: not a %s result: %w", path, what, err)
+	}
+	if got := schemaOf(r); got != schema {
+		return nil, fmt.Errorf("%s: schema %q, want %q (written by %s --json)", path, got, schema, what)
+	}
+	return r, nil
+}
+
+func readResult(path string) (*lab.Result, error) {
+	return readSaved(path, "dbmem lab", lab.Schema, func(r *lab.Result) string { return r.Schema })
 }

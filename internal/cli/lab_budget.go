@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -113,20 +111,12 @@ func (f *labBudgetFlags) result(cmd *cobra.Command, e *env) (*lab.BudgetResult, 
 	return lab.RunBudget(cmd.Context(), f.o)
 }
 
+// readBudgetResult reads a saved result; its checks are computed again
+// (pure: this dbmem's checks on what was measured).
 func readBudgetResult(path string) (*lab.BudgetResult, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+	r, err := readSaved(path, "dbmem lab budget", lab.BudgetSchema, func(r *lab.BudgetResult) string { return r.Schema })
+	if err == nil && len(r.Configs) > 0 {
+		r.Checks = lab.BudgetChecks(r)
 	}
-	var r lab.BudgetResult
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a dbmem lab budget result: %w", path, err)
-	}
-	if r.Schema != lab.BudgetSchema {
-		return nil, fmt.Errorf("%s: schema %q, want %q (written by dbmem lab budget --json)", path, r.Schema, lab.BudgetSchema)
-	}
-	if len(r.Configs) > 0 {
-		r.Checks = lab.BudgetChecks(&r) // pure: this dbmem's checks on what was measured
-	}
-	return &r, nil
+	return r, err
 }

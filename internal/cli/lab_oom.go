@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -111,16 +109,5 @@ func (f *labOOMFlags) result(cmd *cobra.Command, e *env) (*lab.OOMResult, error)
 }
 
 func readOOMResult(path string) (*lab.OOMResult, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var r lab.OOMResult
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a dbmem lab oom result: %w", path, err)
-	}
-	if r.Schema != lab.OOMSchema {
-		return nil, fmt.Errorf("%s: schema %q, want %q (written by dbmem lab oom --json)", path, r.Schema, lab.OOMSchema)
-	}
-	return &r, nil
+	return readSaved(path, "dbmem lab oom", lab.OOMSchema, func(r *lab.OOMResult) string { return r.Schema })
 }

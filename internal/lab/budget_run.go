@@ -11,7 +11,6 @@ import (
 
 	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/units"
 )
 
 // budgetRun is one `lab budget` run's state.
@@ -89,10 +88,8 @@ func (r *budgetRun) prepare(ctx context.Context) error {
 	if err := r.checkTools(); err != nil {
 		return err
 	}
-	margin := max(units.GiB, m["MemTotal"]/10)
-	if need := r.cfg.LimitBytes + margin; m["MemAvailable"] < need {
-		return fmt.Errorf("MemAvailable is %s: the experiment's memory cgroup of %s plus a margin of %s for the host does not fit; lower --limit",
-			units.Bytes(m["MemAvailable"]), units.Bytes(r.cfg.LimitBytes), units.Bytes(margin))
+	if err := cgroupFits(m, r.cfg.LimitBytes); err != nil {
+		return err
 	}
 	return r.create(ctx)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgcluster"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // The lab is a small framework and its experiments (`dbmem lab`, `lab
@@ -93,4 +94,16 @@ func labHost(fs linux.FS) (HostInfo, map[string]uint64, error) {
 	h.Hostname, _ = linux.ReadSysctl(fs, "kernel.hostname")
 	h.KernelRelease, _ = linux.ReadSysctl(fs, "kernel.osrelease")
 	return h, m, nil
+}
+
+// cgroupFits says whether the experiment's memory cgroup of limit bytes
+// fits in MemAvailable beside a margin for the host (the larger of 1 GiB
+// and a tenth of RAM); m is labHost's meminfo.
+func cgroupFits(m map[string]uint64, limit uint64) error {
+	margin := max(units.GiB, m["MemTotal"]/10)
+	if need := limit + margin; m["MemAvailable"] < need {
+		return fmt.Errorf("MemAvailable is %s: the experiment's memory cgroup of %s plus a margin of %s for the host does not fit; lower --limit",
+			units.Bytes(m["MemAvailable"]), units.Bytes(limit), units.Bytes(margin))
+	}
+	return nil
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/dbmem/dbmem/internal/postmortem"
 	"github.com/dbmem/dbmem/internal/safeexec"
 	"github.com/dbmem/dbmem/internal/throwaway"
-	"github.com/dbmem/dbmem/internal/units"
 )
 
 // oomRun is one `lab oom` run's state.
@@ -96,10 +95,8 @@ func (r *oomRun) prepare(ctx context.Context) error {
 	if err := r.checkTools(); err != nil {
 		return err
 	}
-	margin := max(units.GiB, m["MemTotal"]/10)
-	if need := r.cfg.LimitBytes + margin; m["MemAvailable"] < need {
-		return fmt.Errorf("MemAvailable is %s: the experiment's memory cgroup of %s plus a margin of %s for the host does not fit; lower --limit",
-			units.Bytes(m["MemAvailable"]), units.Bytes(r.cfg.LimitBytes), units.Bytes(margin))
+	if err := cgroupFits(m, r.cfg.LimitBytes); err != nil {
+		return err
 	}
 	if r.cfg.StrictOvercommit {
 		if err := r.precheckStrict(); err != nil {
