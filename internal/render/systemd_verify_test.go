@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // debianTemplate is postgresql-common's postgresql@.service (Debian 12),
@@ -101,5 +103,35 @@ func TestSystemdVerify(t *testing.T) {
 	old := map[string]string{dropIn: strings.Join(stream, "\n"), SysfsUnit: byRel[SysfsUnit], unit + ".d/99-probe.conf": probe}
 	if out, err := verify(t, unitDir(t, old), unit); err != nil {
 		t.Errorf("control: the old single stream as drop-in should make the unit a oneshot that accepts the probe: %v\n%s", err, out)
+	}
+}
+
+// TestSystemdVerifyMemoryLimits: the budget's MemoryHigh= and MemoryMax=
+// (advise.ServiceMemorySettings) stand in the drop-in, and systemd-analyze
+// verify accepts the merged unit with them (it refuses "899Q").
+func TestSystemdVerifyMemoryLimits(t *testing.T) {
+	if _, err := exec.LookPath("systemd-analyze"); err != nil {
+		t.Skip("systemd-analyze is not installed (Debian package systemd): the systemd files cannot be fed to their consumer here")
+	}
+	limits := []finding.Setting{
+		{Target: finding.TargetSystemd, Name: "MemoryHigh", Value: "899M", Unit: unit, Formula: "budget 898 MiB", Why: "reclaimed above its budget"},
+		{Target: finding.TargetSystemd, Name: "MemoryMax", Value: "989M", Unit: unit, Formula: "budget + 10%", Why: "OOM-killed inside its own cgroup"},
+	}
+	files, err := KindFiles("systemd", append(plan(), limits...), opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	byRel := map[string]string{}
+	for _, f := range files {
+		byRel[strings.TrimPrefix(f.Path, DefaultSystemdDir+"/")] = f.Content
+	}
+	dropIn := byRel[unit+".d/"+FileName]
+	for _, want := range []string{"\nMemoryHigh=899M\n", "\nMemoryMax=989M\n"} {
+		if !strings.Contains(dropIn, want) {
+			t.Errorf("drop-in lacks %q:\n%s", strings.TrimSpace(want), dropIn)
+		}
+	}
+	if out, err := verify(t, unitDir(t, byRel), unit, SysfsUnit); err != nil || strings.TrimSpace(out) != "" {
+		t.Fatalf("systemd-analyze verify with MemoryHigh/MemoryMax: %v\n%s", err, out)
 	}
 }
