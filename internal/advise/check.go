@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/dbmem/dbmem/internal/cohost"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/servertrust"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -22,7 +23,7 @@ type Options struct {
 	// strict overcommit is then not advised.
 	SharedHost bool
 	// MinSeverity drops findings below it.
-	MinSeverity Severity
+	MinSeverity finding.Severity
 	// Trust says whose instances count in host-wide sums and advice
 	// (--server-account; the zero value trusts postgres, mysql and the
 	// account dbmem runs as).
@@ -57,7 +58,7 @@ type host struct {
 
 // Result is what Judge found, and the checks it could not make.
 type Result struct {
-	Findings []Finding `json:"findings"`
+	Findings []finding.Finding `json:"findings"`
 	// Skipped are checks whose inputs were not read: they were not
 	// evaluated (a missing number is never taken as 0).
 	Skipped []Skipped `json:"skipped,omitempty"`
@@ -75,7 +76,7 @@ type Skipped struct {
 // Check judges a snapshot and returns its findings, most severe first. It is
 // pure: everything it reads is in s and o. Judge also says which checks
 // were skipped.
-func Check(s *snapshot.Snapshot, o Options) []Finding { return Judge(s, o).Findings }
+func Check(s *snapshot.Snapshot, o Options) []finding.Finding { return Judge(s, o).Findings }
 
 // Judge judges a snapshot: its findings, most severe first, and the checks
 // skipped because an input was not read.
@@ -104,7 +105,7 @@ func Judge(s *snapshot.Snapshot, o Options) Result {
 	}
 	h.Software, h.Env = s.Software, s.Environment
 	h.Dedicated = h.databases() && !o.SharedHost
-	var out []Finding
+	var out []finding.Finding
 	for _, c := range hostChecks {
 		out = append(out, c(h)...)
 	}
@@ -123,20 +124,20 @@ func Judge(s *snapshot.Snapshot, o Options) Result {
 }
 
 // hostChecks apply once per host.
-var hostChecks = []func(host) []Finding{
+var hostChecks = []func(host) []finding.Finding{
 	checkOvercommitMode, checkCommitNearLimit, checkSwap, checkSwappiness, checkSwapInUse,
 	checkTHP, checkZoneReclaim, checkPageTablesNow, checkPoolUse, checkPoolNUMA,
 }
 
 // instanceChecks apply to every instance, whatever its engine.
-var instanceChecks = []func(host, instance) []Finding{
+var instanceChecks = []func(host, instance) []finding.Finding{
 	checkHugePagesUsed, checkPoolTooSmall, checkPageTablesProjected, checkWorstCase, checkCacheShare,
 }
 
 // sortFindings drops findings below min and orders the rest by severity,
 // then subject, then ID.
-func sortFindings(fs []Finding, min Severity) []Finding {
-	out := []Finding{}
+func sortFindings(fs []finding.Finding, min finding.Severity) []finding.Finding {
+	out := []finding.Finding{}
 	for _, f := range fs {
 		if f.Severity >= min {
 			out = append(out, f)
@@ -157,9 +158,9 @@ func sortFindings(fs []Finding, min Severity) []Finding {
 
 // Worst returns the highest severity among findings, and false when there
 // are none.
-func Worst(fs []Finding) (Severity, bool) {
+func Worst(fs []finding.Finding) (finding.Severity, bool) {
 	if len(fs) == 0 {
-		return Info, false
+		return finding.Info, false
 	}
 	w := fs[0].Severity
 	for _, f := range fs {
@@ -171,8 +172,8 @@ func Worst(fs []Finding) (Severity, bool) {
 }
 
 // ev builds evidence.
-func ev(name, value, source string) Evidence {
-	return Evidence{Name: name, Value: value, Source: source}
+func ev(name, value, source string) finding.Evidence {
+	return finding.Evidence{Name: name, Value: value, Source: source}
 }
 
 // Evidence sources.

@@ -4,13 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
 
 func TestInstanceChecks(t *testing.T) {
-	const none = Severity(-1)
+	const none = finding.Severity(-1)
 	type setup func(s *snapshot.Snapshot, in *postgres.Instance)
 	for _, c := range []struct {
 		name  string
@@ -18,41 +19,41 @@ func TestInstanceChecks(t *testing.T) {
 		inst  *postgres.Instance
 		mut   setup
 		id    string
-		want  Severity
+		want  finding.Severity
 		title string
 	}{
-		{"tiny test cluster, try fell back", 24 * GiB, pgInstance(143*MiB, basePage, nil), nil, "hugepages.fallback", Notice, "fell back"},
+		{"tiny test cluster, try fell back", 24 * GiB, pgInstance(143*MiB, basePage, nil), nil, "hugepages.fallback", finding.Notice, "fell back"},
 		{"tiny test cluster: no page table alarm", 24 * GiB, pgInstance(143*MiB, basePage, nil), nil, "pagetables.projected", none, ""},
-		{"tiny cluster, huge_pages=off", 24 * GiB, pgInstance(143*MiB, basePage, postgres.Settings{"huge_pages": pgSet("off")}), nil, "hugepages.off", Info, ""},
-		{"4 GiB segment, off", 24 * GiB, pgInstance(4*GiB, basePage, postgres.Settings{"huge_pages": pgSet("off"), "max_connections": pgSet("20")}), nil, "hugepages.off", Notice, "4 KiB pages"},
-		{"4 GiB segment, 120 connections: page tables warn", 24 * GiB, pgInstance(4*GiB, basePage, postgres.Settings{"huge_pages": pgSet("off"), "max_connections": pgSet("120")}), nil, "hugepages.off", Warning, ""},
-		{"seed 000: 80 connections x 156 GiB on 192 GiB", 192 * GiB, pgInstance(156*GiB, basePage, postgres.Settings{"max_connections": pgSet("80")}), nil, "pagetables.projected", Critical, "at max_connections=80"},
+		{"tiny cluster, huge_pages=off", 24 * GiB, pgInstance(143*MiB, basePage, postgres.Settings{"huge_pages": pgSet("off")}), nil, "hugepages.off", finding.Info, ""},
+		{"4 GiB segment, off", 24 * GiB, pgInstance(4*GiB, basePage, postgres.Settings{"huge_pages": pgSet("off"), "max_connections": pgSet("20")}), nil, "hugepages.off", finding.Notice, "4 KiB pages"},
+		{"4 GiB segment, 120 connections: page tables warn", 24 * GiB, pgInstance(4*GiB, basePage, postgres.Settings{"huge_pages": pgSet("off"), "max_connections": pgSet("120")}), nil, "hugepages.off", finding.Warning, ""},
+		{"seed 000: 80 connections x 156 GiB on 192 GiB", 192 * GiB, pgInstance(156*GiB, basePage, postgres.Settings{"max_connections": pgSet("80")}), nil, "pagetables.projected", finding.Critical, "at max_connections=80"},
 		{"seed 000 in huge pages: no alarm", 192 * GiB, pgInstance(156*GiB, 2*MiB, postgres.Settings{"max_connections": pgSet("80")}), nil, "pagetables.projected", none, ""},
-		{"seed 001: 500 connections x 1.07 GiB on 4.8 GiB", 5016896 * KiB, pgInstance(1094*MiB, basePage, postgres.Settings{"max_connections": pgSet("500")}), nil, "pagetables.projected", Critical, ""},
-		{"48 GiB shared, 80 connections on 192 GiB", 192 * GiB, pgInstance(48*GiB, basePage, postgres.Settings{"max_connections": pgSet("80")}), nil, "pagetables.projected", Warning, ""},
+		{"seed 001: 500 connections x 1.07 GiB on 4.8 GiB", 5016896 * KiB, pgInstance(1094*MiB, basePage, postgres.Settings{"max_connections": pgSet("500")}), nil, "pagetables.projected", finding.Critical, ""},
+		{"48 GiB shared, 80 connections on 192 GiB", 192 * GiB, pgInstance(48*GiB, basePage, postgres.Settings{"max_connections": pgSet("80")}), nil, "pagetables.projected", finding.Warning, ""},
 		{"huge pages in use", 24 * GiB, pgInstance(4*GiB, 2*MiB, postgres.Settings{"huge_pages": pgSet("on")}), nil, "hugepages.fallback", none, ""},
-		{"huge pages in use with try", 24 * GiB, pgInstance(4*GiB, 2*MiB, nil), nil, "hugepages.try", Notice, ""},
-		{"sysv with try", 24 * GiB, pgInstance(GiB, basePage, postgres.Settings{"shared_memory_type": pgSet("sysv")}), nil, "hugepages.sysv", Warning, ""},
+		{"huge pages in use with try", 24 * GiB, pgInstance(4*GiB, 2*MiB, nil), nil, "hugepages.try", finding.Notice, ""},
+		{"sysv with try", 24 * GiB, pgInstance(GiB, basePage, postgres.Settings{"shared_memory_type": pgSet("sysv")}), nil, "hugepages.sysv", finding.Warning, ""},
 		{"pool too small for try", 24 * GiB, pgInstance(143*MiB, basePage, postgres.Settings{"shared_memory_size_in_huge_pages": pgSet("72")}),
-			func(s *snapshot.Snapshot, _ *postgres.Instance) { pool(50, 50, 0)(s) }, "hugepages.pool_too_small", Warning, "50 pages available, the instance needs 72"},
+			func(s *snapshot.Snapshot, _ *postgres.Instance) { pool(50, 50, 0)(s) }, "hugepages.pool_too_small", finding.Warning, "50 pages available, the instance needs 72"},
 		{"pool big enough but not used: fell back for another reason", 24 * GiB, pgInstance(143*MiB, basePage, postgres.Settings{"shared_memory_size_in_huge_pages": pgSet("72")}),
 			func(s *snapshot.Snapshot, _ *postgres.Instance) { pool(100, 100, 0)(s) }, "hugepages.pool_too_small", none, ""},
-		{"shared_buffers 60% of RAM", 32 * GiB, pgInstance(20*GiB, 2*MiB, postgres.Settings{"shared_buffers": pgSet("19GB", 19*GiB)}), nil, "memory.cache_share", Warning, ""},
-		{"shared_buffers 45% of RAM", 32 * GiB, pgInstance(15*GiB, 2*MiB, postgres.Settings{"shared_buffers": pgSet("14GB", 14*GiB+500*MiB)}), nil, "memory.cache_share", Notice, ""},
+		{"shared_buffers 60% of RAM", 32 * GiB, pgInstance(20*GiB, 2*MiB, postgres.Settings{"shared_buffers": pgSet("19GB", 19*GiB)}), nil, "memory.cache_share", finding.Warning, ""},
+		{"shared_buffers 45% of RAM", 32 * GiB, pgInstance(15*GiB, 2*MiB, postgres.Settings{"shared_buffers": pgSet("14GB", 14*GiB+500*MiB)}), nil, "memory.cache_share", finding.Notice, ""},
 		{"shared_buffers 25% of RAM", 32 * GiB, pgInstance(8*GiB, 2*MiB, postgres.Settings{"shared_buffers": pgSet("8GB", 8*GiB)}), nil, "memory.cache_share", none, ""},
-		{"default settings: worst case well under RAM", 24 * GiB, pgInstance(143*MiB, basePage, nil), nil, "memory.worst_case", Info, ""},
+		{"default settings: worst case well under RAM", 24 * GiB, pgInstance(143*MiB, basePage, nil), nil, "memory.worst_case", finding.Info, ""},
 		{"seed 001 work_mem 64MB x 500 connections on 4.8 GiB", 5016896 * KiB, pgInstance(1094*MiB, 2*MiB,
-			postgres.Settings{"max_connections": pgSet("500"), "work_mem": pgSet("64MB", 64*MiB)}), nil, "memory.worst_case", Warning, ""},
+			postgres.Settings{"max_connections": pgSet("500"), "work_mem": pgSet("64MB", 64*MiB)}), nil, "memory.worst_case", finding.Warning, ""},
 		{"cgroup limit below the worst case", 64 * GiB, pgInstance(GiB, basePage, postgres.Settings{"max_connections": pgSet("200")}),
 			func(_ *snapshot.Snapshot, in *postgres.Instance) {
 				lim := uint64(4 * GiB)
 				in.Cgroup = &linux.CgroupMemory{Version: 2, LimitBytes: &lim, LimitPath: "/system.slice/postgresql.service"}
-			}, "memory.worst_case", Warning, "exceeds the cgroup limit 4 GiB"},
-		{"postmaster unprotected", 24 * GiB, pgInstance(143*MiB, basePage, nil), nil, "oom.postmaster_unprotected", Notice, "oom_score_adj 0"},
+			}, "memory.worst_case", finding.Warning, "exceeds the cgroup limit 4 GiB"},
+		{"postmaster unprotected", 24 * GiB, pgInstance(143*MiB, basePage, nil), nil, "oom.postmaster_unprotected", finding.Notice, "oom_score_adj 0"},
 		{"postmaster protected, children inherit", 24 * GiB, pgInstance(143*MiB, basePage, nil), func(_ *snapshot.Snapshot, in *postgres.Instance) {
 			in.Processes[0].OOMScoreAdj = new(-900)
 			in.Processes = append(in.Processes, proc(101, postgres.RoleCheckpointer, 30*MiB, 20*MiB, -900), proc(102, postgres.RoleClient, 10*MiB, 1*MiB, 0))
-		}, "oom.children_protected", Warning, "1 of 2 child processes"},
+		}, "oom.children_protected", finding.Warning, "1 of 2 child processes"},
 		{"postmaster protected, children reset", 24 * GiB, pgInstance(143*MiB, basePage, nil), func(_ *snapshot.Snapshot, in *postgres.Instance) {
 			in.Processes[0].OOMScoreAdj = new(-1000)
 			in.Processes = append(in.Processes, proc(101, postgres.RoleCheckpointer, 30*MiB, 20*MiB, 0))
@@ -87,7 +88,7 @@ func TestOOMRanking(t *testing.T) {
 		proc(102, postgres.RoleClient, 300*MiB, 200*MiB, 0))
 	s.Postgres = []*postgres.Instance{in}
 	f, ok := find(Check(s, Options{}), "oom.ranking")
-	if !ok || f.Severity != Warning || !strings.Contains(f.Title, "pid 101 postgres checkpointer") || !strings.Contains(f.Title, "4 GiB of shared memory") {
+	if !ok || f.Severity != finding.Warning || !strings.Contains(f.Title, "pid 101 postgres checkpointer") || !strings.Contains(f.Title, "4 GiB of shared memory") {
 		t.Fatalf("checkpointer with 4 GiB RssShmem: %+v", f)
 	}
 	if !strings.HasPrefix(f.Evidence[0].Name, "#1 pid 101") || !strings.HasPrefix(f.Evidence[1].Name, "#2 pid 102") {
@@ -103,7 +104,7 @@ func TestOOMRanking(t *testing.T) {
 		procs = append(procs, p.Process)
 	}
 	f, _ = find(Check(s, Options{Processes: procs}), "oom.ranking")
-	if f.Severity != Info || !strings.Contains(f.Title, "pid 7 java") || !strings.Contains(f.Evidence[1].Name, "checkpointer") {
+	if f.Severity != finding.Info || !strings.Contains(f.Title, "pid 7 java") || !strings.Contains(f.Evidence[1].Name, "checkpointer") {
 		t.Errorf("with the host's processes: %s %s %+v", f.Severity, f.Title, f.Evidence)
 	}
 	for _, e := range f.Evidence {
@@ -167,11 +168,11 @@ func TestSortAndFilter(t *testing.T) {
 			t.Fatalf("not sorted: %s before %s", fs[i-1].ID, fs[i].ID)
 		}
 	}
-	if w, ok := Worst(fs); !ok || w != Critical || fs[0].ID != "pagetables.now" {
+	if w, ok := Worst(fs); !ok || w != finding.Critical || fs[0].ID != "pagetables.now" {
 		t.Errorf("worst %v, first %s", w, fs[0].ID)
 	}
-	for _, f := range Check(s, Options{MinSeverity: Notice}) {
-		if f.Severity < Notice {
+	for _, f := range Check(s, Options{MinSeverity: finding.Notice}) {
+		if f.Severity < finding.Notice {
 			t.Errorf("MinSeverity notice kept %s %s", f.Severity, f.ID)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/servertrust"
 )
 
@@ -24,7 +25,7 @@ func (h *host) vouch(subject string, o *servertrust.Ownership, defaults ...strin
 
 // leftOutEvidence says why an instance's finding carries no host-wide
 // setting.
-func leftOutEvidence(in instance) Evidence {
+func leftOutEvidence(in instance) finding.Evidence {
 	return ev("host-wide settings", "none from this instance: "+in.Untrusted, "servertrust")
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/servertrust"
 )
@@ -50,7 +51,7 @@ func TestUntrustedInstanceInCheck(t *testing.T) {
 }
 
 // evidence is the value of a finding's evidence named name.
-func evidence(f Finding, name string) string {
+func evidence(f finding.Finding, name string) string {
 	for _, e := range f.Evidence {
 		if e.Name == name {
 			return e.Value

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dbmem/dbmem/internal/cohost"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // softwareEngines are the databases among the co-hosted software whose
@@ -16,11 +17,11 @@ func softwareEngines(sw []cohost.Software) []Engine {
 		var e Engine
 		switch s.Kind {
 		case cohost.Redis:
-			e = Engine{Name: EngineRedis}
+			e = Engine{Name: finding.EngineRedis}
 		case cohost.MongoDB:
-			e = Engine{Name: EngineMongoDB, Major: s.Major, Minor: s.Minor}
+			e = Engine{Name: finding.EngineMongoDB, Major: s.Major, Minor: s.Minor}
 		case cohost.Oracle:
-			e = Engine{Name: EngineOracle}
+			e = Engine{Name: finding.EngineOracle}
 		default:
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/cohost"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
@@ -28,35 +29,35 @@ func TestCoHostedChecks(t *testing.T) {
 		sw   []cohost.Software
 		mut  func(*snapshot.Snapshot)
 		id   string
-		sev  Severity
+		sev  finding.Severity
 		says []string
 	}{
 		{"Redis with mode 1", []cohost.Software{redis}, func(s *snapshot.Snapshot) { pg(s); s.Host.Sysctls["vm.overcommit_memory"] = "1" },
-			"overcommit.mode", Info, []string{"redis-server (pid 1020)", "bgsave", "memorymax"}},
+			"overcommit.mode", finding.Info, []string{"redis-server (pid 1020)", "bgsave", "memorymax"}},
 		{"a JVM with mode 0", []cohost.Software{jvm}, func(s *snapshot.Snapshot) { pg(s); s.Host.Sysctls["vm.overcommit_memory"] = "0" },
-			"overcommit.mode", Info, []string{"java (org.elasticsearch", "-xmx"}},
+			"overcommit.mode", finding.Info, []string{"java (org.elasticsearch", "-xmx"}},
 		{"kubelet", []cohost.Software{kubelet}, func(s *snapshot.Snapshot) { pg(s); s.Host.Sysctls["vm.overcommit_memory"] = "1" },
-			"overcommit.mode", Info, []string{"kubelet", "resources.limits.memory"}},
-		{"Redis under strict overcommit", []cohost.Software{redis, beam}, pg, "overcommit.mode", Warning, []string{"background save fails"}},
+			"overcommit.mode", finding.Info, []string{"kubelet", "resources.limits.memory"}},
+		{"Redis under strict overcommit", []cohost.Software{redis, beam}, pg, "overcommit.mode", finding.Warning, []string{"background save fails"}},
 		{"inside a pod: the node's, said once", nil, func(s *snapshot.Snapshot) {
 			pg(s)
 			s.Host.Sysctls["vm.overcommit_memory"] = "1"
 			s.Environment = linux.Environment{InContainer: true, SysctlsReadOnly: true}
-		}, "overcommit.mode", Info, []string{"node's settings", "read-only"}},
+		}, "overcommit.mode", finding.Info, []string{"node's settings", "read-only"}},
 		{"Oracle's pool takes 82% of RAM: no ratio", []cohost.Software{oracle}, func(s *snapshot.Snapshot) {
 			s.Host.Sysctls["vm.overcommit_memory"] = "0"
 			s.Host.HugePools[0].Total, s.Host.HugePools[0].Free = 13400, 3000
-		}, "overcommit.mode", Info, []string{"no strict overcommit keeps the page-cache reserve"}},
+		}, "overcommit.mode", finding.Info, []string{"no strict overcommit keeps the page-cache reserve"}},
 		{"THP always with PostgreSQL and Redis", []cohost.Software{redis}, func(s *snapshot.Snapshot) { pg(s); s.Host.THP.Enabled = "always" },
-			"thp.enabled", Warning, []string{"postgresql 15 and redis advise never"}},
+			"thp.enabled", finding.Warning, []string{"postgresql 15 and redis advise never"}},
 		{"THP always with Oracle alone", []cohost.Software{oracle}, func(s *snapshot.Snapshot) { s.Host.THP.Enabled = "always" },
-			"thp.enabled", Warning, []string{"oracle advises never"}},
+			"thp.enabled", finding.Warning, []string{"oracle advises never"}},
 		{"THP always: MongoDB 8 wants it, PostgreSQL not: kept", []cohost.Software{mongo8}, func(s *snapshot.Snapshot) { pg(s); s.Host.THP.Enabled = "always" },
-			"thp.enabled", Info, []string{"mongodb 8.0 advises always: kept"}},
+			"thp.enabled", finding.Info, []string{"mongodb 8.0 advises always: kept"}},
 		{"THP never: MongoDB 8 wants always", []cohost.Software{mongo8}, func(s *snapshot.Snapshot) { s.Host.THP.Enabled = "never" },
-			"thp.enabled", Notice, []string{"mongodb 8.0 advises always", "defer+madvise"}},
+			"thp.enabled", finding.Notice, []string{"mongodb 8.0 advises always", "defer+madvise"}},
 		{"THP always, MongoDB of unknown version beside PostgreSQL: kept", []cohost.Software{mongo}, func(s *snapshot.Snapshot) { pg(s); s.Host.THP.Enabled = "always" },
-			"thp.enabled", Info, []string{"depends on its version"}},
+			"thp.enabled", finding.Info, []string{"depends on its version"}},
 	} {
 		s := hostSnap(32 * GiB)
 		s.Software = c.sw
@@ -75,7 +76,7 @@ func TestCoHostedChecks(t *testing.T) {
 	}
 }
 
-func evidenceText(f Finding) string {
+func evidenceText(f finding.Finding) string {
 	var b strings.Builder
 	for _, e := range f.Evidence {
 		b.WriteString(e.Name + " " + e.Value + " ")
@@ -96,23 +97,23 @@ func TestCoHostedPlan(t *testing.T) {
 	if r.Overcommit != nil || !strings.Contains(notes, "redis-server (pid 1020) needs vm.overcommit_memory=1") {
 		t.Errorf("Redis here: overcommit %+v, notes %s", r.Overcommit, notes)
 	}
-	if s, ok := setting(r, TargetSysfs, "/sys/kernel/mm/transparent_hugepage/enabled"); ok || !strings.Contains(notes, "kept at always") {
+	if s, ok := setting(r, finding.TargetSysfs, "/sys/kernel/mm/transparent_hugepage/enabled"); ok || !strings.Contains(notes, "kept at always") {
 		t.Errorf("MongoDB 8 beside PostgreSQL: THP %+v, notes %s", s, notes)
 	}
 	in.Software = []cohost.Software{redis}
-	if s, _ := setting(Plan(in), TargetSysfs, "/sys/kernel/mm/transparent_hugepage/enabled"); s.Value != "never" || !strings.Contains(s.Formula, "postgresql 15 and redis") {
+	if s, _ := setting(Plan(in), finding.TargetSysfs, "/sys/kernel/mm/transparent_hugepage/enabled"); s.Value != "never" || !strings.Contains(s.Formula, "postgresql 15 and redis") {
 		t.Errorf("PostgreSQL and Redis: THP %+v", s)
 	}
 	in.InContainer = true
 	in.Host.Now.Pools[0].Total, in.Host.Now.Pools[0].Free = 32768, 32768
 	r = Plan(in)
 	for _, s := range r.Settings {
-		if s.Target == TargetSysctl || s.Target == TargetSysfs {
+		if s.Target == finding.TargetSysctl || s.Target == finding.TargetSysfs {
 			t.Errorf("inside a pod, the node's setting %s = %s planned", s.Name, s.Value)
 		}
 	}
 	in.Host.Now.Pools[0].Total, in.Host.Now.Pools[0].Free = 600, 100
-	if s, _ := setting(Plan(in), TargetSysctl, "vm.nr_hugepages"); s.Value != "1058" {
+	if s, _ := setting(Plan(in), finding.TargetSysctl, "vm.nr_hugepages"); s.Value != "1058" {
 		t.Errorf("a node pool of 600 pages with 100 free, the pod needs 558: %+v, want 600 + 458", s)
 	}
 }

@@ -3,6 +3,7 @@ package advise
 import (
 	"fmt"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -13,8 +14,8 @@ import (
 // limit without reservation accounting (SIGBUS), and a MySQL worst case
 // above its cgroup's memory limit. PostgreSQL's worst case against its
 // cgroup is judged with its other memory checks.
-func containerChecks(h host, s *snapshot.Snapshot) []Finding {
-	var out []Finding
+func containerChecks(h host, s *snapshot.Snapshot) []finding.Finding {
+	var out []finding.Finding
 	for _, in := range s.Postgres {
 		cg, ok := s.CgroupOf(in.PostmasterPID)
 		wants := in.Settings.String("huge_pages") != "off" || in.Shared != nil && in.Shared.Hugetlb
@@ -45,11 +46,11 @@ func containerChecks(h host, s *snapshot.Snapshot) []Finding {
 // warning; critical when the huge pages mapped (segment bytes) exceed the
 // fault limit and the limit was already hit (events "max", failcnt): the
 // next touch past it is a SIGBUS.
-func checkHugetlbSIGBUS(h host, subject string, cg linux.CgroupInfo, wantsHuge bool, segment uint64) []Finding {
+func checkHugetlbSIGBUS(h host, subject string, cg linux.CgroupInfo, wantsHuge bool, segment uint64) []finding.Finding {
 	if !wantsHuge {
 		return nil
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, hl := range cg.Hugetlb {
 		if !hl.FaultLimitOnly() {
 			continue
@@ -60,9 +61,9 @@ func checkHugetlbSIGBUS(h host, subject string, cg linux.CgroupInfo, wantsHuge b
 			rsvd = "no reservation accounting in this kernel (before 5.7)"
 		}
 		files := map[int]string{1: "hugetlb." + size + ".limit_in_bytes", 2: "hugetlb." + size + ".max"}
-		out = append(out, Finding{ID: "container.hugetlb_sigbus", Severity: Warning, Subject: subject,
+		out = append(out, finding.Finding{ID: "container.hugetlb_sigbus", Severity: finding.Warning, Subject: subject,
 			Title: fmt.Sprintf("huge pages limited to %s by the cgroup without a reservation limit: SIGBUS risk", units.Bytes(*hl.LimitBytes)),
-			Evidence: []Evidence{ev(files[hl.Version], units.Bytes(*hl.LimitBytes)+" at "+hl.LimitPath, "cgroup v"+fmt.Sprint(hl.Version)),
+			Evidence: []finding.Evidence{ev(files[hl.Version], units.Bytes(*hl.LimitBytes)+" at "+hl.LimitPath, "cgroup v"+fmt.Sprint(hl.Version)),
 				ev("hugetlb."+size+".rsvd limit", rsvd, "cgroup"), ev("usage", bytesOf(hl.UsageBytes), "cgroup"),
 				ev("container", containerText(cg.Container), "/proc/PID/cgroup")},
 			Why: "The fault limit is charged when a page is first touched, not when it is mapped: a database whose shared memory " +
@@ -78,7 +79,7 @@ func checkHugetlbSIGBUS(h host, subject string, cg linux.CgroupInfo, wantsHuge b
 			f.Evidence = append(f.Evidence, ev("faults refused by the limit", fmt.Sprint(*hl.LimitHits), "hugetlb."+size+".events max / failcnt"))
 		}
 		if segment > *hl.LimitBytes && hl.LimitHits != nil && *hl.LimitHits > 0 {
-			f.Severity = Critical
+			f.Severity = finding.Critical
 			f.Title = fmt.Sprintf("%s of huge pages mapped under a %s fault limit without a reservation limit, hit %d times: the next "+
 				"touch past it is a SIGBUS", units.Bytes(segment), units.Bytes(*hl.LimitBytes), *hl.LimitHits)
 		}
@@ -93,7 +94,7 @@ func containerText(c *linux.Container) string {
 	return c.String()
 }
 
-func checkMySQLCgroupLimit(in *mysql.Instance) []Finding {
+func checkMySQLCgroupLimit(in *mysql.Instance) []finding.Finding {
 	m := in.Cgroup.Memory
 	if m == nil || m.LimitBytes == nil {
 		return nil
@@ -103,9 +104,9 @@ func checkMySQLCgroupLimit(in *mysql.Instance) []Finding {
 		return nil
 	}
 	over := wc.TotalBytes - *m.LimitBytes
-	return []Finding{{ID: "container.worst_case_over_limit", Severity: Warning, Subject: MySQLSubject(in),
+	return []finding.Finding{{ID: "container.worst_case_over_limit", Severity: finding.Warning, Subject: MySQLSubject(in),
 		Title: fmt.Sprintf("worst case %s exceeds the cgroup memory limit %s", units.Bytes(wc.TotalBytes), units.Bytes(*m.LimitBytes)),
-		Evidence: []Evidence{ev("memory limit", units.Bytes(*m.LimitBytes)+" at "+m.LimitPath, fmt.Sprintf("cgroup v%d", m.Version)),
+		Evidence: []finding.Evidence{ev("memory limit", units.Bytes(*m.LimitBytes)+" at "+m.LimitPath, fmt.Sprintf("cgroup v%d", m.Version)),
 			ev("usage", fmt.Sprintf("%s (anon %s, shmem %s, file %s)", bytesOf(m.UsageBytes), bytesOf(m.AnonBytes), bytesOf(m.ShmemBytes), bytesOf(m.FileBytes)), "memory.stat"),
 			ev("worst case", units.Bytes(wc.TotalBytes), worstSum(wc))},
 		Why: "When the server's threads allocate their buffers at once the cgroup reaches its limit and the kernel kills the " +

@@ -18,21 +18,11 @@ type Engine struct {
 	Minor int    `json:"minor,omitempty"`
 }
 
-// Engine names.
-const (
-	EnginePostgres = finding.EnginePostgres
-	EngineMySQL    = finding.EngineMySQL
-	EngineMariaDB  = finding.EngineMariaDB
-	EngineOracle   = finding.EngineOracle
-	EngineRedis    = finding.EngineRedis
-	EngineMongoDB  = finding.EngineMongoDB
-)
-
 func (e Engine) String() string {
 	if e.Major == 0 {
 		return e.Name
 	}
-	if e.Minor == 0 && e.Name == EnginePostgres {
+	if e.Minor == 0 && e.Name == finding.EnginePostgres {
 		return fmt.Sprintf("%s %d", e.Name, e.Major)
 	}
 	return fmt.Sprintf("%s %d.%d", e.Name, e.Major, e.Minor)
@@ -63,10 +53,10 @@ func (a THPAdvice) Accepts(enabled string) bool {
 // (enabled=always, defrag=defer+madvise).
 func (e Engine) THP() THPAdvice {
 	switch {
-	case e.Name == EngineMongoDB && e.Major >= 8:
+	case e.Name == finding.EngineMongoDB && e.Major >= 8:
 		return THPAdvice{Want: "always", Defrag: "defer+madvise", Accept: []string{"always"},
 			Why: e.String() + " (its TCMalloc with per-CPU caches) is tuned for transparent huge pages and advises enabling them"}
-	case e.Name == EngineMongoDB && e.Major == 0:
+	case e.Name == finding.EngineMongoDB && e.Major == 0:
 		return THPAdvice{Why: "MongoDB's version is unknown: 8.0 and later advise THP enabled, earlier versions never"}
 	}
 	return THPAdvice{Want: "never", Defrag: "never", Accept: []string{"never", "madvise"},
@@ -93,12 +83,12 @@ const (
 // Where a running server's mappings are known, mysql.APIOf measures it.
 func (e Engine) HugePageAPI() HugePageAPI {
 	switch e.Name {
-	case EngineOracle:
+	case finding.EngineOracle:
 		return HugeSysV
-	case EngineMySQL:
+	case finding.EngineMySQL:
 		a, _ := mysql.VersionAPI(mysql.MySQL, e.Major, e.Minor)
 		return a
-	case EngineMariaDB:
+	case finding.EngineMariaDB:
 		a, _ := mysql.VersionAPI(mysql.MariaDB, e.Major, e.Minor)
 		return a
 	}

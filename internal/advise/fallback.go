@@ -3,6 +3,7 @@ package advise
 import (
 	"fmt"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -14,7 +15,7 @@ import (
 type fallbackCause struct {
 	What     string // for the title: "huge_page_size=1GB: the host has no free 1 GiB pages"
 	Fix      string
-	Evidence []Evidence
+	Evidence []finding.Evidence
 }
 
 // causeOfFallback finds the cause, in the order the kernel checks: the
@@ -50,7 +51,7 @@ func pageSizeCause(h host, in instance) (fallbackCause, bool) {
 		Fix: fmt.Sprintf("Set huge_page_size=0 (the kernel's default, %s, whose pool holds the segment) or reserve %d pages of %s at boot "+
 			"(hugepagesz=%s hugepages=%d); then huge_pages=on and restart. The pool of %s pages is the one the first fix uses: keep it.",
 			units.Bytes(def), need, units.Bytes(size), PageSizeName(size, "kernel"), need, units.Bytes(def)),
-		Evidence: []Evidence{ev("huge_page_size", name, "settings")},
+		Evidence: []finding.Evidence{ev("huge_page_size", name, "settings")},
 	}
 	if have {
 		c.Evidence = append(c.Evidence, ev("pool of "+units.Bytes(size)+" pages", poolText(pool), poolSource(pool)))
@@ -87,7 +88,7 @@ func cgroupCause(in instance) (fallbackCause, bool) {
 			"kubelet sets hugetlb.%s.max and rsvd.max from it), then huge_pages=on. The node's pool is not the cause: do not grow it for this.",
 			res, Quantity(PoolPages(HugePageNeed{PageSizeBytes: size, Pages: need / size, SharedBytes: in.Shared.Bytes}, size, DefaultMarginPercent)*size),
 			linux.HugetlbSizeName(size)),
-		Evidence: []Evidence{ev("hugetlb."+linux.HugetlbSizeName(size)+" limit", units.Bytes(*limit)+" at "+path, fmt.Sprintf("cgroup v%d", hl.Version))},
+		Evidence: []finding.Evidence{ev("hugetlb."+linux.HugetlbSizeName(size)+" limit", units.Bytes(*limit)+" at "+path, fmt.Sprintf("cgroup v%d", hl.Version))},
 	}
 	if *limit == 0 {
 		c.What += fmt.Sprintf(": the pod requests no %s", res)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -21,18 +22,18 @@ func TestFallbackCause(t *testing.T) {
 		says      []string
 		grows     bool
 		tooSmall  bool
-		severity  Severity
+		severity  finding.Severity
 		unusedToo bool
 	}{
 		{"huge_page_size=1GB with a 2 MiB pool", postgres.Settings{"huge_page_size": pgSet("1GB", GiB)}, pool(4500, 4500, 0),
-			[]string{"huge_page_size=1gb", "huge_page_size=0", "keep it"}, false, false, Notice, false},
+			[]string{"huge_page_size=1gb", "huge_page_size=0", "keep it"}, false, false, finding.Notice, false},
 		{"a pod with no hugepages-2Mi: hugetlb limit 0", nil, func(s *snapshot.Snapshot) {
 			pool(32768, 32768, 0)(s)
 			s.Cgroups = []linux.CgroupInfo{{PID: 100, Hugetlb: []linux.CgroupHugetlb{{Version: 2, PageSizeBytes: 2 * MiB,
 				LimitBytes: new(uint64(0)), LimitPath: "/", RsvdLimitBytes: new(uint64(0)), RsvdLimitPath: "/", LimitHits: new(uint64(1))}}}}
-		}, []string{"hugetlb", "hugepages-2mi", "the pod requests no hugepages-2mi"}, false, false, Notice, false},
-		{"the pool is too small: grow it", nil, pool(3170, 3170, 0), []string{"vm.nr_hugepages covering"}, true, true, Notice, false},
-		{"no pool at all", nil, func(*snapshot.Snapshot) {}, []string{"vm.nr_hugepages covering"}, true, false, Notice, false},
+		}, []string{"hugetlb", "hugepages-2mi", "the pod requests no hugepages-2mi"}, false, false, finding.Notice, false},
+		{"the pool is too small: grow it", nil, pool(3170, 3170, 0), []string{"vm.nr_hugepages covering"}, true, true, finding.Notice, false},
+		{"no pool at all", nil, func(*snapshot.Snapshot) {}, []string{"vm.nr_hugepages covering"}, true, false, finding.Notice, false},
 	} {
 		s := hostSnap(64 * GiB)
 		in := pgInstance(segment, basePage, c.settings)
@@ -72,7 +73,7 @@ func TestFallbackWeighsCgroupLimit(t *testing.T) {
 	in := pgInstance(17300000*KiB, basePage, postgres.Settings{"max_connections": pgSet("200")})
 	in.Cgroup = &linux.CgroupMemory{LimitBytes: new(64 * GiB), LimitPath: "/"}
 	s.Postgres = append(s.Postgres, in)
-	if f, _ := find(Check(s, Options{}), "hugepages.fallback"); f.Severity != Warning {
+	if f, _ := find(Check(s, Options{}), "hugepages.fallback"); f.Severity != finding.Warning {
 		t.Errorf("fallback %s in a 64 GiB pod, want warning", f.Severity)
 	}
 }
@@ -85,11 +86,11 @@ func TestSIGBUSCritical(t *testing.T) {
 		name    string
 		segment uint64
 		hits    uint64
-		want    Severity
+		want    finding.Severity
 	}{
-		{"segment past the limit, hit", 296 * MiB, 3, Critical},
-		{"segment past the limit, never hit", 296 * MiB, 0, Warning},
-		{"segment within the limit", 200 * MiB, 3, Warning},
+		{"segment past the limit, hit", 296 * MiB, 3, finding.Critical},
+		{"segment past the limit, never hit", 296 * MiB, 0, finding.Warning},
+		{"segment within the limit", 200 * MiB, 3, finding.Warning},
 	} {
 		s := hostSnap(16 * GiB)
 		s.Postgres = append(s.Postgres, pgInstance(c.segment, 2*MiB, nil))

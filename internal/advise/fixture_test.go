@@ -2,6 +2,7 @@ package advise
 
 import (
 	"context"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/measure"
 	"path/filepath"
 	"testing"
@@ -28,12 +29,12 @@ func fixture(t *testing.T, name string) *snapshot.Snapshot {
 func TestCheckFixtureHugePagesOff(t *testing.T) {
 	fs := Check(fixture(t, "pg15-hugepages-off"), Options{})
 	got := ids(fs)
-	for id, want := range map[string]Severity{
-		"oom.ranking":                Warning, // a backend holding 1.09 GiB of RssShmem ranks first
-		"hugepages.off":              Notice,  // 1.30 GiB segment in 4 KiB pages
-		"overcommit.mode":            Notice,
-		"oom.postmaster_unprotected": Notice,
-		"memory.worst_case":          Info,
+	for id, want := range map[string]finding.Severity{
+		"oom.ranking":                finding.Warning, // a backend holding 1.09 GiB of RssShmem ranks first
+		"hugepages.off":              finding.Notice,  // 1.30 GiB segment in 4 KiB pages
+		"overcommit.mode":            finding.Notice,
+		"oom.postmaster_unprotected": finding.Notice,
+		"memory.worst_case":          finding.Info,
 	} {
 		if got[id] != want {
 			t.Errorf("%s: %v, want %s (all: %v)", id, got[id], want, got)
@@ -53,7 +54,7 @@ func TestCheckFixtureHugePagesOff(t *testing.T) {
 
 func TestCheckFixtureHugePagesOn(t *testing.T) {
 	got := ids(Check(fixture(t, "pg15-hugepages-on"), Options{}))
-	if got["oom.ranking"] != Info {
+	if got["oom.ranking"] != finding.Info {
 		t.Errorf("oom.ranking %v, want info: shared memory in huge pages is in no RSS", got["oom.ranking"])
 	}
 	for _, id := range []string{"hugepages.off", "hugepages.fallback", "hugepages.pool_unused", "hugepages.pool_oversized", "hugepages.pool_too_small", "pagetables.projected"} {

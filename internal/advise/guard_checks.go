@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/oomguard"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
@@ -13,12 +14,12 @@ import (
 // out beyond the kernel's choice of a victim: OOMPolicy, systemd-oomd,
 // earlyoom, panic_on_oom, oom_kill_allocating_task and io_uring's locked
 // memory.
-func guardChecks(h host, s *snapshot.Snapshot) []Finding {
+func guardChecks(h host, s *snapshot.Snapshot) []finding.Finding {
 	g := s.OOMGuard
 	if g == nil || len(s.Postgres)+len(s.MySQL) == 0 {
 		return nil
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, in := range s.Postgres {
 		if u := auditOf(g, snapshot.GuardKey("postgresql", in.DataDir)); u != nil {
 			out = append(out, unitFindings(g, *u, PostgresSubject(in), false)...)
@@ -46,11 +47,11 @@ func auditOf(g *oomguard.Guard, key string) *oomguard.UnitAudit {
 	return nil
 }
 
-func unitFindings(g *oomguard.Guard, u oomguard.UnitAudit, subject string, mysqlEngine bool) []Finding {
+func unitFindings(g *oomguard.Guard, u oomguard.UnitAudit, subject string, mysqlEngine bool) []finding.Finding {
 	if u.Source == "not found" && !g.SystemdPID1 {
 		return nil // no unit runs it (a container, pg_ctl by hand): nothing to judge
 	}
-	var out []Finding
+	var out []finding.Finding
 	if f, ok := checkOOMPolicy(u, subject, mysqlEngine); ok {
 		out = append(out, f)
 	}
@@ -60,7 +61,7 @@ func unitFindings(g *oomguard.Guard, u oomguard.UnitAudit, subject string, mysql
 	return out
 }
 
-func guardEv(name string, v oomguard.Value) Evidence {
+func guardEv(name string, v oomguard.Value) finding.Evidence {
 	src := v.From
 	if src == oomguard.FromDefault {
 		src = "systemd's default (nothing sets it)"
@@ -71,29 +72,29 @@ func guardEv(name string, v oomguard.Value) Evidence {
 // checkOOMPolicy: with OOMPolicy=stop one backend killed by the OOM killer
 // stops the whole PostgreSQL service; a MySQL server is its unit's main
 // process, so what matters there is whether Restart= brings it back.
-func checkOOMPolicy(u oomguard.UnitAudit, subject string, mysqlEngine bool) (Finding, bool) {
+func checkOOMPolicy(u oomguard.UnitAudit, subject string, mysqlEngine bool) (finding.Finding, bool) {
 	pol, restart := u.Values["OOMPolicy"], u.Values["Restart"]
 	if pol.Value != "stop" {
-		return Finding{}, false
+		return finding.Finding{}, false
 	}
-	f := Finding{ID: "systemd.oom_policy_stop", Severity: Warning, Subject: subject,
+	f := finding.Finding{ID: "systemd.oom_policy_stop", Severity: finding.Warning, Subject: subject,
 		Title:    fmt.Sprintf("%s has OOMPolicy=stop: one process killed by the OOM killer stops the whole service", u.Unit),
-		Evidence: []Evidence{guardEv("OOMPolicy", pol), guardEv("Restart", restart), ev("unit", u.Unit, u.Source)},
+		Evidence: []finding.Evidence{guardEv("OOMPolicy", pol), guardEv("Restart", restart), ev("unit", u.Unit, u.Source)},
 		Why: "systemd stops the unit when the kernel's OOM killer kills any of its processes (OOMPolicy=stop, the default): " +
 			"for PostgreSQL a single backend's death then takes down the postmaster and every session, and the service stays down " +
 			"unless Restart= starts it again. PostgreSQL restarts a killed backend on its own.",
 		Fix: "Set OOMPolicy=continue for the unit (a drop-in: `dbmem plan` renders it, `dbmem apply` installs it), so the " +
 			"postmaster handles the kill itself; then `systemctl daemon-reload`.",
-		Settings: []Setting{systemdSetting(u.Unit, "OOMPolicy", "continue", "continue (the postmaster restarts its backends itself)",
+		Settings: []finding.Setting{systemdSetting(u.Unit, "OOMPolicy", "continue", "continue (the postmaster restarts its backends itself)",
 			"a backend killed by the OOM killer no longer stops the whole service")}}
 	if mysqlEngine {
 		f.Title = fmt.Sprintf("%s has OOMPolicy=stop and Restart=%s: an OOM kill of the server leaves it down", u.Unit, restart.Value)
 		f.Why = "mysqld is the unit's main process: when the OOM killer kills it the service stops whatever OOMPolicy says, " +
 			"and only Restart=on-abnormal (or on-failure) brings it back; OOMPolicy=stop also stops it when a helper process is killed."
 		f.Fix = "Set Restart=on-abnormal for the unit, and keep the server's worst case below the RAM (mysql.worst_case)."
-		f.Settings = []Setting{systemdSetting(u.Unit, "OOMPolicy", "continue", "continue", "a helper process killed does not stop the server")}
+		f.Settings = []finding.Setting{systemdSetting(u.Unit, "OOMPolicy", "continue", "continue", "a helper process killed does not stop the server")}
 		if restart.Value == "on-abnormal" || restart.Value == "on-failure" || restart.Value == "always" {
-			f.Severity = Notice
+			f.Severity = finding.Notice
 			f.Title = fmt.Sprintf("%s has OOMPolicy=stop; Restart=%s brings the server back after a kill", u.Unit, restart.Value)
 		} else {
 			f.Settings = append(f.Settings, systemdSetting(u.Unit, "Restart", "on-abnormal", "on-abnormal",
@@ -106,11 +107,11 @@ func checkOOMPolicy(u oomguard.UnitAudit, subject string, mysqlEngine bool) (Fin
 // checkOomdManages: systemd-oomd runs and the database's slice (or unit)
 // has ManagedOOMMemoryPressure=kill or ManagedOOMSwap=kill, and the unit
 // does not ask to be avoided.
-func checkOomdManages(g *oomguard.Guard, u oomguard.UnitAudit, subject string) (Finding, bool) {
+func checkOomdManages(g *oomguard.Guard, u oomguard.UnitAudit, subject string) (finding.Finding, bool) {
 	if !g.Oomd.Running {
-		return Finding{}, false
+		return finding.Finding{}, false
 	}
-	var by []Evidence
+	var by []finding.Evidence
 	for _, k := range []string{"ManagedOOMMemoryPressure", "ManagedOOMSwap"} {
 		if v := u.Values[k]; v.Value == "kill" {
 			by = append(by, guardEv(k+" (unit)", v))
@@ -121,30 +122,30 @@ func checkOomdManages(g *oomguard.Guard, u oomguard.UnitAudit, subject string) (
 	}
 	pref := u.Values["ManagedOOMPreference"]
 	if len(by) == 0 || pref.Value == "avoid" || pref.Value == "omit" {
-		return Finding{}, false
+		return finding.Finding{}, false
 	}
 	ev := append(by, guardEv("ManagedOOMPreference", pref),
 		ev("systemd-oomd", fmt.Sprintf("running (pid %d); SwapUsedLimit %s, DefaultMemoryPressureLimit %s for %s", g.Oomd.PID,
 			g.Oomd.SwapUsedLimit.Value, g.Oomd.DefaultMemoryPressureLimit.Value, g.Oomd.DefaultMemoryPressureDurationSec.Value), "/proc, oomd.conf"))
-	return Finding{ID: "systemd.oomd_manages_database", Severity: Warning, Subject: subject,
+	return finding.Finding{ID: "systemd.oomd_manages_database", Severity: finding.Warning, Subject: subject,
 		Title:    fmt.Sprintf("systemd-oomd may kill %s: its slice is managed and the unit does not ask to be avoided", u.Unit),
 		Evidence: ev,
 		Why: "systemd-oomd kills a whole cgroup when memory pressure or swap use over its limits lasts: for a database every " +
 			"process at once, with no line in the database's own log. Among the candidates it picks the biggest unless a unit says " +
 			"ManagedOOMPreference=avoid (chosen last) or omit (never).",
 		Fix: "ManagedOOMPreference=avoid for the database unit (`dbmem plan`), or run it in a slice without ManagedOOM*=kill.",
-		Settings: []Setting{systemdSetting(u.Unit, "ManagedOOMPreference", "avoid", "avoid (systemd-oomd runs and manages the slice)",
+		Settings: []finding.Setting{systemdSetting(u.Unit, "ManagedOOMPreference", "avoid", "avoid (systemd-oomd runs and manages the slice)",
 			"systemd-oomd kills other cgroups of the slice first")}}, true
 }
 
 // checkEarlyoom: earlyoom runs and its --avoid list does not name the
 // database's processes (it matches the process name).
-func checkEarlyoom(g *oomguard.Guard, subject string, comms []string) []Finding {
+func checkEarlyoom(g *oomguard.Guard, subject string, comms []string) []finding.Finding {
 	e := g.Earlyoom
 	if !e.Running {
 		return nil
 	}
-	var bad []Evidence
+	var bad []finding.Evidence
 	for _, list := range []string{e.Avoid, e.Ignore} {
 		if list == "" {
 			continue
@@ -158,9 +159,9 @@ func checkEarlyoom(g *oomguard.Guard, subject string, comms []string) []Finding 
 			return nil
 		}
 	}
-	f := Finding{ID: "earlyoom.not_avoiding_database", Severity: Warning, Subject: subject,
+	f := finding.Finding{ID: "earlyoom.not_avoiding_database", Severity: finding.Warning, Subject: subject,
 		Title: fmt.Sprintf("earlyoom runs and would kill %s: its --avoid list does not name it", comms[0]),
-		Evidence: []Evidence{ev("earlyoom", fmt.Sprintf("running (pid %d): %s", e.PID, strings.Join(e.Args, " ")), orWord(e.ArgsFrom, "/proc")),
+		Evidence: []finding.Evidence{ev("earlyoom", fmt.Sprintf("running (pid %d): %s", e.PID, strings.Join(e.Args, " ")), orWord(e.ArgsFrom, "/proc")),
 			ev("--avoid", orWord(e.Avoid, "(none)"), orWord(e.ArgsFrom, "/proc")), ev("limits", "-m "+e.MemPercent+" -s "+e.SwapPercent,
 				"earlyoom's SIGTERM limits (default 10% of RAM available and of swap free)")},
 		Why: "earlyoom sends SIGTERM, then SIGKILL, to the process with the highest oom_score once available memory and free swap " +
@@ -171,7 +172,7 @@ func checkEarlyoom(g *oomguard.Guard, subject string, comms []string) []Finding 
 		f.Evidence = append(f.Evidence, ev("--prefer", e.Prefer, orWord(e.ArgsFrom, "/proc")))
 	}
 	f.Evidence = append(f.Evidence, bad...)
-	return []Finding{f}
+	return []finding.Finding{f}
 }
 
 func matchesAny(re *regexp.Regexp, comms []string) bool {
@@ -186,26 +187,26 @@ func matchesAny(re *regexp.Regexp, comms []string) bool {
 // kernelOOMChecks: panic_on_oom on a database host brings the machine
 // down instead of killing one process; oom_kill_allocating_task kills
 // whoever asked (a random backend), not the biggest.
-func kernelOOMChecks(g *oomguard.Guard) []Finding {
-	var out []Finding
+func kernelOOMChecks(g *oomguard.Guard) []finding.Finding {
+	var out []finding.Finding
 	if p := g.PanicOnOOM; p != nil && *p != 0 {
-		out = append(out, Finding{ID: "kernel.panic_on_oom", Severity: Critical, Subject: "host",
+		out = append(out, finding.Finding{ID: "kernel.panic_on_oom", Severity: finding.Critical, Subject: "host",
 			Title:    fmt.Sprintf("vm.panic_on_oom=%d: the host panics on out of memory, taking every database down", *p),
-			Evidence: []Evidence{ev("vm.panic_on_oom", fmt.Sprint(*p), "/proc/sys")},
+			Evidence: []finding.Evidence{ev("vm.panic_on_oom", fmt.Sprint(*p), "/proc/sys")},
 			Why: "With panic_on_oom 1 (a global OOM) or 2 (any OOM, memory cgroups included) the kernel panics instead of killing a " +
 				"process: the machine stops, every database with it, and restarts only if kernel.panic is set.",
 			Fix: "vm.panic_on_oom = 0 on a database host (`dbmem plan`).",
-			Settings: []Setting{sysctlSetting("vm.panic_on_oom", "0", fmt.Sprint(*p), "0 (kill a process, do not panic)",
+			Settings: []finding.Setting{sysctlSetting("vm.panic_on_oom", "0", fmt.Sprint(*p), "0 (kill a process, do not panic)",
 				"one process killed is better than the whole host down")}})
 	}
 	if a := g.OOMKillAllocatingTask; a != nil && *a != 0 {
-		out = append(out, Finding{ID: "kernel.oom_kill_allocating_task", Severity: Notice, Subject: "host",
+		out = append(out, finding.Finding{ID: "kernel.oom_kill_allocating_task", Severity: finding.Notice, Subject: "host",
 			Title:    "vm.oom_kill_allocating_task=1: the OOM killer kills whichever process asked for memory, not the biggest",
-			Evidence: []Evidence{ev("vm.oom_kill_allocating_task", fmt.Sprint(*a), "/proc/sys")},
+			Evidence: []finding.Evidence{ev("vm.oom_kill_allocating_task", fmt.Sprint(*a), "/proc/sys")},
 			Why: "The process that happens to allocate when memory runs out is killed, even a small one; for PostgreSQL any backend " +
 				"(or the checkpointer) killed restarts the whole instance, while the real consumer keeps running.",
 			Fix: "vm.oom_kill_allocating_task = 0 (`dbmem plan`).",
-			Settings: []Setting{sysctlSetting("vm.oom_kill_allocating_task", "0", fmt.Sprint(*a), "0 (kill the biggest)",
+			Settings: []finding.Setting{sysctlSetting("vm.oom_kill_allocating_task", "0", fmt.Sprint(*a), "0 (kill the biggest)",
 				"the OOM killer picks the process holding the most memory")}})
 	}
 	return out

@@ -3,6 +3,7 @@ package advise
 import (
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/oomguard"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -33,7 +34,7 @@ func guardSnap(kernel string, values map[string]oomguard.Value, g oomguard.Guard
 func TestOOMPolicyStopFlaggedAndFixed(t *testing.T) {
 	fs := Check(guardSnap("6.1.0", nil, oomguard.Guard{}), Options{})
 	f, ok := find(fs, "systemd.oom_policy_stop")
-	if !ok || f.Severity != Warning || len(f.Settings) != 1 || f.Settings[0].Name != "OOMPolicy" || f.Settings[0].Value != "continue" ||
+	if !ok || f.Severity != finding.Warning || len(f.Settings) != 1 || f.Settings[0].Name != "OOMPolicy" || f.Settings[0].Value != "continue" ||
 		f.Settings[0].Unit != "postgresql@18-main.service" {
 		t.Fatalf("finding %+v", f)
 	}
@@ -51,8 +52,8 @@ func TestOomdEarlyoomAndPanic(t *testing.T) {
 	s := guardSnap("6.1.0", nil, g)
 	s.OOMGuard.Units[0].SliceValues["ManagedOOMSwap"] = v("kill", "/usr/lib/systemd/system/-.slice.d/10-oomd-root-slice-defaults.conf")
 	fs := Check(s, Options{})
-	for id, sev := range map[string]Severity{"systemd.oomd_manages_database": Warning, "earlyoom.not_avoiding_database": Warning,
-		"kernel.panic_on_oom": Critical} {
+	for id, sev := range map[string]finding.Severity{"systemd.oomd_manages_database": finding.Warning, "earlyoom.not_avoiding_database": finding.Warning,
+		"kernel.panic_on_oom": finding.Critical} {
 		if f, ok := find(fs, id); !ok || f.Severity != sev {
 			t.Errorf("%s: %+v (found %v)", id, f, ok)
 		}
@@ -80,10 +81,10 @@ func TestIoUringMemlock(t *testing.T) {
 	}
 	fs := Check(guardSnap("6.14.2", nil, oomguard.Guard{}), Options{})
 	f, ok := find(fs, "postgres.io_uring_memlock")
-	if !ok || f.Severity != Critical || f.Settings[0].Name != "LimitMEMLOCK" || f.Settings[0].Value != "17825792" {
+	if !ok || f.Severity != finding.Critical || f.Settings[0].Name != "LimitMEMLOCK" || f.Settings[0].Value != "17825792" {
 		t.Fatalf("finding %+v", f)
 	}
-	if f, _ := find(Check(guardSnap("6.8.0", nil, oomguard.Guard{}), Options{}), "postgres.io_uring_memlock"); f.Severity != Warning {
+	if f, _ := find(Check(guardSnap("6.8.0", nil, oomguard.Guard{}), Options{}), "postgres.io_uring_memlock"); f.Severity != finding.Warning {
 		t.Errorf("before 6.14: %+v", f)
 	}
 	two := 2

@@ -3,6 +3,7 @@ package advise
 import (
 	"fmt"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -11,16 +12,16 @@ import (
 // (OOMPolicy=continue, ManagedOOMPreference=avoid, Restart=on-abnormal,
 // LimitMEMLOCK for io_uring, panic_on_oom and oom_kill_allocating_task
 // 0, io_uring_disabled 0), for `dbmem plan` to render; each once.
-func GuardSettings(s *snapshot.Snapshot) []Setting { return GuardSettingsFor(s, nil) }
+func GuardSettings(s *snapshot.Snapshot) []finding.Setting { return GuardSettingsFor(s, nil) }
 
 // GuardSettingsFor is GuardSettings for the instances named (their
 // subjects, as PostgresSubject and MySQLSubject name them) and the host;
 // nil names every instance.
-func GuardSettingsFor(s *snapshot.Snapshot, subjects map[string]bool) []Setting {
+func GuardSettingsFor(s *snapshot.Snapshot, subjects map[string]bool) []finding.Setting {
 	if s == nil || s.OOMGuard == nil {
 		return nil
 	}
-	var out []Setting
+	var out []finding.Setting
 	seen := map[string]bool{}
 	for _, f := range guardChecks(host{Host: s.Host}, s) {
 		if subjects != nil && f.Subject != "host" && !subjects[f.Subject] {
@@ -49,8 +50,8 @@ type ServiceBudget struct {
 // reclaims and throttles the service) and MemoryMax= (the budget plus
 // 10%, rounded up to MiB: the hard limit, where the kernel's OOM killer
 // acts inside the service's cgroup, not the host's) for each budget.
-func ServiceMemorySettings(bs []ServiceBudget) []Setting {
-	var out []Setting
+func ServiceMemorySettings(bs []ServiceBudget) []finding.Setting {
+	var out []finding.Setting
 	for _, b := range bs {
 		if b.Unit == "" || b.Bytes == 0 {
 			continue

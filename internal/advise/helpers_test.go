@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -67,19 +68,19 @@ func other(pid int, comm string, rss uint64, adj int) linux.Process {
 }
 
 // ids returns each finding's severity by ID (the last one for repeated IDs).
-func ids(fs []Finding) map[string]Severity {
-	m := map[string]Severity{}
+func ids(fs []finding.Finding) map[string]finding.Severity {
+	m := map[string]finding.Severity{}
 	for _, f := range fs {
 		m[f.ID] = f.Severity
 	}
 	return m
 }
 
-func find(fs []Finding, id string) (Finding, bool) {
+func find(fs []finding.Finding, id string) (finding.Finding, bool) {
 	for _, f := range fs {
 		if f.ID == id {
 			return f, true
 		}
 	}
-	return Finding{}, false
+	return finding.Finding{}, false
 }

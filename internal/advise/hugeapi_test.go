@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 )
@@ -13,21 +14,21 @@ func TestEngineHugePageAPI(t *testing.T) {
 		e    Engine
 		want HugePageAPI
 	}{
-		{Engine{Name: EnginePostgres, Major: 15}, HugeMmap},
-		{Engine{Name: EngineOracle, Major: 19}, HugeSysV},
-		{Engine{Name: EngineMySQL, Major: 5, Minor: 6}, HugeSysV},
-		{Engine{Name: EngineMySQL, Major: 5, Minor: 7}, HugeSysV},
-		{Engine{Name: EngineMySQL, Major: 8, Minor: 0}, HugeMmap},
-		{Engine{Name: EngineMySQL, Major: 8, Minor: 4}, HugeMmap},
-		{Engine{Name: EngineMySQL, Major: 9, Minor: 1}, HugeMmap},
-		{Engine{Name: EngineMariaDB, Major: 5, Minor: 5}, HugeSysV},
-		{Engine{Name: EngineMariaDB, Major: 10, Minor: 4}, HugeSysV},
-		{Engine{Name: EngineMariaDB, Major: 10, Minor: 5}, HugeMmap},
-		{Engine{Name: EngineMariaDB, Major: 10, Minor: 11}, HugeMmap},
-		{Engine{Name: EngineMariaDB, Major: 11, Minor: 4}, HugeMmap},
+		{Engine{Name: finding.EnginePostgres, Major: 15}, HugeMmap},
+		{Engine{Name: finding.EngineOracle, Major: 19}, HugeSysV},
+		{Engine{Name: finding.EngineMySQL, Major: 5, Minor: 6}, HugeSysV},
+		{Engine{Name: finding.EngineMySQL, Major: 5, Minor: 7}, HugeSysV},
+		{Engine{Name: finding.EngineMySQL, Major: 8, Minor: 0}, HugeMmap},
+		{Engine{Name: finding.EngineMySQL, Major: 8, Minor: 4}, HugeMmap},
+		{Engine{Name: finding.EngineMySQL, Major: 9, Minor: 1}, HugeMmap},
+		{Engine{Name: finding.EngineMariaDB, Major: 5, Minor: 5}, HugeSysV},
+		{Engine{Name: finding.EngineMariaDB, Major: 10, Minor: 4}, HugeSysV},
+		{Engine{Name: finding.EngineMariaDB, Major: 10, Minor: 5}, HugeMmap},
+		{Engine{Name: finding.EngineMariaDB, Major: 10, Minor: 11}, HugeMmap},
+		{Engine{Name: finding.EngineMariaDB, Major: 11, Minor: 4}, HugeMmap},
 		// Unknown version: assumed current, as mysql.APIOf does.
-		{Engine{Name: EngineMySQL}, HugeMmap},
-		{Engine{Name: EngineMariaDB}, HugeMmap},
+		{Engine{Name: finding.EngineMySQL}, HugeMmap},
+		{Engine{Name: finding.EngineMariaDB}, HugeMmap},
 	} {
 		if got := c.e.HugePageAPI(); got != c.want {
 			t.Errorf("%s: %s, want %s", c.e, got, c.want)
@@ -97,7 +98,7 @@ func TestMySQLFindingsFollowAPI(t *testing.T) {
 	}
 }
 
-func evidenceHas(f Finding, name, sub string) bool {
+func evidenceHas(f finding.Finding, name, sub string) bool {
 	for _, e := range f.Evidence {
 		if e.Name == name && strings.Contains(e.Value, sub) {
 			return true

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/cohost"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -16,7 +17,7 @@ import (
 // it (the page size asked for, the cgroup's hugetlb limit). It reads the
 // mapping, so it works on every version (huge_pages_status only exists
 // from PostgreSQL 17).
-func checkHugePagesUsed(h host, in instance) []Finding {
+func checkHugePagesUsed(h host, in instance) []finding.Finding {
 	sh := in.Shared
 	if !h.need(in.words.hugeSkipName, in.Subject, have(in.words.sharedWhat, sh != nil)) || sh.Hugetlb {
 		return nil
@@ -26,7 +27,7 @@ func checkHugePagesUsed(h host, in instance) []Finding {
 	}
 	page := max(sh.PageSize, basePage)
 	pt := PageTableBytes(in.Work.MaxConnections, sh.Bytes, page) // 0 when max_connections was not read: no grade from it
-	f := Finding{Subject: in.Subject, Evidence: []Evidence{
+	f := finding.Finding{Subject: in.Subject, Evidence: []finding.Evidence{
 		ev("main shared mapping", fmt.Sprintf("%s %q in %s pages", units.Bytes(sh.Bytes), sh.Path, units.Bytes(page)), srcSmaps),
 		in.HugeSetting, projectedPageTables(in, sh, page),
 	}}
@@ -36,20 +37,20 @@ func checkHugePagesUsed(h host, in instance) []Finding {
 	cause, caused := fallbackCause{}, false
 	if in.WantsHuge {
 		cause, caused = causeOfFallback(h, in)
-		f.ID, f.Severity = "hugepages.fallback", Notice
+		f.ID, f.Severity = "hugepages.fallback", finding.Notice
 		f.Title = fmt.Sprintf("%s=%s but the shared memory is in %s pages: it fell back", in.HugeSetting.Name, in.HugeSetting.Value, units.Bytes(page))
 		f.Why = "With huge_pages=try the server starts in base pages when it cannot get huge pages, and says so only at DEBUG level: " +
 			"every backend then pays 8 bytes of page table per base page of shared memory it touches, and RssShmem makes the checkpointer an OOM victim."
 	} else {
-		f.ID, f.Severity = "hugepages.off", Info
+		f.ID, f.Severity = "hugepages.off", finding.Info
 		if sh.Bytes >= HugePagesWorthBytes {
-			f.Severity = Notice
+			f.Severity = finding.Notice
 		}
 		f.Title = fmt.Sprintf("shared memory (%s) in %s pages: %s=%s", units.Bytes(sh.Bytes), units.Bytes(page), in.HugeSetting.Name, in.HugeSetting.Value)
 		f.Why = "Each process that touches the shared memory pays 8 bytes of page table per base page (2 MiB per GiB with 4 KiB pages), " +
 			"and the pages count in its RSS, which makes background processes likely OOM victims; huge pages avoid both."
 	}
-	f.Severity = max(f.Severity, min(pageTableGrade(h, in, pt), Warning))
+	f.Severity = max(f.Severity, min(pageTableGrade(h, in, pt), finding.Warning))
 	if in.SettingsKnown && in.Work.MaxConnections > 0 {
 		f.Stake(pt, pageTableFormula(in.Work.MaxConnections, sh.Bytes, page, pt))
 	}
@@ -57,7 +58,7 @@ func checkHugePagesUsed(h host, in instance) []Finding {
 		f.Title += ": " + cause.What
 		f.Evidence = append(f.Evidence, cause.Evidence...)
 		f.Fix = cause.Fix
-		return []Finding{f}
+		return []finding.Finding{f}
 	}
 	f.Fix = fmt.Sprintf("Reserve the pool and require it: vm.nr_hugepages covering %s, huge_pages=on, then restart (`dbmem plan`).", needText(in))
 	if s, ok := poolSetting(h, in); ok {
@@ -65,16 +66,16 @@ func checkHugePagesUsed(h host, in instance) []Finding {
 	} else if in.Untrusted != "" {
 		f.Evidence = append(f.Evidence, leftOutEvidence(in))
 	}
-	return []Finding{f}
+	return []finding.Finding{f}
 }
 
 // pageTableGrade grades projected page tables against RAM, and against
 // the instance's cgroup memory limit when it has one (page tables are
 // charged to the cgroup): Info when they are too small to mention.
-func pageTableGrade(h host, in instance, pt uint64) Severity {
+func pageTableGrade(h host, in instance, pt uint64) finding.Severity {
 	sev, ok := pageTableSeverity(pt, h.RAM)
 	if !ok {
-		sev = Info
+		sev = finding.Info
 	}
 	if cg := in.Cgroup; cg != nil && cg.LimitBytes != nil {
 		if s, ok := pageTableSeverity(pt, *cg.LimitBytes); ok {
@@ -86,7 +87,7 @@ func pageTableGrade(h host, in instance, pt uint64) Severity {
 
 // checkPoolTooSmall flags an instance that asks for huge pages while the
 // pool cannot hold it.
-func checkPoolTooSmall(h host, in instance) []Finding {
+func checkPoolTooSmall(h host, in instance) []finding.Finding {
 	const id = "hugepages.pool_too_small"
 	if h.Env.InContainer || !in.WantsHuge || in.Shared == nil || in.Shared.Hugetlb || in.NeedPages == 0 {
 		return nil
@@ -107,10 +108,10 @@ func checkPoolTooSmall(h host, in instance) []Finding {
 	if avail += sub(*p.Overcommit, p.Surplus); avail >= in.NeedPages || p.Total+*p.Overcommit == 0 {
 		return nil
 	}
-	f := Finding{
-		ID: "hugepages.pool_too_small", Severity: Warning, Subject: in.Subject,
+	f := finding.Finding{
+		ID: "hugepages.pool_too_small", Severity: finding.Warning, Subject: in.Subject,
 		Title: fmt.Sprintf("huge page pool has %d pages available, the instance needs %d", avail, in.NeedPages),
-		Evidence: []Evidence{
+		Evidence: []finding.Evidence{
 			ev("huge page pool", poolText(p), poolSource(p)),
 			ev("pages needed", strconv.FormatUint(in.NeedPages, 10), in.NeedSource),
 			in.HugeSetting,
@@ -123,17 +124,17 @@ func checkPoolTooSmall(h host, in instance) []Finding {
 		f.Stake(reserved*p.PageSizeBytes, fmt.Sprintf("%d free pages of the pool x %s, reserved and unused", reserved, units.Bytes(p.PageSizeBytes)))
 	}
 	if s, ok := poolSetting(h, in); ok {
-		f.Settings = []Setting{s}
+		f.Settings = []finding.Setting{s}
 	} else if in.Untrusted != "" {
 		f.Evidence = append(f.Evidence, leftOutEvidence(in))
 	}
-	return []Finding{f}
+	return []finding.Finding{f}
 }
 
 // checkPoolUse flags pools reserved but unused, or much larger than used.
 // Without MemTotal the waste is still said, at most as a notice (its share
 // of RAM, which makes a warning, is unknown).
-func checkPoolUse(h host) []Finding {
+func checkPoolUse(h host) []finding.Finding {
 	m := h.Meminfo
 	if h.Env.InContainer {
 		return nil // the node's pool (nodeSettings says so once)
@@ -142,7 +143,7 @@ func checkPoolUse(h host) []Finding {
 		h.need("hugepages.pool_use", "host", have(inHugeSize, false)) // a pool of an unknown page size
 		return nil
 	}
-	var out []Finding
+	var out []finding.Finding
 	waiting := h.waitingForHuge()
 	for _, p := range h.HugePools {
 		if p.Node >= 0 || p.Total == 0 || waiting != "" {
@@ -151,7 +152,7 @@ func checkPoolUse(h host) []Finding {
 		used := hostInUse(p)
 		spare := sub(p.Total, used)
 		wasted := spare * p.PageSizeBytes
-		f := Finding{Subject: "host", Evidence: []Evidence{ev("huge page pool", poolText(p), poolSource(p)), ev("MemTotal", bytesOf(m.MemTotalBytes), srcMeminfo)},
+		f := finding.Finding{Subject: "host", Evidence: []finding.Evidence{ev("huge page pool", poolText(p), poolSource(p)), ev("MemTotal", bytesOf(m.MemTotalBytes), srcMeminfo)},
 			Why: "Pages in a hugetlb pool are taken from RAM for everyone: neither the page cache nor any process " +
 				"can use them unless it maps hugetlbfs (unless a stopped instance will need them).",
 			Fix: "Size vm.nr_hugepages to the need with `dbmem plan`, or use vm.nr_overcommit_hugepages for a pool that is taken only when used."}
@@ -166,14 +167,14 @@ func checkPoolUse(h host) []Finding {
 		f.Stake(wasted, fmt.Sprintf("(%d pages - %d in use) x %s", p.Total, used, units.Bytes(p.PageSizeBytes)))
 		switch {
 		case m.MemTotalBytes != nil && share(wasted, h.RAM) >= PoolWasteWarning:
-			f.Severity = Warning
+			f.Severity = finding.Warning
 		case wasted >= PoolWasteFloor:
-			f.Severity = Notice
+			f.Severity = finding.Notice
 		default:
-			f.Severity = Info
+			f.Severity = finding.Info
 		}
 		if k := cohost.OfKind(h.Software, cohost.Kubelet); len(k) > 0 {
-			f.Severity = min(f.Severity, Notice)
+			f.Severity = min(f.Severity, finding.Notice)
 			f.Why = "On a Kubernetes node free pages are the pods' allocatable hugepages-" + PageSizeName(p.PageSizeBytes, "k8s") +
 				": they wait for pods that request them, but no other process can use them meanwhile."
 			f.Fix = "Size vm.nr_hugepages to what the node's pods request (kubectl describe node: Allocated resources)."
@@ -194,7 +195,7 @@ func hasHostPools(h host) bool {
 }
 
 // checkPoolNUMA flags a pool spread unevenly over NUMA nodes.
-func checkPoolNUMA(h host) []Finding {
+func checkPoolNUMA(h host) []finding.Finding {
 	if h.NUMANodes < 2 || h.Env.InContainer {
 		return nil
 	}
@@ -209,7 +210,7 @@ func checkPoolNUMA(h host) []Finding {
 		sizes = append(sizes, size)
 	}
 	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
-	var out []Finding
+	var out []finding.Finding
 	for _, size := range sizes {
 		nodes := byPage[size]
 		lo, hi, total, parts := nodes[0].Total, nodes[0].Total, uint64(0), []string{}
@@ -220,10 +221,10 @@ func checkPoolNUMA(h host) []Finding {
 		if total == 0 || (lo > 0 && hi <= 2*lo) {
 			continue
 		}
-		f := Finding{
-			ID: "hugepages.numa", Severity: Notice, Subject: "host",
+		f := finding.Finding{
+			ID: "hugepages.numa", Severity: finding.Notice, Subject: "host",
 			Title:    fmt.Sprintf("%s huge pages unevenly spread over %d NUMA nodes", units.Bytes(size), len(nodes)),
-			Evidence: []Evidence{ev("pool per node", strings.Join(parts, ", "), "/sys/devices/system/node/node*/hugepages")},
+			Evidence: []finding.Evidence{ev("pool per node", strings.Join(parts, ", "), "/sys/devices/system/node/node*/hugepages")},
 			Why: "A process takes huge pages from its own node first: with the pool on one node, processes on the others " +
 				"reach all of shared memory across the interconnect, or fail to get pages under a strict memory policy.",
 			Fix: "Split the pool evenly per node (`dbmem plan` writes each node's nr_hugepages).",
@@ -281,19 +282,19 @@ func needText(in instance) string {
 
 // poolSetting is vm.nr_hugepages grown to hold the instance beside what is
 // in use now; none for an instance of an untrusted account.
-func poolSetting(h host, in instance) (Setting, bool) {
+func poolSetting(h host, in instance) (finding.Setting, bool) {
 	p, ok := h.DefaultPool()
 	if !ok || in.NeedPages == 0 || in.Untrusted != "" {
-		return Setting{}, false
+		return finding.Setting{}, false
 	}
 	want := hostInUse(p) + in.NeedPages
 	if want <= p.Total {
-		return Setting{}, false
+		return finding.Setting{}, false
 	}
 	s := sysctlSetting("vm.nr_hugepages", strconv.FormatUint(want, 10), strconv.FormatUint(p.Total, 10),
 		fmt.Sprintf("%d pages in use + %d needed (%s)", hostInUse(p), in.NeedPages, in.NeedSource),
 		"hold the instance's shared memory in huge pages")
-	s.Evidence = []Evidence{ev("huge page pool", poolText(p), poolSource(p))}
+	s.Evidence = []finding.Evidence{ev("huge page pool", poolText(p), poolSource(p))}
 	return s, true
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -21,7 +22,7 @@ type instance struct {
 	// WantsHuge says the configuration asks for huge pages (PostgreSQL
 	// huge_pages=on/try, MySQL large_pages=ON); Setting is how it is spelt.
 	WantsHuge   bool
-	HugeSetting Evidence
+	HugeSetting finding.Evidence
 	// NeedPages is the pool the instance needs in default-size huge pages,
 	// and where that number comes from; 0 when unknown.
 	NeedPages  uint64
@@ -41,7 +42,7 @@ type instance struct {
 	Hugetlb []linux.CgroupHugetlb
 	// SharedBuffers is the engine's main cache (shared_buffers,
 	// innodb_buffer_pool_size).
-	SharedBuffers Evidence
+	SharedBuffers finding.Evidence
 	CacheBytes    uint64
 	// Untrusted says why the instance is not a trusted server account's
 	// ("" when it is): its findings stand, it shapes no host-wide advice.
@@ -73,7 +74,7 @@ type segment struct {
 func fromPostgres(in *postgres.Instance, defaultHuge uint64, o Options) instance {
 	set := in.Settings
 	v := instance{
-		Engine:  Engine{Name: EnginePostgres, Major: in.Major},
+		Engine:  Engine{Name: finding.EnginePostgres, Major: in.Major},
 		Subject: PostgresSubject(in),
 		MainPID: in.PostmasterPID,
 		Cgroup:  in.Cgroup,
@@ -117,10 +118,10 @@ func portOf(in *postgres.Instance) string {
 }
 
 // pgEvidence quotes a setting with where it came from.
-func pgEvidence(in *postgres.Instance, name string) Evidence {
+func pgEvidence(in *postgres.Instance, name string) finding.Evidence {
 	s, ok := in.Settings[name]
 	if !ok {
-		return Evidence{Name: name, Value: "unknown", Source: "not read"}
+		return finding.Evidence{Name: name, Value: "unknown", Source: "not read"}
 	}
 	src := string(s.Source)
 	if s.Source == postgres.FromServer {
@@ -128,7 +129,7 @@ func pgEvidence(in *postgres.Instance, name string) Evidence {
 	} else if s.File != "" {
 		src = s.File
 	}
-	return Evidence{Name: name, Value: s.Value, Source: src}
+	return finding.Evidence{Name: name, Value: s.Value, Source: src}
 }
 
 // pgNeed is the instance's need in default-size huge pages: SHOW

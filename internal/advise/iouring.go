@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/oomguard"
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -99,20 +100,20 @@ func memlockLimit(u oomguard.UnitAudit) (bytes uint64, unlimited bool, from stri
 // checkIoUring: with io_method = io_uring, the rings need locked memory
 // the service's limit must hold (Linux 6.14+), and io_uring must not be
 // disabled.
-func checkIoUring(h host, g *oomguard.Guard, u oomguard.UnitAudit, in *postgres.Instance) []Finding {
+func checkIoUring(h host, g *oomguard.Guard, u oomguard.UnitAudit, in *postgres.Instance) []finding.Finding {
 	if in.Settings.String("io_method") != "io_uring" {
 		return nil
 	}
 	subject := PostgresSubject(in)
-	var out []Finding
+	var out []finding.Finding
 	if d := g.IoUringDisabled; d != nil && *d != 0 {
-		out = append(out, Finding{ID: "postgres.io_uring_disabled", Severity: Critical, Subject: subject,
+		out = append(out, finding.Finding{ID: "postgres.io_uring_disabled", Severity: finding.Critical, Subject: subject,
 			Title:    fmt.Sprintf("io_method=io_uring but kernel.io_uring_disabled=%d: PostgreSQL cannot create its rings", *d),
-			Evidence: []Evidence{ev("io_method", "io_uring", "pg_settings"), ev("kernel.io_uring_disabled", fmt.Sprint(*d), "/proc/sys")},
+			Evidence: []finding.Evidence{ev("io_method", "io_uring", "pg_settings"), ev("kernel.io_uring_disabled", fmt.Sprint(*d), "/proc/sys")},
 			Why: "With kernel.io_uring_disabled = 2 no process may create an io_uring; with 1 only members of kernel.io_uring_group: " +
 				"PostgreSQL then fails to start with \"could not setup io_uring queue\".",
 			Fix:      "kernel.io_uring_disabled = 0 (`dbmem plan`), or io_method = worker.",
-			Settings: []Setting{sysctlSetting("kernel.io_uring_disabled", "0", fmt.Sprint(*d), "0 (io_uring allowed)", "io_method = io_uring needs it")}})
+			Settings: []finding.Setting{sysctlSetting("kernel.io_uring_disabled", "0", fmt.Sprint(*d), "0 (io_uring allowed)", "io_method = io_uring needs it")}})
 	}
 	need, ok := IoUringFor(in.Settings)
 	if !ok {
@@ -124,18 +125,18 @@ func checkIoUring(h host, g *oomguard.Guard, u oomguard.UnitAudit, in *postgres.
 	}
 	major, minor := linux.KernelVersion(h.KernelRelease)
 	charged := major > 6 || major == 6 && minor >= 14
-	f := Finding{ID: "postgres.io_uring_memlock", Severity: Critical, Subject: subject,
+	f := finding.Finding{ID: "postgres.io_uring_memlock", Severity: finding.Critical, Subject: subject,
 		Title: fmt.Sprintf("io_method=io_uring needs %s of locked memory for its rings; the limit is %s", units.Bytes(need.NeedBytes), units.Bytes(limit)),
-		Evidence: []Evidence{ev("io_method", "io_uring", "pg_settings"), ev("rings", need.Formula, "computed"),
+		Evidence: []finding.Evidence{ev("io_method", "io_uring", "pg_settings"), ev("rings", need.Formula, "computed"),
 			ev("memlock limit", units.Bytes(limit), from), ev("kernel", orWord(h.KernelRelease, "unknown"), "/proc/sys/kernel/osrelease")},
 		Why: "Linux 6.14 and later charge io_uring rings to the locked memory limit of the user; systemd's default LimitMEMLOCK is " +
 			"8 MiB: PostgreSQL 18 then fails to start with \"could not setup io_uring queue: Cannot allocate memory\" whatever RAM is free.",
 		Fix: "LimitMEMLOCK= for the service above the rings' size (`dbmem plan`), or io_method = worker.",
-		Settings: []Setting{systemdSetting(u.Unit, "LimitMEMLOCK", strconv.FormatUint(memlockFor(need.NeedBytes), 10),
+		Settings: []finding.Setting{systemdSetting(u.Unit, "LimitMEMLOCK", strconv.FormatUint(memlockFor(need.NeedBytes), 10),
 			need.Formula+", doubled for a second cluster during pg_upgradecluster and rounded up to MiB",
 			"the io_uring rings of every backend fit the locked memory limit")}}
 	if !charged {
-		f.Severity = Warning
+		f.Severity = finding.Warning
 		f.Title += fmt.Sprintf(" (kernel %s does not charge them yet; 6.14+ will)", h.KernelRelease)
 	}
 	return append(out, f)

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-func checkCommitNearLimit(h host) []Finding {
+func checkCommitNearLimit(h host) []finding.Finding {
 	const id = "overcommit.near_limit"
 	mode, ok := h.Sysctls.Int("vm.overcommit_memory")
 	m := h.Meminfo
@@ -17,17 +18,17 @@ func checkCommitNearLimit(h host) []Finding {
 	}
 	committed, limit := *m.CommittedASBytes, *m.CommitLimitBytes
 	r := share(committed, limit)
-	sev := Warning
+	sev := finding.Warning
 	switch {
 	case r >= CommitNearCritical:
-		sev = Critical
+		sev = finding.Critical
 	case r < CommitNearWarning:
 		return nil
 	}
-	return []Finding{{
+	return []finding.Finding{{
 		ID: "overcommit.near_limit", Severity: sev, Subject: "host",
 		Title: fmt.Sprintf("Committed_AS is %s of CommitLimit under strict overcommit", units.Percent(committed, limit)),
-		Evidence: []Evidence{
+		Evidence: []finding.Evidence{
 			ev("Committed_AS", units.Bytes(committed), srcMeminfo),
 			ev("CommitLimit", units.Bytes(limit), srcMeminfo),
 			ev("vm.overcommit_ratio", h.Sysctls["vm.overcommit_ratio"], srcSysctl),
@@ -39,7 +40,7 @@ func checkCommitNearLimit(h host) []Finding {
 	}}
 }
 
-func checkTHP(h host) []Finding {
+func checkTHP(h host) []finding.Finding {
 	t := h.THP
 	if !h.need("thp.enabled", "host", have("transparent_hugepage/enabled (/sys)", t.Enabled != "")) {
 		return nil
@@ -49,36 +50,36 @@ func checkTHP(h host) []Finding {
 	if len(v.Unmet) == 0 {
 		return nil
 	}
-	f := Finding{ID: "thp.enabled", Subject: "host",
-		Evidence: []Evidence{
+	f := finding.Finding{ID: "thp.enabled", Subject: "host",
+		Evidence: []finding.Evidence{
 			ev("enabled", t.Enabled, srcTHP+"/enabled"), ev("defrag", t.Defrag, srcTHP+"/defrag"),
 			ev("AnonHugePages", bytesOf(h.Meminfo.AnonHugePagesBytes), srcMeminfo),
 			ev("engines here", engineNames(engines), "processes and servers found"),
 		},
 		Why: v.Why + "."}
 	if v.Want == "" {
-		f.Severity = Info
+		f.Severity = finding.Info
 		f.Title = fmt.Sprintf("transparent huge pages enabled=%s: %s %s, but %s %s: kept", t.Enabled,
 			engineNames(v.Unmet), thpAdvises(v.Unmet, v.Unmet[0].THP().Want), engineNames(v.Against), againstText(v.Against))
 		f.Why += ". The setting is host-wide: changing it for one engine degrades the other."
 		f.Fix = "Keep the current value for " + engineNames(v.Against) + "; where that hurts, run the engines on separate hosts " +
 			"(shared memory in the huge page pool is not affected by THP either way)."
-		return []Finding{f}
+		return []finding.Finding{f}
 	}
-	f.Severity = Warning
+	f.Severity = finding.Warning
 	if v.Want == "always" {
-		f.Severity = Notice
+		f.Severity = finding.Notice
 	}
 	if !h.databases() {
-		f.Severity = Info
+		f.Severity = finding.Info
 	}
 	f.Title = fmt.Sprintf("transparent huge pages enabled=%s: %s %s", t.Enabled, engineNames(v.Unmet), thpAdvises(v.Unmet, v.Want))
 	f.Fix = fmt.Sprintf("Set transparent_hugepage/enabled to %s and defrag to %s, and keep it at boot (`dbmem plan` renders a systemd unit).", v.Want, v.Defrag)
-	f.Settings = []Setting{
+	f.Settings = []finding.Setting{
 		sysfsSetting("/sys/kernel/mm/transparent_hugepage/enabled", v.Want, t.Enabled, v.Why),
 		sysfsSetting("/sys/kernel/mm/transparent_hugepage/defrag", v.Defrag, t.Defrag, v.Why),
 	}
-	return []Finding{f}
+	return []finding.Finding{f}
 }
 
 // againstText says why engines block a THP change.
@@ -91,27 +92,27 @@ func againstText(es []Engine) string {
 	return thpAdvises(es, es[0].THP().Want)
 }
 
-func checkZoneReclaim(h host) []Finding {
+func checkZoneReclaim(h host) []finding.Finding {
 	z, ok := h.Sysctls.Int("vm.zone_reclaim_mode")
 	if !ok || z == 0 {
 		return nil
 	}
-	sev := Notice
+	sev := finding.Notice
 	if h.NUMANodes > 1 {
-		sev = Warning
+		sev = finding.Warning
 	}
-	return []Finding{{
+	return []finding.Finding{{
 		ID: "numa.zone_reclaim", Severity: sev, Subject: "host",
 		Title:    fmt.Sprintf("vm.zone_reclaim_mode=%d", z),
-		Evidence: []Evidence{ev("vm.zone_reclaim_mode", strconv.FormatInt(z, 10), srcSysctl), ev("NUMA nodes", strconv.Itoa(h.NUMANodes), "/sys/devices/system/node")},
+		Evidence: []finding.Evidence{ev("vm.zone_reclaim_mode", strconv.FormatInt(z, 10), srcSysctl), ev("NUMA nodes", strconv.Itoa(h.NUMANodes), "/sys/devices/system/node")},
 		Why: "Zone reclaim drops the local node's page cache (and may swap) rather than use free memory on " +
 			"another node: a database loses its cache while memory sits free.",
 		Fix:      "Set vm.zone_reclaim_mode=0.",
-		Settings: []Setting{sysctlSetting("vm.zone_reclaim_mode", "0", strconv.FormatInt(z, 10), "0", "use remote memory before reclaiming local cache")},
+		Settings: []finding.Setting{sysctlSetting("vm.zone_reclaim_mode", "0", strconv.FormatInt(z, 10), "0", "use remote memory before reclaiming local cache")},
 	}}
 }
 
-func checkPageTablesNow(h host) []Finding {
+func checkPageTablesNow(h host) []finding.Finding {
 	m := h.Meminfo
 	if !h.need("pagetables.now", "host", known(inPageTables, m.PageTablesBytes), known(inMemTotal, m.MemTotalBytes)) {
 		return nil
@@ -121,10 +122,10 @@ func checkPageTablesNow(h host) []Finding {
 	if !ok {
 		return nil
 	}
-	return []Finding{{
+	return []finding.Finding{{
 		ID: "pagetables.now", Severity: sev, Subject: "host",
 		Title:    fmt.Sprintf("page tables take %s (%s of RAM)", units.Bytes(pt), units.Percent(pt, h.RAM)),
-		Evidence: []Evidence{ev("PageTables", units.Bytes(pt), srcMeminfo), ev("MemTotal", units.Bytes(h.RAM), srcMeminfo)},
+		Evidence: []finding.Evidence{ev("PageTables", units.Bytes(pt), srcMeminfo), ev("MemTotal", units.Bytes(h.RAM), srcMeminfo)},
 		Why: "Every process that touches shared memory through 4 KiB pages pays 2 MiB of page table per GiB " +
 			"touched; this kernel memory is in nobody's RSS and is taken from the page cache.",
 		Fix: "Put the databases' shared memory in huge pages (`dbmem plan`); fewer long-lived connections (a pooler) also help.",
@@ -144,7 +145,7 @@ func (h host) engines() []Engine {
 	}
 	out = append(out, softwareEngines(h.Software)...)
 	if len(out) == 0 {
-		out = append(out, Engine{Name: EnginePostgres})
+		out = append(out, Engine{Name: finding.EnginePostgres})
 	}
 	return out
 }

@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/enginemem"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
 // checkPageTablesProjected projects page tables at max_connections when
 // every connection touches all of the shared segment.
-func checkPageTablesProjected(h host, in instance) []Finding {
+func checkPageTablesProjected(h host, in instance) []finding.Finding {
 	if in.words.oneProcess {
 		return nil // one process maps it once: its page tables are in the worst case
 	}
@@ -29,10 +30,10 @@ func checkPageTablesProjected(h host, in instance) []Finding {
 	if v, ok := sumVmPTE(in.Procs); ok {
 		vmpte = units.Bytes(v)
 	}
-	return []Finding{{
+	return []finding.Finding{{
 		ID: "pagetables.projected", Severity: sev, Subject: in.Subject,
 		Title: fmt.Sprintf("page tables can reach %s (%s of RAM) at max_connections=%d", units.Bytes(pt), units.Percent(pt, h.RAM), in.Work.MaxConnections),
-		Evidence: []Evidence{
+		Evidence: []finding.Evidence{
 			ev("projection", fmt.Sprintf("%d connections x %s shared / %s pages x 8 B = %s", in.Work.MaxConnections, units.Bytes(shared), units.Bytes(page), units.Bytes(pt)), "computed"),
 			ev("VmPTE of the instance now", vmpte, "/proc/PID/status"),
 			ev("PageTables now", bytesOf(h.Meminfo.PageTablesBytes), srcMeminfo),
@@ -52,10 +53,10 @@ func pageTableFormula(conns int, shared, page, pt uint64) string {
 
 // checkWorstCase adds up what every connection could take at once and sets
 // it against RAM, the cgroup limit and CommitLimit.
-func checkWorstCase(h host, in instance) []Finding {
+func checkWorstCase(h host, in instance) []finding.Finding {
 	w, wc := in.words, in.Worst
 	ins := []input{known(inMemTotal, h.Meminfo.MemTotalBytes), worstCaseInput(wc)}
-	if in.Engine.Name != EnginePostgres {
+	if in.Engine.Name != finding.EnginePostgres {
 		ins = append(ins, have(inSettings, in.SettingsKnown)) // its worst case is computed on settings read or none
 	}
 	if !h.need(w.worstID, in.Subject, ins...) {
@@ -64,9 +65,9 @@ func checkWorstCase(h host, in instance) []Finding {
 	if w.worstFloor > 0 && (h.RAM == 0 || share(wc.TotalBytes, h.RAM) < w.worstFloor) {
 		return nil
 	}
-	f := Finding{ID: w.worstID, Severity: Info, Subject: in.Subject, Title: worstTitle(wc, h.RAM), Why: w.worstWhy, Fix: w.worstFix(h)}
+	f := finding.Finding{ID: w.worstID, Severity: finding.Info, Subject: in.Subject, Title: worstTitle(wc, h.RAM), Why: w.worstWhy, Fix: w.worstFix(h)}
 	if w.worstFloor > 0 {
-		f.Severity = Notice
+		f.Severity = finding.Notice
 	}
 	f.Evidence = worstEvidence(wc)
 	for _, l := range wc.Skipped {
@@ -74,7 +75,7 @@ func checkWorstCase(h host, in instance) []Finding {
 	}
 	f.Evidence = append(f.Evidence, ev("MemTotal", units.Bytes(h.RAM), srcMeminfo))
 	if wc.TotalBytes > h.RAM || w.worstFloor > 0 && wc.TotalBytes == h.RAM {
-		f.Severity = Warning
+		f.Severity = finding.Warning
 		f.Stake(wc.TotalBytes-h.RAM, fmt.Sprintf("worst case beyond RAM: %s - %s MemTotal", units.Bytes(wc.TotalBytes), units.Bytes(h.RAM)))
 	}
 	if cg := in.Cgroup; cg != nil && cg.LimitBytes != nil {
@@ -84,7 +85,7 @@ func checkWorstCase(h host, in instance) []Finding {
 		}
 		f.Evidence = append(f.Evidence, ev("cgroup memory limit", units.Bytes(*cg.LimitBytes)+" at "+cg.LimitPath, "cgroup"))
 		if inCg > *cg.LimitBytes {
-			f.Severity = Warning
+			f.Severity = finding.Warning
 			f.Title += fmt.Sprintf("; exceeds the cgroup limit %s", units.Bytes(*cg.LimitBytes))
 		}
 	}
@@ -95,7 +96,7 @@ func checkWorstCase(h host, in instance) []Finding {
 			f.Why += " Strict overcommit is on: past CommitLimit queries get \"ERROR: out of memory\" and the instance stays up."
 		}
 	}
-	return []Finding{f}
+	return []finding.Finding{f}
 }
 
 // worstTitle sums the worst case up against the RAM.
@@ -127,8 +128,8 @@ func worstSum(wc WorstCase) string {
 
 // worstEvidence quotes every line, the terms of one connection and what
 // could not be measured (unknown, never 0).
-func worstEvidence(wc WorstCase) []Evidence {
-	var out []Evidence
+func worstEvidence(wc WorstCase) []finding.Evidence {
+	var out []finding.Evidence
 	for _, l := range wc.PerConnection {
 		out = append(out, ev("per connection: "+l.Name, units.Bytes(l.Bytes)+" = "+l.Formula, "settings"))
 	}
@@ -143,7 +144,7 @@ func worstEvidence(wc WorstCase) []Evidence {
 }
 
 // checkCacheShare flags a main cache taking too much of RAM.
-func checkCacheShare(h host, in instance) []Finding {
+func checkCacheShare(h host, in instance) []finding.Finding {
 	if in.words.ownCacheCheck != "" {
 		return nil // the engine's own sizing rule judges it
 	}
@@ -152,19 +153,19 @@ func checkCacheShare(h host, in instance) []Finding {
 		return nil
 	}
 	s := share(in.CacheBytes, h.RAM)
-	sev := Notice
+	sev := finding.Notice
 	switch {
 	case s > CacheWarning:
-		sev = Warning
+		sev = finding.Warning
 	case s <= CacheNotice:
 		return nil
 	}
 	above := in.CacheBytes - uint64(CacheNotice*float64(h.RAM))
-	return []Finding{{
+	return []finding.Finding{{
 		BytesAtStake: &above, StakeFormula: fmt.Sprintf("beyond %.0f%% of RAM: %s - %.0f%% x %s", CacheNotice*100, units.Bytes(in.CacheBytes), CacheNotice*100, units.Bytes(h.RAM)),
 		ID: "memory.cache_share", Severity: sev, Subject: in.Subject,
 		Title:    fmt.Sprintf("%s is %s of RAM", in.SharedBuffers.Name, units.Percent(in.CacheBytes, h.RAM)),
-		Evidence: []Evidence{in.SharedBuffers, ev("MemTotal", units.Bytes(h.RAM), srcMeminfo)},
+		Evidence: []finding.Evidence{in.SharedBuffers, ev("MemTotal", units.Bytes(h.RAM), srcMeminfo)},
 		Why: "What the cache takes is missing for sorts, hashes, connections and the kernel's page cache, which " +
 			"PostgreSQL relies on too (double buffering); past half of RAM there is little left when queries peak.",
 		Fix: "Keep shared_buffers near 25% of RAM (up to 40% for a cache-friendly workload) unless measurements say otherwise.",
@@ -233,7 +234,7 @@ func settingNames(names []string) string {
 
 // projectedPageTables is the page tables at max_connections, unknown when
 // max_connections was not read.
-func projectedPageTables(in instance, sh *segment, page uint64) Evidence {
+func projectedPageTables(in instance, sh *segment, page uint64) finding.Evidence {
 	if in.Work.unknown("max_connections") {
 		return ev("projected page tables", Unknown+": max_connections not read", "not read")
 	}

@@ -3,6 +3,7 @@ package advise
 import (
 	"fmt"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/units"
@@ -10,7 +11,7 @@ import (
 
 // otherChecks judge what is not PostgreSQL: MySQL/MariaDB servers, SysV
 // shared memory and the containers and cgroups of every database.
-func otherChecks(h host, s *snapshot.Snapshot) []Finding {
+func otherChecks(h host, s *snapshot.Snapshot) []finding.Finding {
 	out := checkPoolStarvesHost(h, s)
 	for _, in := range s.MySQL {
 		out = append(out, mysqlChecks(h, in)...)
@@ -19,8 +20,8 @@ func otherChecks(h host, s *snapshot.Snapshot) []Finding {
 	return append(out, containerChecks(h, s)...)
 }
 
-func mysqlChecks(h host, in *mysql.Instance) []Finding {
-	var out []Finding
+func mysqlChecks(h host, in *mysql.Instance) []finding.Finding {
+	var out []finding.Finding
 	out = append(out, checkMySQLBufferPool(h, in)...)
 	return append(out, checkMySQLSysVRights(h, in)...)
 }
@@ -43,7 +44,7 @@ func mysqlProcess(in *mysql.Instance) labeled {
 const srcServerSmaps = "server's smaps"
 
 // mysqlEvidence quotes a variable with where it came from.
-func mysqlEvidence(in *mysql.Instance, name string) Evidence {
+func mysqlEvidence(in *mysql.Instance, name string) finding.Evidence {
 	v, ok := in.Settings[name]
 	if !ok {
 		return ev(name, "unknown", "not read")
@@ -88,13 +89,13 @@ func hugeMappingsText(ms []mysql.MappingInfo) string {
 // server, whose buffer pool is in base pages: large_pages=ON and fallen back
 // (only the mappings show it), or a big pool with large_pages=OFF. The
 // server maps several large-page areas: its need is its own plan.
-func checkLargePages(h host, in instance) []Finding {
+func checkLargePages(h host, in instance) []finding.Finding {
 	m, bp := in.my, in.my.Memory.BufferPool
 	if _, ok := h.DefaultPageSize(); !h.need(in.words.hugeSkipName, in.Subject, have(inHugeSize, ok)) {
 		return nil
 	}
 	plan := in.Huge
-	f := Finding{Subject: in.Subject, Evidence: []Evidence{
+	f := finding.Finding{Subject: in.Subject, Evidence: []finding.Evidence{
 		in.HugeSetting, in.SharedBuffers,
 		ev("buffer pool mapping", poolMappingText(bp), srcServerSmaps),
 		ev("mappings in huge pages", hugeMappingsText(m.Memory.HugeMappings), srcServerSmaps),
@@ -104,7 +105,7 @@ func checkLargePages(h host, in instance) []Finding {
 	}
 	f.Evidence = append(f.Evidence, ev("pages needed", planText(plan), "computed"))
 	if in.WantsHuge {
-		f.ID, f.Severity = "mysql.large_pages_not_used", Warning
+		f.ID, f.Severity = "mysql.large_pages_not_used", finding.Warning
 		f.Title = fmt.Sprintf("large_pages=ON but the %s buffer pool is in %s pages", units.Bytes(bp.SizeBytes), units.Bytes(bp.PageSizeBytes))
 		f.Why = "The server allocates its large-page areas one after the other and falls back to 4 KiB pages, silently, " +
 			"for any that no longer fits in the free pool: smaller allocations made first took part of a pool sized for the " +
@@ -115,14 +116,14 @@ func checkLargePages(h host, in instance) []Finding {
 		if bp.SizeBytes < HugePagesWorthBytes || bufferPoolTooLarge(m, h.RAM) {
 			return nil // small, or too large for the RAM: huge pages are not the answer
 		}
-		f.ID, f.Severity = "mysql.large_pages_off", Notice
+		f.ID, f.Severity = "mysql.large_pages_off", finding.Notice
 		f.Title = fmt.Sprintf("%s buffer pool in 4 KiB pages: large_pages=OFF", units.Bytes(bp.SizeBytes))
 		f.Why = "The buffer pool is touched by every thread of one process: in 4 KiB pages it costs 2 MiB of page table per GiB " +
 			"and TLB misses, and it can be swapped; in huge pages it costs 4 KiB per GiB and stays in RAM."
 		f.Fix = "Set large_pages=ON with a pool that holds every large-page allocation, then restart."
 	}
 	f.Settings = mysqlHugeSettings(h, m, plan)
-	return []Finding{f}
+	return []finding.Finding{f}
 }
 
 func planText(p HugePageNeed) string {
@@ -135,7 +136,7 @@ func planText(p HugePageNeed) string {
 
 // mysqlHugeSettings: the pool (what others hold now + what this server
 // needs), large_pages, and for SysV servers the group, memlock and shm limits.
-func mysqlHugeSettings(h host, in *mysql.Instance, p HugePageNeed) []Setting {
+func mysqlHugeSettings(h host, in *mysql.Instance, p HugePageNeed) []finding.Setting {
 	pool, havePool := h.DefaultPool()
 	var held uint64
 	for _, m := range in.Memory.HugeMappings {
@@ -146,12 +147,12 @@ func mysqlHugeSettings(h host, in *mysql.Instance, p HugePageNeed) []Setting {
 		others, current = sub(hostInUse(pool), held), fmt.Sprint(pool.Total)
 		formula = fmt.Sprintf("%d pages in use by others + %d this server needs", others, p.Pages)
 	}
-	out := []Setting{{Target: TargetSysctl, Name: "vm.nr_hugepages", Value: fmt.Sprint(others + p.Pages),
+	out := []finding.Setting{{Target: finding.TargetSysctl, Name: "vm.nr_hugepages", Value: fmt.Sprint(others + p.Pages),
 		Current: current, Restart: "the MySQL/MariaDB server",
 		Formula: formula,
 		Why:     "every large-page allocation must fit, or the server falls back to 4 KiB pages without an error"}}
 	if !in.LargePages() {
-		out = append(out, Setting{Target: TargetMySQL, Name: "large_pages", Value: "ON", Current: "OFF",
+		out = append(out, finding.Setting{Target: finding.TargetMySQL, Name: "large_pages", Value: "ON", Current: "OFF",
 			Unit: in.Name(), Restart: "the MySQL/MariaDB server", Formula: "[mysqld] large_pages=ON",
 			Why: "the server asks for huge pages only with large_pages"})
 	}
@@ -161,24 +162,24 @@ func mysqlHugeSettings(h host, in *mysql.Instance, p HugePageNeed) []Setting {
 	return out
 }
 
-func sysvMySQLSettings(h host, in *mysql.Instance, p HugePageNeed) []Setting {
-	var out []Setting
+func sysvMySQLSettings(h host, in *mysql.Instance, p HugePageNeed) []finding.Setting {
+	var out []finding.Setting
 	sv := p.SysV
 	if sv.ShmGroup != nil {
-		out = append(out, Setting{Target: TargetSysctl, Name: "vm.hugetlb_shm_group", Value: fmt.Sprint(*sv.ShmGroup),
+		out = append(out, finding.Setting{Target: finding.TargetSysctl, Name: "vm.hugetlb_shm_group", Value: fmt.Sprint(*sv.ShmGroup),
 			Current: h.Sysctls["vm.hugetlb_shm_group"], Formula: "the server's gid",
 			Why: "shmget(SHM_HUGETLB) needs this group or CAP_IPC_LOCK (a memlock limit alone is refused on current kernels)"})
 	}
-	out = append(out, Setting{Target: TargetSystemd, Name: "LimitMEMLOCK", Value: fmt.Sprint(sv.MemlockBytes),
+	out = append(out, finding.Setting{Target: finding.TargetSystemd, Name: "LimitMEMLOCK", Value: fmt.Sprint(sv.MemlockBytes),
 		Unit: unitOf(in), Restart: "the MySQL/MariaDB server",
 		Formula: fmt.Sprintf("%d pages x %s", p.Pages, units.Bytes(p.PageSizeBytes)),
 		Why:     "MySQL's documentation asks for a memlock limit covering its SHM_HUGETLB segments; limits.conf does not apply to services"})
 	if cur, ok := h.Sysctls.Uint("kernel.shmmax"); ok && cur < sv.ShmMaxBytes {
-		out = append(out, Setting{Target: TargetSysctl, Name: "kernel.shmmax", Value: fmt.Sprint(sv.ShmMaxBytes),
+		out = append(out, finding.Setting{Target: finding.TargetSysctl, Name: "kernel.shmmax", Value: fmt.Sprint(sv.ShmMaxBytes),
 			Current: fmt.Sprint(cur), Formula: "the largest segment (the buffer pool)", Why: "shmget fails with EINVAL above it"})
 	}
 	if cur, ok := h.Sysctls.Uint("kernel.shmall"); ok && cur < sv.ShmAllPages {
-		out = append(out, Setting{Target: TargetSysctl, Name: "kernel.shmall", Value: fmt.Sprint(sv.ShmAllPages),
+		out = append(out, finding.Setting{Target: finding.TargetSysctl, Name: "kernel.shmall", Value: fmt.Sprint(sv.ShmAllPages),
 			Current: fmt.Sprint(cur), Formula: "sum of ceil(segment / 4 KiB)", Why: "shmget fails with ENOSPC above it"})
 	}
 	return out

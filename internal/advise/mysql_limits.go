@@ -3,6 +3,7 @@ package advise
 import (
 	"fmt"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/units"
@@ -10,7 +11,7 @@ import (
 
 // checkMySQLSysVRights: a server that maps large pages with shmget must be
 // allowed to create SHM_HUGETLB segments at its next start.
-func checkMySQLSysVRights(h host, in *mysql.Instance) []Finding {
+func checkMySQLSysVRights(h host, in *mysql.Instance) []finding.Finding {
 	if !in.LargePages() || in.Creds == nil {
 		return nil
 	}
@@ -28,8 +29,8 @@ func checkMySQLSysVRights(h host, in *mysql.Instance) []Finding {
 	if (inGroup || capLock) && !memlockShort {
 		return nil
 	}
-	f := Finding{ID: "mysql.sysv_rights", Severity: Notice, Subject: MySQLSubject(in),
-		Evidence: []Evidence{
+	f := finding.Finding{ID: "mysql.sysv_rights", Severity: finding.Notice, Subject: MySQLSubject(in),
+		Evidence: []finding.Evidence{
 			ev("vm.hugetlb_shm_group", fmt.Sprint(group), srcSysctl),
 			ev("server gid, groups", fmt.Sprintf("%d, %v", in.Creds.FSGID, in.Creds.Groups), "/proc/PID/status"),
 			ev("CAP_IPC_LOCK", fmt.Sprint(capLock), "/proc/PID/status CapEff"),
@@ -42,9 +43,9 @@ func checkMySQLSysVRights(h host, in *mysql.Instance) []Finding {
 		Fix:      "Set vm.hugetlb_shm_group to the server's group and LimitMEMLOCK in its systemd unit.",
 		Settings: sysvMySQLSettings(h, in, p)}
 	if !inGroup && !capLock {
-		f.Severity = Warning
+		f.Severity = finding.Warning
 	}
-	return []Finding{f}
+	return []finding.Finding{f}
 }
 
 func memlockText(l *linux.Limit) string {
@@ -84,7 +85,7 @@ func BufferPoolLimit(ram uint64) (limit, advise uint64, rule string) {
 // the RAM leaves too little for the connections, the OS and the page
 // cache; huge pages for it would make it worse (checkMySQLLargePages
 // then keeps quiet, and plan sizes no pool for it).
-func checkMySQLBufferPool(h host, in *mysql.Instance) []Finding {
+func checkMySQLBufferPool(h host, in *mysql.Instance) []finding.Finding {
 	const id = "mysql.buffer_pool_too_large"
 	if !h.need(id, MySQLSubject(in), known(inMemTotal, h.Meminfo.MemTotalBytes)) {
 		return nil
@@ -94,16 +95,16 @@ func checkMySQLBufferPool(h host, in *mysql.Instance) []Finding {
 	if !ok || bp <= limit {
 		return nil
 	}
-	return []Finding{{ID: id, Severity: Warning, Subject: MySQLSubject(in),
+	return []finding.Finding{{ID: id, Severity: finding.Warning, Subject: MySQLSubject(in),
 		Title: fmt.Sprintf("innodb_buffer_pool_size %s is %s of %s RAM: above MySQL's own sizing (%s)", units.Bytes(bp),
 			units.Percent(bp, h.RAM), units.Bytes(h.RAM), units.Bytes(limit)),
-		Evidence: []Evidence{mysqlEvidence(in, "innodb_buffer_pool_size"), ev("MemTotal", units.Bytes(h.RAM), srcMeminfo),
+		Evidence: []finding.Evidence{mysqlEvidence(in, "innodb_buffer_pool_size"), ev("MemTotal", units.Bytes(h.RAM), srcMeminfo),
 			ev("MySQL's sizing", units.Bytes(limit)+" ("+rule+")", "MySQL reference manual")},
 		Why: "What the buffer pool takes is missing for every connection's buffers, the kernel and the page cache: the server is " +
 			"OOM-killed or swaps as connections grow. Huge pages for it would make it worse: a pool is never reclaimed nor swapped.",
 		Fix: fmt.Sprintf("Lower innodb_buffer_pool_size to %s or less (less again where other software runs beside it), or add RAM; "+
 			"plan huge pages only for the smaller buffer pool.", units.Bytes(size)),
-		Settings: []Setting{{Target: TargetMySQL, Name: "innodb_buffer_pool_size", Value: u(size), Current: u(bp), Unit: MySQLUnit(in),
+		Settings: []finding.Setting{{Target: finding.TargetMySQL, Name: "innodb_buffer_pool_size", Value: u(size), Current: u(bp), Unit: MySQLUnit(in),
 			Restart: MySQLUnit(in), Formula: fmt.Sprintf("%s of %s RAM (%s), rounded down to 128 MiB", units.Bytes(limit), units.Bytes(h.RAM), rule),
 			Why: "leave RAM for the connections, the kernel and the page cache"}},
 	}}

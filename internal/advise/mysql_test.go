@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/sysv"
@@ -33,7 +34,7 @@ func TestMySQLLargePagesNotUsed(t *testing.T) {
 	s.Host.HugePools[0].Total, s.Host.HugePools[0].Free, s.Host.HugePools[0].Reserved = 600, 599, new(uint64(114))
 	s.MySQL = []*mysql.Instance{mariadb("ON")}
 	f := mustFind(t, Check(s, Options{}), "mysql.large_pages_not_used")
-	if f.Severity != Warning || !strings.Contains(f.Title, "1 GiB buffer pool is in 4 KiB pages") {
+	if f.Severity != finding.Warning || !strings.Contains(f.Title, "1 GiB buffer pool is in 4 KiB pages") {
 		t.Errorf("finding = %+v", f)
 	}
 	// 512 + 62 + 53 = 627 pages, 10% margin 62: 689; nothing else holds pages.
@@ -48,7 +49,7 @@ func TestMySQLLargePagesOff(t *testing.T) {
 	f := mustFind(t, Check(s, Options{}), "mysql.large_pages_off")
 	// 512 pool + 8 log buffer + 64 key buffer + 64 Aria page cache = 648,
 	// margin 64: 712, above the 627-643 MariaDB 10.11.19 took (measured).
-	if f.Severity != Notice || len(f.Settings) != 2 || f.Settings[0].Value != "712" || f.Settings[1].Name != "large_pages" {
+	if f.Severity != finding.Notice || len(f.Settings) != 2 || f.Settings[0].Value != "712" || f.Settings[1].Name != "large_pages" {
 		t.Errorf("finding = %+v", f)
 	}
 }
@@ -70,7 +71,7 @@ func TestMySQLSysVRights(t *testing.T) {
 	for _, st := range f.Settings {
 		names[st.Name] = st.Value + "@" + st.Unit
 	}
-	if f.Severity != Warning || names["vm.hugetlb_shm_group"] != "110@" || !strings.HasSuffix(names["LimitMEMLOCK"], "@mariadb.service") {
+	if f.Severity != finding.Warning || names["vm.hugetlb_shm_group"] != "110@" || !strings.HasSuffix(names["LimitMEMLOCK"], "@mariadb.service") {
 		t.Errorf("finding = %+v (settings %v)", f, names)
 	}
 }
@@ -80,7 +81,7 @@ func TestMySQLWorstCase(t *testing.T) {
 	in := mariadb("OFF")
 	in.Settings["max_connections"] = mysql.Setting{Value: "1000", Source: mysql.FromServer}
 	s.MySQL = []*mysql.Instance{in}
-	if f := mustFind(t, Check(s, Options{}), "mysql.worst_case"); f.Severity != Warning {
+	if f := mustFind(t, Check(s, Options{}), "mysql.worst_case"); f.Severity != finding.Warning {
 		t.Errorf("1000 connections x 19 MiB on 8 GiB: %+v", f)
 	}
 }
@@ -97,7 +98,7 @@ func TestContainerFindings(t *testing.T) {
 	in.Cgroup.Memory = &linux.CgroupMemory{Version: 2, Path: "/kubepods/x", LimitBytes: &mem, LimitPath: "/kubepods/x"}
 	s.MySQL = []*mysql.Instance{in}
 	got := ids(Check(s, Options{}))
-	if got["container.hugetlb_sigbus"] != Warning || got["container.worst_case_over_limit"] != Warning {
+	if got["container.hugetlb_sigbus"] != finding.Warning || got["container.worst_case_over_limit"] != finding.Warning {
 		t.Errorf("findings %v", got)
 	}
 	rsvd := lim
@@ -116,12 +117,12 @@ func TestSysVFindings(t *testing.T) {
 	s.SysV = &sysv.Snapshot{Kernel: sysv.Kernel{ShmMaxBytes: GiB, ShmAllPages: 1 << 40, ShmMni: 4096, PageSizeBytes: 4096, HugePageSizeBytes: new(2 * MiB)},
 		Segments: []sysv.SegmentInfo{orphan, sga}}
 	got := ids(Check(s, Options{}))
-	if got["sysv.orphan"] != Info || got["sysv.4k_segment"] != Notice || got["sysv.over_shmmax"] != Warning {
+	if got["sysv.orphan"] != finding.Info || got["sysv.4k_segment"] != finding.Notice || got["sysv.over_shmmax"] != finding.Warning {
 		t.Errorf("findings %v", got)
 	}
 }
 
-func mustFind(t *testing.T, fs []Finding, id string) Finding {
+func mustFind(t *testing.T, fs []finding.Finding, id string) finding.Finding {
 	t.Helper()
 	f, ok := find(fs, id)
 	if !ok {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/mysql"
 
 	"github.com/dbmem/dbmem/internal/units"
@@ -12,7 +13,7 @@ import (
 
 // oomRanking lists the processes the kernel would kill first, and flags a
 // database process at the top because of shared memory counted in its RSS.
-func oomRanking(h host) []Finding {
+func oomRanking(h host) []finding.Finding {
 	m := h.Meminfo
 	procs := h.oomProcesses()
 	if len(procs) == 0 || !h.need("oom.ranking", "host", known(inMemTotal, m.MemTotalBytes), known(inSwapTotal, m.SwapTotalBytes)) {
@@ -28,8 +29,8 @@ func oomRanking(h host) []Finding {
 		return nil
 	}
 	top := rank[0]
-	f := Finding{
-		ID: "oom.ranking", Severity: Info, Subject: "host",
+	f := finding.Finding{
+		ID: "oom.ranking", Severity: finding.Info, Subject: "host",
 		Title: fmt.Sprintf("first OOM victim would be pid %d %s (oom_score %s)", top.PID, top.Label, intOf(top.KernelScore)),
 		Why: "The kernel kills the process with the highest badness: rss (anon + file + shmem) + swap + page tables " +
 			"+ oom_score_adj x totalpages / 1000. Shared memory in 4 KiB pages counts in full in every process that touched it, " +
@@ -59,10 +60,10 @@ func oomRanking(h host) []Finding {
 	f.Evidence = append(f.Evidence, ev("oom_score", formula.String()+", totalpages "+fmt.Sprint(total)+" (RAM + swap)",
 		"kernel "+orWord(h.KernelRelease, "release unknown")))
 	if sh := top.ShmemBytes; top.Database && sh != nil && *sh >= OOMShmemFloor && *sh*2 >= uint64(top.Badness)*basePage {
-		f.Severity = Warning
+		f.Severity = finding.Warning
 		f.Title = fmt.Sprintf("pid %d %s is the first OOM victim because of %s of shared memory in its RSS", top.PID, top.Label, units.Bytes(*sh))
 	}
-	return []Finding{f}
+	return []finding.Finding{f}
 }
 
 // isMySQLLabel tells a MySQL/MariaDB server's label (mysqlProcess, or the

@@ -5,13 +5,14 @@ import (
 	"strconv"
 
 	"github.com/dbmem/dbmem/internal/cohost"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
 // checkOvercommitMode: vm.overcommit_memory 0 or 1 on a database host,
 // and why strict overcommit is not advised where it is not (software that
 // needs overcommit, a pod, Committed_AS or the pools); Redis under mode 2.
-func checkOvercommitMode(h host) []Finding {
+func checkOvercommitMode(h host) []finding.Finding {
 	mode, ok := h.Sysctls.Int("vm.overcommit_memory")
 	if !h.need("overcommit.mode", "host", have(inOvercommit, ok)) {
 		return nil
@@ -25,10 +26,10 @@ func checkOvercommitMode(h host) []Finding {
 	}
 	names := map[int64]string{0: "heuristic", 1: "always"}
 	m := h.Meminfo
-	f := Finding{
-		ID: "overcommit.mode", Severity: Notice, Subject: "host",
+	f := finding.Finding{
+		ID: "overcommit.mode", Severity: finding.Notice, Subject: "host",
 		Title: fmt.Sprintf("vm.overcommit_memory=%d (%s): a runaway query is OOM-killed instead of refused", mode, names[mode]),
-		Evidence: []Evidence{
+		Evidence: []finding.Evidence{
 			ev("vm.overcommit_memory", strconv.FormatInt(mode, 10), srcSysctl),
 			ev("Committed_AS", bytesOf(m.CommittedASBytes), srcMeminfo),
 			ev("CommitLimit", bytesOf(m.CommitLimitBytes)+" (not enforced)", srcMeminfo),
@@ -39,13 +40,13 @@ func checkOvercommitMode(h host) []Finding {
 			"(never when Committed_AS exceeds the new CommitLimit, and not on Kubernetes nodes or hosts with JVMs).",
 	}
 	if mode == 1 {
-		f.Severity = Warning
+		f.Severity = finding.Warning
 	}
 	if !h.Dedicated {
-		f.Severity = Info
+		f.Severity = finding.Info
 	}
 	whyNotStrict(h, &f, mode, cs)
-	return []Finding{f}
+	return []finding.Finding{f}
 }
 
 // whyNotStrict turns the overcommit finding into an info saying why strict
@@ -53,11 +54,11 @@ func checkOvercommitMode(h host) []Finding {
 // overcommit runs (named, with the alternative), Committed_AS is already
 // above the reserve's CommitLimit, or the pools leave no ratio that keeps
 // the reserve.
-func whyNotStrict(h host, f *Finding, mode int64, cs []Conflict) {
+func whyNotStrict(h host, f *finding.Finding, mode int64, cs []Conflict) {
 	name := map[int64]string{0: "heuristic", 1: "always"}[mode]
 	head := fmt.Sprintf("vm.overcommit_memory=%d (%s): ", mode, name)
 	if len(cs) > 0 {
-		f.Severity = Info
+		f.Severity = finding.Info
 		f.Title = head + "strict overcommit is not advised here, " + conflictNames(cs) + " would break"
 		for _, c := range cs {
 			f.Evidence = append(f.Evidence, ev(c.Software.String(), c.Why, softwareSource(c.Software)))
@@ -68,7 +69,7 @@ func whyNotStrict(h host, f *Finding, mode int64, cs []Conflict) {
 		return
 	}
 	if why, none := noRatio(h); none {
-		f.Severity = Info
+		f.Severity = finding.Info
 		f.Title = head + "no strict overcommit keeps the page-cache reserve here"
 		f.Evidence = append(f.Evidence, ev("no valid vm.overcommit_ratio", why, "computed"))
 		f.Fix = "Bound the databases instead: a memory limit per service (systemd MemoryMax=), their own caps (PGA_AGGREGATE_LIMIT, " +
@@ -76,7 +77,7 @@ func whyNotStrict(h host, f *Finding, mode int64, cs []Conflict) {
 		return
 	}
 	if why, over := committedOverReserve(h); over {
-		f.Severity = Info
+		f.Severity = finding.Info
 		f.Title = head + "strict overcommit cannot be switched on now"
 		f.Evidence = append(f.Evidence, ev("CommitLimit keeping the page-cache reserve", why, "computed"))
 		f.Fix = "Bring what is committed down first (smaller buffers, fewer connections: a pooler); until then bound the databases " +
@@ -123,14 +124,14 @@ func committedOverReserve(h host) (string, bool) {
 // strictBreaks flags strict overcommit on a host where Redis runs: its
 // background save forks the dataset and fails. (JVMs and Erlang VMs that
 // already run got their reservations.)
-func strictBreaks(h host, cs []Conflict) []Finding {
+func strictBreaks(h host, cs []Conflict) []finding.Finding {
 	for _, c := range cs {
 		if c.Software.Kind != cohost.Redis {
 			continue
 		}
-		return []Finding{{ID: "overcommit.mode", Severity: Warning, Subject: "host",
+		return []finding.Finding{{ID: "overcommit.mode", Severity: finding.Warning, Subject: "host",
 			Title:    "vm.overcommit_memory=2 with " + c.Software.String() + ": its background save fails",
-			Evidence: []Evidence{ev("vm.overcommit_memory", "2", srcSysctl), ev(c.Software.String(), c.Why, softwareSource(c.Software))},
+			Evidence: []finding.Evidence{ev("vm.overcommit_memory", "2", srcSysctl), ev(c.Software.String(), c.Why, softwareSource(c.Software))},
 			Why:      "Redis forks to save (BGSAVE, AOF rewrite); the child is charged the whole dataset under strict accounting, so the fork fails and nothing is saved.",
 			Fix: "Set vm.overcommit_memory=1 as Redis asks (or move Redis to another host), and bound the databases instead: " +
 				"OOMScoreAdjust=-1000 for the postmaster, a memory limit per service (systemd MemoryMax=), work_mem x max_connections within RAM.",
@@ -141,14 +142,14 @@ func strictBreaks(h host, cs []Conflict) []Finding {
 
 // nodeSettings is said once inside a container: the kernel's settings and
 // the huge page pool belong to the node (/proc/sys is read-only in a pod).
-func nodeSettings(h host, mode int64) []Finding {
+func nodeSettings(h host, mode int64) []finding.Finding {
 	pool := "none"
 	if p, ok := h.DefaultPool(); ok {
 		pool = poolText(p)
 	}
-	return []Finding{{ID: "overcommit.mode", Severity: Info, Subject: "host",
+	return []finding.Finding{{ID: "overcommit.mode", Severity: finding.Info, Subject: "host",
 		Title: "dbmem runs in a container: overcommit, swappiness, THP and the huge page pool are the node's settings",
-		Evidence: []Evidence{
+		Evidence: []finding.Evidence{
 			ev("vm.overcommit_memory", strconv.FormatInt(mode, 10), srcSysctl+" (the node's)"),
 			ev("/proc/sys read-only", strconv.FormatBool(h.Env.SysctlsReadOnly), "/proc/self/mountinfo"),
 			ev("huge page pool (the node's)", pool, srcPools),

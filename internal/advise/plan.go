@@ -6,6 +6,7 @@ import (
 	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/enginemem"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -172,8 +173,8 @@ type PlanResult struct {
 	HugePages    *HugePagePlan       `json:"huge_pages,omitempty"`
 	Overcommit   *OvercommitPlan     `json:"overcommit,omitempty"`
 	WorstCases   []InstanceWorstCase `json:"worst_cases"`
-	Settings     []Setting           `json:"settings"`
-	Alternatives []Setting           `json:"alternatives,omitempty"`
+	Settings     []finding.Setting   `json:"settings"`
+	Alternatives []finding.Setting   `json:"alternatives,omitempty"`
 	// Budget is the PostgreSQL instance's memory budget (one instance), or
 	// the MySQL/MariaDB server's when there is no PostgreSQL budget.
 	Budget *budget.Result `json:"budget,omitempty"`
@@ -255,11 +256,11 @@ func withPlanDefaults(in PlanInput) PlanOptions {
 	return o
 }
 
-var targetOrder = map[Target]int{TargetSysctl: 0, TargetSysfs: 1, TargetPostgres: 2, TargetPostgresRole: 2, TargetMySQL: 3,
-	TargetSystemd: 4, TargetKernelArgs: 5, TargetKubernetes: 6}
+var targetOrder = map[finding.Target]int{finding.TargetSysctl: 0, finding.TargetSysfs: 1, finding.TargetPostgres: 2, finding.TargetPostgresRole: 2, finding.TargetMySQL: 3,
+	finding.TargetSystemd: 4, finding.TargetKernelArgs: 5, finding.TargetKubernetes: 6}
 
 // sortSettings groups settings by target, keeping the order within each.
-func sortSettings(s []Setting) {
+func sortSettings(s []finding.Setting) {
 	sort.SliceStable(s, func(i, j int) bool { return targetOrder[s[i].Target] < targetOrder[s[j].Target] })
 }
 

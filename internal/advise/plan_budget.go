@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/dbmem/dbmem/internal/budget"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -85,7 +86,7 @@ func budgetHost(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanResul
 // budgetSettings are the budget's settings as the plan's: on a what-if
 // every one (the configuration planned), on a running server those that
 // change; per-role work_mem as TargetPostgresRole.
-func budgetSettings(in PlanInput, pi PlannedInstance, res budget.Result) (out []Setting) {
+func budgetSettings(in PlanInput, pi PlannedInstance, res budget.Result) (out []finding.Setting) {
 	defer func() { out = forInstance(pi, out) }()
 	whatIf := in.Host.Now == nil
 	for _, s := range res.Settings {
@@ -100,13 +101,13 @@ func budgetSettings(in PlanInput, pi PlannedInstance, res budget.Result) (out []
 			x.Restart = ""
 		}
 		for _, e := range s.Evidence {
-			x.Evidence = append(x.Evidence, Evidence(e))
+			x.Evidence = append(x.Evidence, finding.Evidence(e))
 		}
 		out = append(out, x)
 	}
 	for _, role := range res.Roles {
 		if role.Proposed != "" {
-			out = append(out, Setting{Target: TargetPostgresRole, Name: "work_mem", Value: role.Proposed, Current: role.Current,
+			out = append(out, finding.Setting{Target: finding.TargetPostgresRole, Name: "work_mem", Value: role.Proposed, Current: role.Current,
 				Role: role.Name, Unit: pi.Unit, Formula: role.Formula, Why: role.Why})
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/enginemem"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -135,13 +136,13 @@ func withSettings(m *MySQLPlanned, res budget.Result) *MySQLPlanned {
 // mysqlBudgetSettings are the budget's settings as the plan's: every one on
 // a what-if, those that change on a running server. max_connections is
 // dynamic: SET GLOBAL, no restart.
-func mysqlBudgetSettings(in PlanInput, pi PlannedInstance, res budget.Result) []Setting {
-	var out []Setting
+func mysqlBudgetSettings(in PlanInput, pi PlannedInstance, res budget.Result) []finding.Setting {
+	var out []finding.Setting
 	for _, s := range res.Settings {
 		if in.Host.Now != nil && s.Value == s.Current {
 			continue
 		}
-		out = append(out, Setting{Target: TargetMySQL, Name: s.Name, Value: s.Value, Current: s.Current, Unit: pi.Unit,
+		out = append(out, finding.Setting{Target: finding.TargetMySQL, Name: s.Name, Value: s.Value, Current: s.Current, Unit: pi.Unit,
 			Formula: s.Formula, Why: s.Why})
 	}
 	return out

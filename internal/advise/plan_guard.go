@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -71,7 +72,7 @@ func mysqlBufferPool(pi PlannedInstance) uint64 {
 // releasePool is the plan when no instance gets huge pages: the pool
 // keeps only what others hold, once the instances that hold pages now
 // restart without them; notes say why.
-func releasePool(in PlanInput, r *PlanResult) []Setting {
+func releasePool(in PlanInput, r *PlanResult) []finding.Setting {
 	var held uint64
 	var whys []string
 	for _, pi := range in.Instances {
@@ -87,7 +88,7 @@ func releasePool(in PlanInput, r *PlanResult) []Setting {
 	if others >= p.Total {
 		return nil
 	}
-	return []Setting{sysctlSetting("vm.nr_hugepages", u(others), u(p.Total),
+	return []finding.Setting{sysctlSetting("vm.nr_hugepages", u(others), u(p.Total),
 		fmt.Sprintf("%d in use by others (the planned instances' %d pages return when they restart without huge pages)", others, held),
 		"a pool nothing planned uses is RAM taken from everything else")}
 }
@@ -97,8 +98,8 @@ func releasePool(in PlanInput, r *PlanResult) []Setting {
 // MySQL's sizing, large_pages=OFF where it is ON (its pages are released),
 // huge_pages=off where PostgreSQL requires them (on would not start
 // without the pool).
-func noHugeSettings(in PlanInput, pi PlannedInstance) []Setting {
-	var out []Setting
+func noHugeSettings(in PlanInput, pi PlannedInstance) []finding.Setting {
+	var out []finding.Setting
 	if pi.MySQL != nil {
 		if bp, size, formula, ok := lowerBufferPool(in, pi); ok {
 			out = append(out, mySetting(pi, "innodb_buffer_pool_size", u(size), formula,
@@ -111,7 +112,7 @@ func noHugeSettings(in PlanInput, pi PlannedInstance) []Setting {
 		}
 		return out
 	}
-	if pi.Engine.Name == EnginePostgres && pi.Current["huge_pages"] == "on" {
+	if pi.Engine.Name == finding.EnginePostgres && pi.Current["huge_pages"] == "on" {
 		out = append(out, pgSetting(pi.Unit, "huge_pages", "try", "on", "try: "+pi.NoHuge,
 			"with huge_pages=on the server would not start without the pool"))
 	}

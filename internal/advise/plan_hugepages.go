@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/dbmem/dbmem/internal/cohost"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -139,7 +140,7 @@ func nowPool(in PlanInput, size uint64) (linux.HugePool, bool) {
 	return linux.HugePool{}, false
 }
 
-func hugePageSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
+func hugePageSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []finding.Setting {
 	if in.InContainer || len(cohost.OfKind(in.Software, cohost.Kubelet)) > 0 {
 		return nodePoolSettings(in, hp, r)
 	}
@@ -149,7 +150,7 @@ func hugePageSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
 	dyn := hp.NeedPages + hp.MarginPages
 	reserved := sysctlSetting("vm.nr_hugepages", u(hp.PoolPages), in.current("vm.nr_hugepages"), hp.Formula,
 		"a reserved pool: PostgreSQL with huge_pages=on starts only if these pages are free, and MySQL/MariaDB put in 4 KiB pages whatever does not fit")
-	dynamic := []Setting{
+	dynamic := []finding.Setting{
 		sysctlSetting("vm.nr_hugepages", u(hp.OtherPages), in.current("vm.nr_hugepages"),
 			fmt.Sprintf("%d in use by others", hp.OtherPages), "no reserved pool for the planned instances"),
 		sysctlSetting("vm.nr_overcommit_hugepages", u(dyn), in.current("vm.nr_overcommit_hugepages"),
@@ -157,11 +158,11 @@ func hugePageSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
 			"pages allocated when the instance starts and returned when it stops: no RAM held while unused, "+
 				"but the allocation can fail on fragmented memory (then huge_pages=on refuses to start)"),
 	}
-	var out []Setting
+	var out []finding.Setting
 	if in.Options.Dynamic {
 		out, r.Alternatives = dynamic, append(r.Alternatives, reserved)
 	} else {
-		out, r.Alternatives = []Setting{reserved}, append(r.Alternatives, dynamic...)
+		out, r.Alternatives = []finding.Setting{reserved}, append(r.Alternatives, dynamic...)
 	}
 	for i, n := range hp.PerNode {
 		s := sysfsSetting(nodePoolPath(i, hp.PageSizeBytes), u(n), "",
@@ -173,7 +174,7 @@ func hugePageSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
 }
 
 // bootPoolSettings reserve pages of a non-default size (1 GiB) at boot.
-func bootPoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
+func bootPoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []finding.Setting {
 	size := PageSizeName(hp.PageSizeBytes, "kernel")
 	if !offers(in.Host, hp.PageSizeBytes) {
 		r.Notes = append(r.Notes, fmt.Sprintf("this kernel offers no %s huge pages (for 1 GiB pages the CPU needs the pdpe1gb flag)", size))
@@ -182,12 +183,12 @@ func bootPoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
 		r.Notes = append(r.Notes, "pages of "+size+" cannot be allocated on demand (nr_overcommit_hugepages): planning a pool reserved at boot")
 	}
 	why := "pages of " + size + " must be reserved at boot: later, memory is too fragmented to find them"
-	out := []Setting{
-		{Target: TargetKernelArgs, Name: "hugepagesz", Value: size, Formula: size + " pages", Why: why, Restart: "reboot"},
-		{Target: TargetKernelArgs, Name: "hugepages", Value: u(hp.PoolPages), Formula: hp.Formula, Why: why, Restart: "reboot"},
+	out := []finding.Setting{
+		{Target: finding.TargetKernelArgs, Name: "hugepagesz", Value: size, Formula: size + " pages", Why: why, Restart: "reboot"},
+		{Target: finding.TargetKernelArgs, Name: "hugepages", Value: u(hp.PoolPages), Formula: hp.Formula, Why: why, Restart: "reboot"},
 	}
 	if needsDefaultSize(in) {
-		out = append([]Setting{{Target: TargetKernelArgs, Name: "default_hugepagesz", Value: size, Formula: size,
+		out = append([]finding.Setting{{Target: finding.TargetKernelArgs, Name: "default_hugepagesz", Value: size, Formula: size,
 			Why: "PostgreSQL before 14 and MySQL/MariaDB have no setting for the page size: they use the default size", Restart: "reboot"}}, out...)
 	}
 	r.Alternatives = append(r.Alternatives, sysfsSetting(fmt.Sprintf("/sys/kernel/mm/hugepages/hugepages-%dkB/nr_hugepages", hp.PageSizeBytes/KiB),
@@ -199,7 +200,7 @@ func bootPoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
 // (PostgreSQL before 14; MySQL and MariaDB take the default size).
 func needsDefaultSize(in PlanInput) bool {
 	for _, pi := range in.Instances {
-		if pi.Engine.Name == EnginePostgres && pi.Engine.Major > 0 && pi.Engine.Major < 14 || pi.MySQL != nil {
+		if pi.Engine.Name == finding.EnginePostgres && pi.Engine.Major > 0 && pi.Engine.Major < 14 || pi.MySQL != nil {
 			return true
 		}
 	}
@@ -216,7 +217,7 @@ func u(n uint64) string { return strconv.FormatUint(n, 10) }
 // node's, shared by every pod (kubelet reports its free pages as the pods'
 // allocatable hugepages): it is never shrunk, and grown only by what the
 // planned instances lack.
-func nodePoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
+func nodePoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []finding.Setting {
 	p, ok := nowPool(in, hp.PageSizeBytes)
 	mine := hp.NeedPages + hp.MarginPages
 	var held uint64
@@ -237,5 +238,5 @@ func nodePoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []Setting {
 	s := sysctlSetting("vm.nr_hugepages", u(p.Total+mine-room), u(p.Total),
 		fmt.Sprintf("the node's %d pages + %d the pod lacks (it needs %d, %d are free for it)", p.Total, mine-room, mine, room),
 		"on the node: the pool serves every pod, so it only grows by what this pod lacks")
-	return []Setting{s}
+	return []finding.Setting{s}
 }

@@ -6,17 +6,18 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
 // instanceSettings are the engine's own settings, its service's and its
 // container's.
-func instanceSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanResult) []Setting {
-	var out []Setting
+func instanceSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanResult) []finding.Setting {
+	var out []finding.Setting
 	switch {
 	case pi.MySQL != nil:
 		out = append(out, mysqlSettings(pi, hp)...)
-	case pi.Engine.Name == EnginePostgres:
+	case pi.Engine.Name == finding.EnginePostgres:
 		out = append(out, postgresSettings(in, pi, hp)...)
 		switch {
 		case pi.NoUnit != "" && !in.InContainer && pi.Container == "":
@@ -38,8 +39,8 @@ func instanceSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *Pla
 	return out
 }
 
-func postgresSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Setting {
-	var out []Setting
+func postgresSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []finding.Setting {
+	var out []finding.Setting
 	for _, name := range sortedKeys(pi.Changes) {
 		out = append(out, pgSetting(pi.Unit, name, pi.Changes[name], pi.Current[name], pi.Changes[name]+" (asked for)", "the planned configuration the pool is sized for"))
 	}
@@ -63,9 +64,9 @@ func postgresSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []Sett
 // sysvSettings let an engine using SHM_HUGETLB get its pages: the group
 // that may create the segments, the memlock limit MySQL's and Oracle's
 // documentation ask for, and (MySQL) kernel.shmmax and kernel.shmall.
-func sysvSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanResult) []Setting {
+func sysvSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanResult) []finding.Setting {
 	seg := pagesAt(pi.Need, hp.PageSizeBytes) * hp.PageSizeBytes
-	out := []Setting{systemdSetting(pi.Unit, "LimitMEMLOCK", "infinity", fmt.Sprintf("at least the segments, %s", units.Bytes(seg)),
+	out := []finding.Setting{systemdSetting(pi.Unit, "LimitMEMLOCK", "infinity", fmt.Sprintf("at least the segments, %s", units.Bytes(seg)),
 		"SHM_HUGETLB segments are charged to the memlock limit unless the group is vm.hugetlb_shm_group; limits.conf does not apply to services")}
 	if pi.GID >= 0 {
 		out = append(out, sysctlSetting("vm.hugetlb_shm_group", strconv.Itoa(pi.GID), in.current("vm.hugetlb_shm_group"),
@@ -84,18 +85,18 @@ func sysvSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanRes
 // kubernetesSettings are the container resources: huge pages are a resource
 // of their own (requests must equal limits), memory is the instance's worst
 // case besides them (ContainerMemory, as the kubernetes format renders it).
-func kubernetesSettings(pi PlannedInstance, hp *HugePagePlan) []Setting {
+func kubernetesSettings(pi PlannedInstance, hp *HugePagePlan) []finding.Setting {
 	pages := instancePoolPages(pi.Need, *hp)
 	huge := pages * hp.PageSizeBytes
 	res := "hugepages-" + PageSizeName(hp.PageSizeBytes, "k8s")
 	hf := fmt.Sprintf("%d pages x %s (need + margin)", pages, units.Bytes(hp.PageSizeBytes))
 	mem, mf := ContainerMemory(instanceWorstCase(pi, hp), true)
 	why := "requests equal limits for huge pages (Kubernetes requires it); without a hugepages resource the container cannot map them"
-	var out []Setting
+	var out []finding.Setting
 	for _, kind := range []string{"requests", "limits"} {
 		out = append(out,
-			Setting{Target: TargetKubernetes, Name: "resources." + kind + "." + res, Value: Quantity(huge), Formula: hf, Why: why},
-			Setting{Target: TargetKubernetes, Name: "resources." + kind + ".memory", Value: Quantity(mem), Formula: mf,
+			finding.Setting{Target: finding.TargetKubernetes, Name: "resources." + kind + "." + res, Value: Quantity(huge), Formula: hf, Why: why},
+			finding.Setting{Target: finding.TargetKubernetes, Name: "resources." + kind + ".memory", Value: Quantity(mem), Formula: mf,
 				Why: "memory the container may use besides its huge pages (anon, page tables, page cache it is charged); requests equal limits"})
 	}
 	return out

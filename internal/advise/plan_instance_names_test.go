@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"github.com/dbmem/dbmem/internal/finding"
 	"strings"
 	"testing"
 )
@@ -22,12 +23,12 @@ func TestPlanNamesEachInstance(t *testing.T) {
 	}
 	per := map[string]int{}
 	for _, s := range r.Settings {
-		host := s.Target == TargetSysctl || s.Target == TargetSysfs
+		host := s.Target == finding.TargetSysctl || s.Target == finding.TargetSysfs
 		if host != (s.Instance == "") {
 			t.Errorf("%s %s: instance %q", s.Target, s.Name, s.Instance)
 		}
 		per[s.Instance]++
-		if s.Instance == b.Subject && s.Target == TargetSystemd {
+		if s.Instance == b.Subject && s.Target == finding.TargetSystemd {
 			t.Errorf("a systemd setting for an instance no unit runs: %+v", s)
 		}
 	}

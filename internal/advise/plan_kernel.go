@@ -2,16 +2,17 @@ package advise
 
 import (
 	"fmt"
+	"github.com/dbmem/dbmem/internal/finding"
 	"strconv"
 )
 
 // kernelSettings are swappiness, THP and zone reclaim: none inside a
 // container (the node's).
-func kernelSettings(in PlanInput, r *PlanResult) []Setting {
+func kernelSettings(in PlanInput, r *PlanResult) []finding.Setting {
 	if in.InContainer {
 		return nil
 	}
-	var out []Setting
+	var out []finding.Setting
 	if in.Host.SwapBytes > 0 || in.Host.SwapUnknown != "" { // without swap, swappiness changes nothing
 		out = append(out, sysctlSetting("vm.swappiness", strconv.Itoa(in.Options.Swappiness), in.current("vm.swappiness"),
 			strconv.Itoa(in.Options.Swappiness)+" (database host: swap only as a last resort)",
@@ -28,14 +29,14 @@ func kernelSettings(in PlanInput, r *PlanResult) []Setting {
 // thpSettings follow every engine present: nothing when the current value
 // suits them all, a note and nothing when they disagree (MongoDB 8 beside
 // PostgreSQL) or one's advice is unknown.
-func thpSettings(in PlanInput, r *PlanResult) []Setting {
+func thpSettings(in PlanInput, r *PlanResult) []finding.Setting {
 	var engines []Engine
 	for _, pi := range in.Instances {
 		engines = append(engines, pi.Engine)
 	}
 	engines = append(engines, softwareEngines(in.Software)...)
 	if len(engines) == 0 {
-		engines = []Engine{{Name: EnginePostgres}}
+		engines = []Engine{{Name: finding.EnginePostgres}}
 	}
 	var thp [2]string
 	if in.Host.Now != nil {
@@ -57,10 +58,10 @@ func thpSettings(in PlanInput, r *PlanResult) []Setting {
 		return nil
 	}
 	formula := fmt.Sprintf("%s (advice for %s)", v.Want, engineNames(engines))
-	return []Setting{thpSetting("enabled", v.Want, thp[0], formula, v.Why), thpSetting("defrag", v.Defrag, thp[1], formula, v.Why)}
+	return []finding.Setting{thpSetting("enabled", v.Want, thp[0], formula, v.Why), thpSetting("defrag", v.Defrag, thp[1], formula, v.Why)}
 }
 
-func thpSetting(file, want, current, formula, why string) Setting {
+func thpSetting(file, want, current, formula, why string) finding.Setting {
 	s := sysfsSetting("/sys/kernel/mm/transparent_hugepage/"+file, want, current, why)
 	s.Formula = formula
 	return s

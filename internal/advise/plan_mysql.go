@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -50,9 +51,9 @@ func PlanMySQL(in *mysql.Instance, pageSize, basePage uint64) PlannedInstance {
 
 // MySQLEngine is the server's engine and version.
 func MySQLEngine(in *mysql.Instance) Engine {
-	name := EngineMySQL
+	name := finding.EngineMySQL
 	if in.Flavor == mysql.MariaDB {
-		name = EngineMariaDB
+		name = finding.EngineMariaDB
 	}
 	return Engine{Name: name, Major: in.Major, Minor: in.Minor}
 }
@@ -99,8 +100,8 @@ func MySQLNeedSource(p HugePageNeed) string {
 }
 
 // mysqlSettings are large_pages and the settings asked for (what-if).
-func mysqlSettings(pi PlannedInstance, hp *HugePagePlan) []Setting {
-	var out []Setting
+func mysqlSettings(pi PlannedInstance, hp *HugePagePlan) []finding.Setting {
+	var out []finding.Setting
 	for _, name := range sortedKeys(pi.Changes) {
 		out = append(out, mySetting(pi, name, pi.Changes[name], pi.Changes[name]+" (asked for)",
 			"the planned configuration the pool is sized for"))
@@ -120,14 +121,14 @@ func mysqlSettings(pi PlannedInstance, hp *HugePagePlan) []Setting {
 			"without an error, so check the mappings after the restart (dbmem report)"))
 }
 
-func mySetting(pi PlannedInstance, name, value, formula, why string) Setting {
-	return Setting{Target: TargetMySQL, Name: name, Value: value, Current: pi.Current[name], Unit: pi.Unit,
+func mySetting(pi PlannedInstance, name, value, formula, why string) finding.Setting {
+	return finding.Setting{Target: finding.TargetMySQL, Name: name, Value: value, Current: pi.Current[name], Unit: pi.Unit,
 		Formula: formula, Why: why, Restart: pi.Unit}
 }
 
 // shmSettings raise kernel.shmmax and kernel.shmall where they are below
 // what the server's SHM_HUGETLB segments need; on a what-if host, a note.
-func shmSettings(in PlanInput, pi PlannedInstance, r *PlanResult) []Setting {
+func shmSettings(in PlanInput, pi PlannedInstance, r *PlanResult) []finding.Setting {
 	p := pi.Need.SysV
 	if p == nil {
 		return nil
@@ -137,7 +138,7 @@ func shmSettings(in PlanInput, pi PlannedInstance, r *PlanResult) []Setting {
 			"the kernel's defaults are far larger; check the host's values", pi.Subject, p.ShmMaxBytes, units.Bytes(p.ShmMaxBytes), p.ShmAllPages))
 		return nil
 	}
-	var out []Setting
+	var out []finding.Setting
 	if cur, ok := in.Host.Now.Sysctls.Uint("kernel.shmmax"); ok && cur < p.ShmMaxBytes {
 		out = append(out, sysctlSetting("kernel.shmmax", u(p.ShmMaxBytes), u(cur),
 			fmt.Sprintf("the largest segment: %s (the buffer pool, counted whole)", units.Bytes(p.ShmMaxBytes)),

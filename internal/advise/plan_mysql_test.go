@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 )
@@ -40,22 +41,22 @@ func TestPlanJointPool(t *testing.T) {
 	}
 	pool := hp.PoolPages * 2 * MiB
 	ratio, _, _ := OvercommitRatio(64*GiB, 4*GiB, pool, DefaultReserve)
-	if s, _ := setting(r, TargetSysctl, "vm.overcommit_ratio"); s.Value != strconv.Itoa(ratio) || r.Overcommit.CommitLimitBytes != CommitLimit(64*GiB, 4*GiB, pool, ratio) {
+	if s, _ := setting(r, finding.TargetSysctl, "vm.overcommit_ratio"); s.Value != strconv.Itoa(ratio) || r.Overcommit.CommitLimitBytes != CommitLimit(64*GiB, 4*GiB, pool, ratio) {
 		t.Errorf("overcommit_ratio %+v, want %d (pool of %d pages)", s, ratio, hp.PoolPages)
 	}
-	lp, ok := setting(r, TargetMySQL, "large_pages")
+	lp, ok := setting(r, finding.TargetMySQL, "large_pages")
 	if !ok || lp.Value != "ON" || lp.Current != "OFF" || lp.Unit != "mariadb.service" || !strings.Contains(lp.Formula, "MAP_HUGETLB needs only free pages") {
 		t.Errorf("large_pages %+v", lp)
 	}
 	for _, name := range []string{"vm.hugetlb_shm_group", "kernel.shmmax", "kernel.shmall"} {
-		if s, ok := setting(r, TargetSysctl, name); ok {
+		if s, ok := setting(r, finding.TargetSysctl, name); ok {
 			t.Errorf("mmap server: %+v planned", s)
 		}
 	}
-	if s, ok := setting(r, TargetSystemd, "LimitMEMLOCK"); ok {
+	if s, ok := setting(r, finding.TargetSystemd, "LimitMEMLOCK"); ok {
 		t.Errorf("mmap server: %+v planned", s)
 	}
-	if _, ok := setting(r, TargetPostgres, "huge_pages"); !ok {
+	if _, ok := setting(r, finding.TargetPostgres, "huge_pages"); !ok {
 		t.Error("PostgreSQL's huge_pages=on is missing from the joint plan")
 	}
 }
@@ -83,15 +84,15 @@ func TestPlanMySQLByAPI(t *testing.T) {
 		in.Host.Now = &HostNow{Sysctls: linux.Sysctls{"kernel.shmmax": "33554432", "kernel.shmall": "18446744073692774399", "vm.hugetlb_shm_group": "0"}}
 		r := Plan(in)
 		name := srv.Name()
-		group, hasGroup := setting(r, TargetSysctl, "vm.hugetlb_shm_group")
-		memlock, hasMemlock := setting(r, TargetSystemd, "LimitMEMLOCK")
-		shmmax, hasShmmax := setting(r, TargetSysctl, "kernel.shmmax")
-		_, hasShmall := setting(r, TargetSysctl, "kernel.shmall")
+		group, hasGroup := setting(r, finding.TargetSysctl, "vm.hugetlb_shm_group")
+		memlock, hasMemlock := setting(r, finding.TargetSystemd, "LimitMEMLOCK")
+		shmmax, hasShmmax := setting(r, finding.TargetSysctl, "kernel.shmmax")
+		_, hasShmall := setting(r, finding.TargetSysctl, "kernel.shmall")
 		if hasGroup != c.sysv || hasMemlock != c.sysv || hasShmmax != c.sysv || hasShmall {
 			t.Errorf("%s: group %v, memlock %v, shmmax %v, shmall %v; want the first three %v, never shmall (the host's is larger)",
 				name, hasGroup, hasMemlock, hasShmmax, hasShmall, c.sysv)
 		}
-		lp, _ := setting(r, TargetMySQL, "large_pages")
+		lp, _ := setting(r, finding.TargetMySQL, "large_pages")
 		if !c.sysv {
 			if !strings.Contains(lp.Formula, "no vm.hugetlb_shm_group, LimitMEMLOCK or kernel.shmmax/shmall") {
 				t.Errorf("%s: large_pages formula does not say why nothing else is needed: %s", name, lp.Formula)
@@ -113,7 +114,7 @@ func TestPlanMySQLWhatIfSysV(t *testing.T) {
 	srv.Flavor, srv.Major, srv.Minor, srv.Creds = mysql.MySQL, 5, 7, nil
 	r := Plan(jointHost(srv))
 	notes := strings.Join(r.Notes, "\n")
-	if _, ok := setting(r, TargetSysctl, "vm.hugetlb_shm_group"); ok || !strings.Contains(notes, "set vm.hugetlb_shm_group to the gid") ||
+	if _, ok := setting(r, finding.TargetSysctl, "vm.hugetlb_shm_group"); ok || !strings.Contains(notes, "set vm.hugetlb_shm_group to the gid") ||
 		!strings.Contains(notes, "kernel.shmmax must be at least 1073741824") {
 		t.Errorf("notes %s", notes)
 	}

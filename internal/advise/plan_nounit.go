@@ -2,11 +2,12 @@ package advise
 
 import (
 	"fmt"
+	"github.com/dbmem/dbmem/internal/finding"
 	"strings"
 )
 
 // forInstance names the instance each of its settings is for.
-func forInstance(pi PlannedInstance, ss []Setting) []Setting {
+func forInstance(pi PlannedInstance, ss []finding.Setting) []finding.Setting {
 	for i := range ss {
 		ss[i].Instance = pi.Subject
 	}

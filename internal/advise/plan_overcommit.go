@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -25,7 +26,7 @@ type OvercommitPlan struct {
 	CommittedAfterBytes uint64 `json:"committed_after_bytes,omitempty"`
 }
 
-func overcommitSettings(in PlanInput, hp *HugePagePlan, r *PlanResult) []Setting {
+func overcommitSettings(in PlanInput, hp *HugePagePlan, r *PlanResult) []finding.Setting {
 	o, h := in.Options, in.Host
 	if why, ok := strictNotAdvised(in); ok {
 		r.Notes = append(r.Notes, why)
@@ -52,7 +53,7 @@ func overcommitSettings(in PlanInput, hp *HugePagePlan, r *PlanResult) []Setting
 	if poolsText != "" {
 		clText += " (huge pages: " + poolsText + ")"
 	}
-	out := []Setting{
+	out := []finding.Setting{
 		sysctlSetting("vm.overcommit_memory", "2", in.current("vm.overcommit_memory"), "2 (strict accounting)",
 			"an allocation past CommitLimit fails (the query gets \"out of memory\") instead of an OOM kill that restarts every session"),
 		sysctlSetting("vm.overcommit_ratio", strconv.Itoa(op.Ratio), in.current("vm.overcommit_ratio"), op.Formula+" -> "+clText,

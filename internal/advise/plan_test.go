@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -15,7 +16,7 @@ func seed001() PlanInput {
 		Source: "seed 001",
 		Host:   HostFacts{RAMBytes: 5016896 * KiB, SwapBytes: 974844 * KiB, NUMANodes: 1, DefaultHugePageBytes: 2 * MiB},
 		Instances: []PlannedInstance{{
-			Engine: Engine{Name: EnginePostgres, Major: 15}, Subject: "pg", Unit: "postgresql@15-main.service", GID: -1,
+			Engine: Engine{Name: finding.EnginePostgres, Major: 15}, Subject: "pg", Unit: "postgresql@15-main.service", GID: -1,
 			Changes: map[string]string{"shared_buffers": "1GB", "max_connections": "500"},
 			Need:    HugePageNeed{PageSizeBytes: 2 * MiB, Pages: 547, SharedBytes: 1093 * MiB, Source: "postgres -C", Exact: true},
 			Work:    Workload{MaxConnections: 500, WorkMemBytes: 4 * MiB, HashMemMultiplier: 2, SharedBytes: 1093 * MiB},
@@ -23,13 +24,13 @@ func seed001() PlanInput {
 	}
 }
 
-func setting(r PlanResult, t Target, name string) (Setting, bool) {
+func setting(r PlanResult, t finding.Target, name string) (finding.Setting, bool) {
 	for _, s := range r.Settings {
 		if s.Target == t && s.Name == name {
 			return s, true
 		}
 	}
-	return Setting{}, false
+	return finding.Setting{}, false
 }
 
 func TestPlanSeed001(t *testing.T) {
@@ -42,37 +43,37 @@ func TestPlanSeed001(t *testing.T) {
 	}
 	want := map[string]string{"vm.nr_hugepages": "558", "vm.overcommit_memory": "2", "vm.overcommit_ratio": "48", "vm.swappiness": "10"}
 	for name, v := range want {
-		if s, ok := setting(r, TargetSysctl, name); !ok || s.Value != v || s.Formula == "" {
+		if s, ok := setting(r, finding.TargetSysctl, name); !ok || s.Value != v || s.Formula == "" {
 			t.Errorf("%s = %q (%v), want %s", name, s.Value, ok, v)
 		}
 	}
-	if s, _ := setting(r, TargetPostgres, "huge_pages"); s.Value != "on" || s.Unit != "postgresql@15-main.service" {
+	if s, _ := setting(r, finding.TargetPostgres, "huge_pages"); s.Value != "on" || s.Unit != "postgresql@15-main.service" {
 		t.Errorf("huge_pages %+v", s)
 	}
-	if s, _ := setting(r, TargetPostgres, "shared_buffers"); s.Value != "1GB" {
+	if s, _ := setting(r, finding.TargetPostgres, "shared_buffers"); s.Value != "1GB" {
 		t.Errorf("planned shared_buffers %+v", s)
 	}
-	if s, _ := setting(r, TargetSysfs, "/sys/kernel/mm/transparent_hugepage/enabled"); s.Value != "never" {
+	if s, _ := setting(r, finding.TargetSysfs, "/sys/kernel/mm/transparent_hugepage/enabled"); s.Value != "never" {
 		t.Errorf("THP %+v", s)
 	}
-	if s, _ := setting(r, TargetKubernetes, "resources.limits.hugepages-2Mi"); s.Value != "1116Mi" {
+	if s, _ := setting(r, finding.TargetKubernetes, "resources.limits.hugepages-2Mi"); s.Value != "1116Mi" {
 		t.Errorf("kubernetes hugepages %+v", s)
 	}
 	for _, s := range Plan(seed001()).Settings {
-		if s.Target == TargetKubernetes {
+		if s.Target == finding.TargetKubernetes {
 			t.Errorf("kubernetes setting without Options.Kubernetes (a bare host): %+v", s)
 		}
 	}
 	var env []string
 	for _, s := range r.Settings {
-		if s.Target == TargetSystemd {
+		if s.Target == finding.TargetSystemd {
 			env = append(env, s.Name+"="+s.Value)
 		}
 	}
 	if strings.Join(env, " ") != "OOMScoreAdjust=-1000 Environment=PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj Environment=PG_OOM_ADJUST_VALUE=0" {
 		t.Errorf("systemd settings %v", env)
 	}
-	if _, ok := setting(r, TargetSysctl, "vm.zone_reclaim_mode"); ok {
+	if _, ok := setting(r, finding.TargetSysctl, "vm.zone_reclaim_mode"); ok {
 		t.Error("zone_reclaim_mode planned on a single-node what-if")
 	}
 	if len(r.Alternatives) != 2 || r.Alternatives[1].Name != "vm.nr_overcommit_hugepages" || r.Alternatives[1].Value != "558" {
@@ -90,10 +91,10 @@ func TestPlanSeed001(t *testing.T) {
 func TestPlanSwappinessNeedsSwap(t *testing.T) {
 	in := seed001()
 	in.Host.SwapBytes = 0
-	if s, ok := setting(Plan(in), TargetSysctl, "vm.swappiness"); ok {
+	if s, ok := setting(Plan(in), finding.TargetSysctl, "vm.swappiness"); ok {
 		t.Errorf("vm.swappiness planned without swap: %+v", s)
 	}
-	if _, ok := setting(Plan(seed001()), TargetSysctl, "vm.swappiness"); !ok {
+	if _, ok := setting(Plan(seed001()), finding.TargetSysctl, "vm.swappiness"); !ok {
 		t.Error("vm.swappiness not planned with 952 MiB of swap")
 	}
 }
@@ -105,10 +106,10 @@ func TestPlanWithoutHugePages(t *testing.T) {
 	if r.HugePages != nil {
 		t.Error("huge pages planned")
 	}
-	if s, _ := setting(r, TargetSysctl, "vm.overcommit_ratio"); s.Value != "60" {
+	if s, _ := setting(r, finding.TargetSysctl, "vm.overcommit_ratio"); s.Value != "60" {
 		t.Errorf("ratio without huge pages %q, want 60 (seed 001: 60.6 rounded down so the 20%% reserve holds)", s.Value)
 	}
-	if _, ok := setting(r, TargetPostgres, "huge_pages"); ok {
+	if _, ok := setting(r, finding.TargetPostgres, "huge_pages"); ok {
 		t.Error("huge_pages=on without huge pages")
 	}
 	if len(r.WorstCases) != 1 || r.WorstCases[0].PageTablesBytes < 500*1093*MiB/512 {
@@ -120,10 +121,10 @@ func TestPlanDynamicAndMargin(t *testing.T) {
 	in := seed001()
 	in.Options.Dynamic, in.Options.MarginPercent = true, -1
 	r := Plan(in)
-	if s, _ := setting(r, TargetSysctl, "vm.nr_overcommit_hugepages"); s.Value != "547" {
+	if s, _ := setting(r, finding.TargetSysctl, "vm.nr_overcommit_hugepages"); s.Value != "547" {
 		t.Errorf("dynamic pool %+v", s)
 	}
-	if s, _ := setting(r, TargetSysctl, "vm.nr_hugepages"); s.Value != "0" {
+	if s, _ := setting(r, finding.TargetSysctl, "vm.nr_hugepages"); s.Value != "0" {
 		t.Errorf("reserved pool with --dynamic %+v", s)
 	}
 	in.Instances[0].Need.Exact = false
@@ -141,20 +142,20 @@ func TestPlanGigantic(t *testing.T) {
 	r := Plan(in)
 	var args []string
 	for _, s := range r.Settings {
-		if s.Target == TargetKernelArgs {
+		if s.Target == finding.TargetKernelArgs {
 			args = append(args, s.Name+"="+s.Value)
 		}
 	}
 	if strings.Join(args, " ") != "hugepagesz=1G hugepages=2" {
 		t.Errorf("kernel command line %v, want hugepagesz=1G hugepages=2 (1093 MiB + 2%% = 1115 MiB: 2 pages; a margin in whole pages would add a third)", args)
 	}
-	if s, _ := setting(r, TargetPostgres, "huge_page_size"); s.Value != "1GB" {
+	if s, _ := setting(r, finding.TargetPostgres, "huge_page_size"); s.Value != "1GB" {
 		t.Errorf("huge_page_size %+v", s)
 	}
-	if _, ok := setting(r, TargetSysctl, "vm.nr_hugepages"); ok {
+	if _, ok := setting(r, finding.TargetSysctl, "vm.nr_hugepages"); ok {
 		t.Error("vm.nr_hugepages planned for 1 GiB pages")
 	}
-	if s, _ := setting(r, TargetKubernetes, "resources.requests.hugepages-1Gi"); s.Value != "2Gi" {
+	if s, _ := setting(r, finding.TargetKubernetes, "resources.requests.hugepages-1Gi"); s.Value != "2Gi" {
 		t.Errorf("kubernetes %+v", s)
 	}
 	if !strings.Contains(strings.Join(r.Notes, " "), "no 1G huge pages") {
@@ -166,9 +167,9 @@ func TestPlanGigantic(t *testing.T) {
 	}
 }
 
-func hasArg(s []Setting, name string) bool {
+func hasArg(s []finding.Setting, name string) bool {
 	for _, x := range s {
-		if x.Target == TargetKernelArgs && x.Name == name {
+		if x.Target == finding.TargetKernelArgs && x.Name == name {
 			return true
 		}
 	}
@@ -188,16 +189,16 @@ func TestPlanNUMAAndHostNow(t *testing.T) {
 	if r.HugePages.OtherPages != 40 || r.HugePages.PoolPages != 598 || len(r.HugePages.PerNode) != 2 {
 		t.Fatalf("pool %+v: want 40 pages kept for their current users", r.HugePages)
 	}
-	if s, _ := setting(r, TargetSysfs, "/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages"); s.Value != "299" {
+	if s, _ := setting(r, finding.TargetSysfs, "/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages"); s.Value != "299" {
 		t.Errorf("node 1 %+v", s)
 	}
-	if s, _ := setting(r, TargetSysctl, "vm.zone_reclaim_mode"); s.Value != "0" || s.Current != "1" {
+	if s, _ := setting(r, finding.TargetSysctl, "vm.zone_reclaim_mode"); s.Value != "0" || s.Current != "1" {
 		t.Errorf("zone reclaim %+v", s)
 	}
-	if s, _ := setting(r, TargetSysctl, "vm.overcommit_kbytes"); s.Value != "0" {
+	if s, _ := setting(r, finding.TargetSysctl, "vm.overcommit_kbytes"); s.Value != "0" {
 		t.Errorf("overcommit_kbytes %+v", s)
 	}
-	if s, _ := setting(r, TargetSysctl, "vm.nr_hugepages"); s.Current != "100" {
+	if s, _ := setting(r, finding.TargetSysctl, "vm.nr_hugepages"); s.Current != "100" {
 		t.Errorf("current pool %+v", s)
 	}
 	in.Host.Now.CommittedASBytes = new(4 * GiB)
@@ -218,26 +219,26 @@ func TestPlanSysVEngine(t *testing.T) {
 		e    Engine
 		sysv bool
 	}{
-		{Engine{Name: EngineMySQL, Major: 5, Minor: 7}, true},
-		{Engine{Name: EngineMariaDB, Major: 10, Minor: 4}, true},
-		{Engine{Name: EngineOracle, Major: 19}, true},
-		{Engine{Name: EngineMySQL, Major: 8, Minor: 0}, false},
-		{Engine{Name: EngineMySQL, Major: 8, Minor: 4}, false},
-		{Engine{Name: EngineMariaDB, Major: 10, Minor: 11}, false},
+		{Engine{Name: finding.EngineMySQL, Major: 5, Minor: 7}, true},
+		{Engine{Name: finding.EngineMariaDB, Major: 10, Minor: 4}, true},
+		{Engine{Name: finding.EngineOracle, Major: 19}, true},
+		{Engine{Name: finding.EngineMySQL, Major: 8, Minor: 0}, false},
+		{Engine{Name: finding.EngineMySQL, Major: 8, Minor: 4}, false},
+		{Engine{Name: finding.EngineMariaDB, Major: 10, Minor: 11}, false},
 	} {
 		in := seed001()
 		in.Instances[0].Engine = c.e
 		in.Instances[0].GID = 27
 		r := Plan(in)
-		group, hasGroup := setting(r, TargetSysctl, "vm.hugetlb_shm_group")
-		memlock, hasMemlock := setting(r, TargetSystemd, "LimitMEMLOCK")
+		group, hasGroup := setting(r, finding.TargetSysctl, "vm.hugetlb_shm_group")
+		memlock, hasMemlock := setting(r, finding.TargetSystemd, "LimitMEMLOCK")
 		if hasGroup != c.sysv || hasMemlock != c.sysv {
 			t.Errorf("%s: hugetlb_shm_group %v, LimitMEMLOCK %v; want both %v", c.e, hasGroup, hasMemlock, c.sysv)
 		}
 		if c.sysv && (group.Value != "27" || memlock.Value != "infinity") {
 			t.Errorf("%s: hugetlb_shm_group %+v, LimitMEMLOCK %+v", c.e, group, memlock)
 		}
-		if _, ok := setting(r, TargetPostgres, "huge_pages"); ok {
+		if _, ok := setting(r, finding.TargetPostgres, "huge_pages"); ok {
 			t.Errorf("%s: PostgreSQL settings", c.e)
 		}
 	}
@@ -293,7 +294,7 @@ func TestPlanCountsEveryPool(t *testing.T) {
 	if op.CommitLimitBytes != CommitLimit(16*GiB, 0, op.PoolsBytes, op.Ratio) {
 		t.Errorf("CommitLimit %s is not the kernel's for ratio %d", units.Bytes(op.CommitLimitBytes), op.Ratio)
 	}
-	if s, _ := setting(r, TargetSysctl, "vm.overcommit_ratio"); !strings.Contains(s.Formula, "kept 2 x 1 GiB") {
+	if s, _ := setting(r, finding.TargetSysctl, "vm.overcommit_ratio"); !strings.Contains(s.Formula, "kept 2 x 1 GiB") {
 		t.Errorf("formula does not name the pool kept: %s", s.Formula)
 	}
 	// No instance to plan: the pools are all kept, and counted.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -47,7 +48,7 @@ func instanceOutside(in instance) outside {
 // host is short of memory now (MemAvailable under 10% of RAM, or swap in
 // use) with less than MinLeftBeside left. In strict overcommit the
 // private part is bounded: what CommitLimit allows, less what swap holds.
-func checkPoolStarvesHost(h host, s *snapshot.Snapshot) []Finding {
+func checkPoolStarvesHost(h host, s *snapshot.Snapshot) []finding.Finding {
 	const id = "hugepages.pool_starves_host"
 	m := h.Meminfo
 	pools, poolsText := h.poolsNow()
@@ -70,10 +71,10 @@ func checkPoolStarvesHost(h host, s *snapshot.Snapshot) []Finding {
 	if left >= need && !critical {
 		return nil
 	}
-	f := Finding{ID: id, Severity: Warning, Subject: "host",
+	f := finding.Finding{ID: id, Severity: finding.Warning, Subject: "host",
 		Title: fmt.Sprintf("huge page pools take %s of %s RAM (%s), leaving %s for the kernel, the page cache and every process",
 			units.Bytes(pools), units.Bytes(h.RAM), units.Percent(pools, h.RAM), units.Bytes(left)),
-		Evidence: []Evidence{
+		Evidence: []finding.Evidence{
 			ev("huge page pools", poolsText, srcPools),
 			ev("left beside the pools", fmt.Sprintf("%s = %s MemTotal - %s", units.Bytes(left), units.Bytes(h.RAM), units.Bytes(pools)), srcMeminfo),
 			ev("needed beside the pools", needText, "computed"),
@@ -88,10 +89,10 @@ func checkPoolStarvesHost(h host, s *snapshot.Snapshot) []Finding {
 		f.Stake(need-left, fmt.Sprintf("needed beside the pools - left: %s - %s", units.Bytes(need), units.Bytes(left)))
 	}
 	if critical {
-		f.Severity = Critical
+		f.Severity = finding.Critical
 		f.Title += "; the host is short of memory now"
 	}
-	return []Finding{f}
+	return []finding.Finding{f}
 }
 
 // outsideNeed is what must fit beside the pools: a floor for the kernel

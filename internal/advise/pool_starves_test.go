@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/cohost"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -25,17 +26,17 @@ func TestPoolStarvesHost(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		mut  func(*snapshot.Snapshot)
-		want Severity // -1: none
+		want finding.Severity // -1: none
 	}{
 		{"400 pages on 981 MiB, MemAvailable 1%, swapping", func(s *snapshot.Snapshot) {
 			s.Host.HugePools[0].Total, s.Host.HugePools[0].Free = 400, 16
 			s.Host.Meminfo.MemAvailableBytes = new(10 * MiB)
 			s.Host.Meminfo.SwapTotalBytes, s.Host.Meminfo.SwapFreeBytes = new(GiB), new(600*MiB)
-		}, Critical},
+		}, finding.Critical},
 		{"400 pages on 981 MiB without pressure: the worst case does not fit beside them", func(s *snapshot.Snapshot) {
 			s.Host.HugePools[0].Total, s.Host.HugePools[0].Free = 400, 16
 			s.Host.Meminfo.MemAvailableBytes = new(150 * MiB)
-		}, Warning},
+		}, finding.Warning},
 		{"no pool", func(s *snapshot.Snapshot) { s.Host.Meminfo.MemAvailableBytes = new(10 * MiB) }, -1},
 	} {
 		s, _ := small1G("ON")
@@ -64,11 +65,11 @@ func TestPoolStarvesHost(t *testing.T) {
 func TestMySQLBufferPoolTooLarge(t *testing.T) {
 	s, _ := small1G("OFF")
 	s.Host.Meminfo.CommittedASBytes = new(1480 * MiB)
-	if f, _ := find(Check(s, Options{}), "overcommit.mode"); f.Severity != Info || !strings.Contains(f.Title, "cannot be switched on now") {
+	if f, _ := find(Check(s, Options{}), "overcommit.mode"); f.Severity != finding.Info || !strings.Contains(f.Title, "cannot be switched on now") {
 		t.Errorf("Committed_AS above RAM: overcommit.mode %s %q, want info: plan would not switch", f.Severity, f.Title)
 	}
 	f, ok := find(Check(s, Options{}), "mysql.buffer_pool_too_large")
-	if !ok || f.Severity != Warning || len(f.Settings) != 1 || f.Settings[0].Value != "402653184" {
+	if !ok || f.Severity != finding.Warning || len(f.Settings) != 1 || f.Settings[0].Value != "402653184" {
 		t.Fatalf("768 MiB on 981 MiB: %+v", f)
 	}
 	if _, ok := find(Check(s, Options{}), "mysql.large_pages_off"); ok {
@@ -100,13 +101,13 @@ func TestPlanSmallVM(t *testing.T) {
 		if r.HugePages != nil {
 			t.Errorf("large_pages=%s: a pool of %d pages planned on 981 MiB", lp, r.HugePages.PoolPages)
 		}
-		if s, _ := setting(r, TargetMySQL, "innodb_buffer_pool_size"); s.Value != "402653184" {
+		if s, _ := setting(r, finding.TargetMySQL, "innodb_buffer_pool_size"); s.Value != "402653184" {
 			t.Errorf("large_pages=%s: buffer pool %+v", lp, s)
 		}
-		if lps, ok := setting(r, TargetMySQL, "large_pages"); lp == "OFF" && ok || lp == "ON" && lps.Value != "OFF" {
+		if lps, ok := setting(r, finding.TargetMySQL, "large_pages"); lp == "OFF" && ok || lp == "ON" && lps.Value != "OFF" {
 			t.Errorf("large_pages=%s: planned %+v", lp, lps)
 		}
-		if s, ok := setting(r, TargetSysctl, "vm.nr_hugepages"); lp == "ON" && s.Value != "0" || lp == "OFF" && ok {
+		if s, ok := setting(r, finding.TargetSysctl, "vm.nr_hugepages"); lp == "ON" && s.Value != "0" || lp == "OFF" && ok {
 			t.Errorf("large_pages=%s: vm.nr_hugepages %+v", lp, s)
 		}
 	}
@@ -129,7 +130,7 @@ func TestPlanPoolLeavesTooLittle(t *testing.T) {
 	in.Host.Now = &HostNow{Sysctls: linux.Sysctls{"vm.nr_hugepages": "2000"}, CommittedASBytes: new(GiB),
 		Pools: []linux.HugePool{{PageSizeBytes: 2 * MiB, Node: -1, Total: 2000, Free: 100, Reserved: new(uint64(0))}}}
 	r := Plan(in)
-	if s, _ := setting(r, TargetSysctl, "vm.nr_hugepages"); s.Value != "1900" || !strings.Contains(strings.Join(r.Notes, " "), "would leave") {
+	if s, _ := setting(r, finding.TargetSysctl, "vm.nr_hugepages"); s.Value != "1900" || !strings.Contains(strings.Join(r.Notes, " "), "would leave") {
 		t.Errorf("pool on a host its pools starve: %+v, notes %v", s, r.Notes)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/unitname"
 )
@@ -19,13 +20,10 @@ func PostgresUnit(in *postgres.Instance) string {
 	return unitname.Postgres(in.Settings.String("config_file"), in.DataDir)
 }
 
-// UnitForDataDir is the packaged unit name for a data directory.
-func UnitForDataDir(dir string) string { return unitname.Postgres("", dir) }
-
 // oomSettings protect the postmaster and leave its children killable, as
 // the PostgreSQL documentation (Linux Memory Overcommit) describes.
-func oomSettings(unit string) []Setting {
-	return []Setting{
+func oomSettings(unit string) []finding.Setting {
+	return []finding.Setting{
 		systemdSetting(unit, "OOMScoreAdjust", "-1000", "-1000 (PostgreSQL documentation)",
 			"the OOM killer never picks the postmaster, whose death takes the whole instance down"),
 		systemdSetting(unit, "Environment", "PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj", "file each child writes at fork",

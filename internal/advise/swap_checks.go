@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-func checkSwap(h host) []Finding {
+func checkSwap(h host) []finding.Finding {
 	m := h.Meminfo
 	if !h.Dedicated || !h.need("swap.large", "host", known(inSwapTotal, m.SwapTotalBytes), known(inMemTotal, m.MemTotalBytes)) {
 		return nil
@@ -20,10 +21,10 @@ func checkSwap(h host) []Finding {
 	if u, ok := m.SwapUsedBytes(); ok {
 		used = units.Bytes(u)
 	}
-	return []Finding{{
-		ID: "swap.large", Severity: Notice, Subject: "host",
+	return []finding.Finding{{
+		ID: "swap.large", Severity: finding.Notice, Subject: "host",
 		Title: fmt.Sprintf("%s of swap (%s of RAM)", units.Bytes(swap), units.Percent(swap, h.RAM)),
-		Evidence: []Evidence{
+		Evidence: []finding.Evidence{
 			ev("SwapTotal", units.Bytes(swap), srcMeminfo),
 			ev("SwapUsed", used, srcMeminfo),
 			ev("MemTotal", units.Bytes(h.RAM), srcMeminfo),
@@ -34,24 +35,24 @@ func checkSwap(h host) []Finding {
 	}}
 }
 
-func checkSwappiness(h host) []Finding {
+func checkSwappiness(h host) []finding.Finding {
 	sw, ok := h.Sysctls.Int("vm.swappiness")
 	swap := h.Meminfo.SwapTotalBytes
 	if !h.Dedicated || !h.need("swap.swappiness", "host", have("vm.swappiness (/proc/sys)", ok), known(inSwapTotal, swap)) ||
 		sw <= SwappinessMax || *swap == 0 {
 		return nil
 	}
-	return []Finding{{
-		ID: "swap.swappiness", Severity: Notice, Subject: "host",
+	return []finding.Finding{{
+		ID: "swap.swappiness", Severity: finding.Notice, Subject: "host",
 		Title: fmt.Sprintf("vm.swappiness=%d with %s of swap", sw, units.Bytes(*swap)),
-		Evidence: []Evidence{
+		Evidence: []finding.Evidence{
 			ev("vm.swappiness", strconv.FormatInt(sw, 10), srcSysctl),
 			ev("SwapTotal", units.Bytes(*swap), srcMeminfo),
 		},
 		Why: "A high swappiness makes the kernel swap out database memory to keep page cache, " +
 			"which turns later accesses into disk reads.",
 		Fix:      "Set vm.swappiness=10 (or 1).",
-		Settings: []Setting{sysctlSetting("vm.swappiness", "10", strconv.FormatInt(sw, 10), "10 (seed 001: 10, or 1)", "swap only as a last resort")},
+		Settings: []finding.Setting{sysctlSetting("vm.swappiness", "10", strconv.FormatInt(sw, 10), "10 (seed 001: 10, or 1)", "swap only as a last resort")},
 	}}
 }
 
@@ -60,7 +61,7 @@ func checkSwappiness(h host) []Finding {
 // vm.swappiness), and every access to it is now a disk read. Swap used
 // under real memory pressure (MemAvailable low) is another story: the
 // findings about what takes the memory tell it.
-func checkSwapInUse(h host) []Finding {
+func checkSwapInUse(h host) []finding.Finding {
 	const id = "swap.in_use"
 	m := h.Meminfo
 	avail, estimated, okAvail := m.Available()
@@ -81,10 +82,10 @@ func checkSwapInUse(h host) []Finding {
 	if sw == "" {
 		swShown = Unknown
 	}
-	f := Finding{
-		ID: id, Severity: Warning, Subject: "host",
+	f := finding.Finding{
+		ID: id, Severity: finding.Warning, Subject: "host",
 		Title: fmt.Sprintf("%s swapped out while %s (%s of RAM) is available", units.Bytes(used), units.Bytes(avail), units.Percent(avail, h.RAM)),
-		Evidence: []Evidence{
+		Evidence: []finding.Evidence{
 			ev("swap used", fmt.Sprintf("%s of %s (SwapTotal - SwapFree)", units.Bytes(used), bytesOf(m.SwapTotalBytes)), srcMeminfo),
 			ev(availName, units.Bytes(avail), srcMeminfo),
 			ev("vm.swappiness", swShown, srcSysctl),
@@ -96,7 +97,7 @@ func checkSwapInUse(h host) []Finding {
 	}
 	f.Stake(used, "swap used: SwapTotal - SwapFree")
 	if n, err := strconv.Atoi(sw); err == nil && n > SwappinessMax {
-		f.Settings = []Setting{sysctlSetting("vm.swappiness", strconv.Itoa(DefaultSwappiness), sw, "10 (seed 001: 10, or 1)", "swap only as a last resort")}
+		f.Settings = []finding.Setting{sysctlSetting("vm.swappiness", strconv.Itoa(DefaultSwappiness), sw, "10 (seed 001: 10, or 1)", "swap only as a last resort")}
 	}
-	return []Finding{f}
+	return []finding.Finding{f}
 }

@@ -1,5 +1,7 @@
 package advise
 
+import "github.com/dbmem/dbmem/internal/finding"
+
 // Severity thresholds. Each is stated in docs/check-plan.md; change both
 // together. Shares are of MemTotal.
 const (
@@ -61,17 +63,17 @@ const (
 
 // pageTableSeverity grades page tables of b bytes on a host with ram bytes;
 // ok is false when they are too small to mention.
-func pageTableSeverity(b, ram uint64) (Severity, bool) {
+func pageTableSeverity(b, ram uint64) (finding.Severity, bool) {
 	s := share(b, ram)
 	switch {
 	case ram == 0:
-		return Info, false
+		return finding.Info, false
 	case s >= PageTablesCritical:
-		return Critical, true
+		return finding.Critical, true
 	case s >= PageTablesWarning:
-		return Warning, true
+		return finding.Warning, true
 	case s >= PageTablesNotice && b >= PageTablesFloor:
-		return Notice, true
+		return finding.Notice, true
 	}
-	return Info, false
+	return finding.Info, false
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
@@ -40,7 +41,7 @@ func TestWorstCaseUnknownSettings(t *testing.T) {
 	s := hostSnap(16 * GiB)
 	s.Postgres = append(s.Postgres, in)
 	r := Judge(s, Options{})
-	var f *Finding
+	var f *finding.Finding
 	for i := range r.Findings {
 		if r.Findings[i].ID == "memory.worst_case" {
 			f = &r.Findings[i]

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/render"
 )
@@ -46,8 +46,8 @@ var engineDenied = regexp.MustCompile(`(?i)(?:_commands?|_librar(?:y|ies)|_path|
 
 // allowed splits settings into those apply may write and refusals for the
 // others: a name dbmem does not plan, or a value outside its rule.
-func allowed(settings []advise.Setting) ([]advise.Setting, []Refusal) {
-	var keep []advise.Setting
+func allowed(settings []finding.Setting) ([]finding.Setting, []Refusal) {
+	var keep []finding.Setting
 	var out []Refusal
 	for _, s := range settings {
 		if why := refuseSetting(s); why != "" {
@@ -60,17 +60,17 @@ func allowed(settings []advise.Setting) ([]advise.Setting, []Refusal) {
 	return keep, out
 }
 
-func refuseSetting(s advise.Setting) string {
+func refuseSetting(s finding.Setting) string {
 	switch s.Target {
-	case advise.TargetSysctl:
+	case finding.TargetSysctl:
 		return hostchange.Allowed(hostchange.Sysctl(s.Name), s.Value)
-	case advise.TargetSysfs:
+	case finding.TargetSysfs:
 		return hostchange.Allowed(hostchange.Setting{Target: hostchange.TargetSysfs, Name: render.SysfsPath(s.Name)}, s.Value)
-	case advise.TargetKernelArgs:
+	case finding.TargetKernelArgs:
 		return byName(bootRules, s.Name, s.Value, "kernel command line word")
-	case advise.TargetSystemd:
+	case finding.TargetSystemd:
 		return byName(systemdRules, s.Name, s.Value, "systemd setting")
-	case advise.TargetPostgres, advise.TargetMySQL:
+	case finding.TargetPostgres, finding.TargetMySQL:
 		if engineDenied.MatchString(s.Name) {
 			return fmt.Sprintf("%s %s runs commands, loads code or names files, not memory", s.Target, s.Name)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -56,7 +56,7 @@ func TestOnlyPlannedSettings(t *testing.T) {
 	o.Engines = &Engines{Postgres: 1, MySQL: 1}
 	shmmax := readSysctl(t, "kernel.shmmax")
 	cases := []struct {
-		s    advise.Setting
+		s    finding.Setting
 		want string
 	}{
 		{setting("vm.nr_hugepages_mempolicy", "12000"), "sysctl vm.nr_hugepages_mempolicy is not one dbmem plans"},
@@ -72,16 +72,16 @@ func TestOnlyPlannedSettings(t *testing.T) {
 		{setting("vm.nr_overcommit_hugepages", "100000000"), "surplus pages of 2 MiB"},
 		{setting("vm.hugetlb_shm_group", "987654"), "gid 987654 is not a group in /etc/group"},
 		{setting("kernel.shmmax", "4096"), "kernel.shmmax would fall from " + shmmax + " to 4096"},
-		{advise.Setting{Target: advise.TargetSystemd, Name: "ExecStartPre", Value: "/bin/sh -c id"}, "systemd setting ExecStartPre is not one dbmem plans"},
-		{advise.Setting{Target: advise.TargetSystemd, Name: "Environment", Value: "LD_PRELOAD=/tmp/x.so"}, "is not a value dbmem plans"},
-		{advise.Setting{Target: advise.TargetKernelArgs, Name: "init", Value: "/bin/sh"}, "kernel command line word init is not one dbmem plans"},
-		{advise.Setting{Target: advise.TargetPostgres, Name: "archive_command", Value: "rm -rf /"}, "postgresql archive_command runs commands"},
-		{advise.Setting{Target: advise.TargetPostgres, Name: "shared_preload_libraries", Value: "evil"}, "runs commands, loads code or names files"},
-		{advise.Setting{Target: advise.TargetMySQL, Name: "plugin_load_add", Value: "evil.so"}, "mysql plugin_load_add runs commands"},
+		{finding.Setting{Target: finding.TargetSystemd, Name: "ExecStartPre", Value: "/bin/sh -c id"}, "systemd setting ExecStartPre is not one dbmem plans"},
+		{finding.Setting{Target: finding.TargetSystemd, Name: "Environment", Value: "LD_PRELOAD=/tmp/x.so"}, "is not a value dbmem plans"},
+		{finding.Setting{Target: finding.TargetKernelArgs, Name: "init", Value: "/bin/sh"}, "kernel command line word init is not one dbmem plans"},
+		{finding.Setting{Target: finding.TargetPostgres, Name: "archive_command", Value: "rm -rf /"}, "postgresql archive_command runs commands"},
+		{finding.Setting{Target: finding.TargetPostgres, Name: "shared_preload_libraries", Value: "evil"}, "runs commands, loads code or names files"},
+		{finding.Setting{Target: finding.TargetMySQL, Name: "plugin_load_add", Value: "evil.so"}, "mysql plugin_load_add runs commands"},
 	}
 	for _, c := range cases {
 		t.Run(c.s.Name, func(t *testing.T) {
-			p, err := Prepare([]advise.Setting{c.s}, o)
+			p, err := Prepare([]finding.Setting{c.s}, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,20 +109,20 @@ func TestPlannedSettingsPass(t *testing.T) {
 	o.Render.PostgresConfDir, o.Render.Units = "/etc/postgresql/15/main/conf.d", []string{"postgresql@15-main.service"}
 	o.Engines = &Engines{Postgres: 1}
 	thp := kernelWord(readFile(t, "/sys/kernel/mm/transparent_hugepage/enabled"))
-	settings := []advise.Setting{
+	settings := []finding.Setting{
 		setting("vm.swappiness", readSysctl(t, "vm.swappiness")),
 		setting("vm.zone_reclaim_mode", "0"),
 		setting("vm.hugetlb_shm_group", "0"),
 		setting("kernel.shmmax", readSysctl(t, "kernel.shmmax")),
 		setting("/sys/kernel/mm/transparent_hugepage/enabled", thp),
 		setting("vm.nr_overcommit_hugepages", readSysctl(t, "vm.nr_overcommit_hugepages")),
-		{Target: advise.TargetSystemd, Name: "LimitMEMLOCK", Value: "infinity"},
-		{Target: advise.TargetSystemd, Name: "Environment", Value: "PG_OOM_ADJUST_VALUE=0"},
-		{Target: advise.TargetSystemd, Name: "OOMScoreAdjust", Value: "-1000"},
-		{Target: advise.TargetKernelArgs, Name: "hugepagesz", Value: "2M"},
-		{Target: advise.TargetKernelArgs, Name: "hugepages", Value: "16"},
-		{Target: advise.TargetPostgres, Name: "huge_pages", Value: "on"},
-		{Target: advise.TargetPostgres, Name: "shared_buffers", Value: "4GB"},
+		{Target: finding.TargetSystemd, Name: "LimitMEMLOCK", Value: "infinity"},
+		{Target: finding.TargetSystemd, Name: "Environment", Value: "PG_OOM_ADJUST_VALUE=0"},
+		{Target: finding.TargetSystemd, Name: "OOMScoreAdjust", Value: "-1000"},
+		{Target: finding.TargetKernelArgs, Name: "hugepagesz", Value: "2M"},
+		{Target: finding.TargetKernelArgs, Name: "hugepages", Value: "16"},
+		{Target: finding.TargetPostgres, Name: "huge_pages", Value: "on"},
+		{Target: finding.TargetPostgres, Name: "shared_buffers", Value: "4GB"},
 	}
 	p, err := Prepare(settings, o)
 	if err != nil {

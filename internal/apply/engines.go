@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -45,10 +46,10 @@ func DetectEngines(fs linux.FS) (Engines, error) {
 
 // engineRefusals refuses settings for a database that does not run here.
 // A systemd setting without a unit belongs to the first of units.
-func engineRefusals(settings []advise.Setting, e Engines, units []string) []Refusal {
+func engineRefusals(settings []finding.Setting, e Engines, units []string) []Refusal {
 	var out []Refusal
 	for _, s := range settings {
-		if s.Target == advise.TargetSystemd && s.Unit == "" && len(units) > 0 {
+		if s.Target == finding.TargetSystemd && s.Unit == "" && len(units) > 0 {
 			s.Unit = units[0]
 		}
 		engine, n := engineOf(s, e)
@@ -62,12 +63,12 @@ func engineRefusals(settings []advise.Setting, e Engines, units []string) []Refu
 }
 
 // engineOf names the database a setting is for ("" for host settings).
-func engineOf(s advise.Setting, e Engines) (string, int) {
+func engineOf(s finding.Setting, e Engines) (string, int) {
 	u := strings.ToLower(s.Unit)
 	switch {
-	case s.Target == advise.TargetPostgres || s.Target == advise.TargetSystemd && strings.HasPrefix(u, "postgresql"):
+	case s.Target == finding.TargetPostgres || s.Target == finding.TargetSystemd && strings.HasPrefix(u, "postgresql"):
 		return "PostgreSQL", e.Postgres
-	case s.Target == advise.TargetMySQL || s.Target == advise.TargetSystemd && (strings.HasPrefix(u, "mysql") || strings.HasPrefix(u, "mariadb")):
+	case s.Target == finding.TargetMySQL || s.Target == finding.TargetSystemd && (strings.HasPrefix(u, "mysql") || strings.HasPrefix(u, "mariadb")):
 		return "MySQL/MariaDB", e.MySQL
 	}
 	return "", 0

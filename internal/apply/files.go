@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/render"
@@ -44,7 +44,7 @@ func (f FileChange) Noop() bool {
 }
 
 // planFiles renders the files and reads what they would replace.
-func planFiles(settings []advise.Setting, o Options) ([]FileChange, error) {
+func planFiles(settings []finding.Setting, o Options) ([]FileChange, error) {
 	files, err := render.Files(settings, o.Render)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/kerneltest"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/render"
@@ -58,12 +58,12 @@ func testOptions(t *testing.T) Options {
 		Now: func() time.Time { tick = tick.Add(time.Second); return tick }}
 }
 
-func setting(name, value string) advise.Setting {
-	target := advise.TargetSysctl
+func setting(name, value string) finding.Setting {
+	target := finding.TargetSysctl
 	if strings.Contains(name, "/") {
-		target = advise.TargetSysfs
+		target = finding.TargetSysfs
 	}
-	return advise.Setting{Target: target, Name: name, Value: value, Formula: "test", Why: "test of dbmem apply"}
+	return finding.Setting{Target: target, Name: name, Value: value, Formula: "test", Why: "test of dbmem apply"}
 }
 
 // other returns a value different from cur.

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // ParseSet reads one --set argument: "[target:]name=value". Without a
@@ -14,24 +14,24 @@ import (
 // (transparent_hugepage/enabled) is a sysfs file; anything else needs its
 // target: "postgresql:huge_pages=on", "systemd:LimitMEMLOCK=infinity",
 // "kernel-cmdline:hugepages=16", "mysql:large_pages=ON".
-func ParseSet(arg string) (advise.Setting, error) {
+func ParseSet(arg string) (finding.Setting, error) {
 	kv, value, ok := strings.Cut(arg, "=")
 	if !ok || kv == "" {
-		return advise.Setting{}, fmt.Errorf("--set %q: want [target:]name=value", arg)
+		return finding.Setting{}, fmt.Errorf("--set %q: want [target:]name=value", arg)
 	}
 	target, name, hasTarget := strings.Cut(kv, ":")
 	if !hasTarget {
 		name = kv
 		switch {
 		case strings.Contains(name, "/"):
-			target = string(advise.TargetSysfs)
+			target = string(finding.TargetSysfs)
 		case strings.Contains(name, "."):
-			target = string(advise.TargetSysctl)
+			target = string(finding.TargetSysctl)
 		default:
-			return advise.Setting{}, fmt.Errorf("--set %q: name the target, e.g. postgresql:%s or systemd:%s", arg, kv, kv)
+			return finding.Setting{}, fmt.Errorf("--set %q: name the target, e.g. postgresql:%s or systemd:%s", arg, kv, kv)
 		}
 	}
-	s := advise.Setting{Target: advise.Target(target), Name: strings.TrimSpace(name), Value: strings.TrimSpace(value),
+	s := finding.Setting{Target: finding.Target(target), Name: strings.TrimSpace(name), Value: strings.TrimSpace(value),
 		Formula: "given on the command line (--set " + arg + ")"}
 	return s, nil
 }
@@ -40,17 +40,17 @@ func ParseSet(arg string) (advise.Setting, error) {
 // advise.Setting fields: target, name, value, current, unit, formula, why,
 // evidence, restart) or an object with such an array under "settings"
 // (the shape of `dbmem plan --json`); other fields are ignored.
-func ReadPlan(r io.Reader) ([]advise.Setting, error) {
+func ReadPlan(r io.Reader) ([]finding.Setting, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
-	var list []advise.Setting
+	var list []finding.Setting
 	if err := json.Unmarshal(b, &list); err == nil {
 		return list, nil
 	}
 	var doc struct {
-		Settings *[]advise.Setting `json:"settings"`
+		Settings *[]finding.Setting `json:"settings"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("want a JSON array of settings or an object with \"settings\": %w", err)

@@ -4,16 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 func TestParseSet(t *testing.T) {
-	for in, want := range map[string]advise.Setting{
-		"vm.swappiness=10":                          {Target: advise.TargetSysctl, Name: "vm.swappiness", Value: "10"},
-		"transparent_hugepage/enabled=never":        {Target: advise.TargetSysfs, Name: "transparent_hugepage/enabled", Value: "never"},
-		"postgresql:huge_pages=on":                  {Target: advise.TargetPostgres, Name: "huge_pages", Value: "on"},
-		"systemd:LimitMEMLOCK=infinity":             {Target: advise.TargetSystemd, Name: "LimitMEMLOCK", Value: "infinity"},
-		"systemd:Environment=PG_OOM_ADJUST_VALUE=0": {Target: advise.TargetSystemd, Name: "Environment", Value: "PG_OOM_ADJUST_VALUE=0"},
+	for in, want := range map[string]finding.Setting{
+		"vm.swappiness=10":                          {Target: finding.TargetSysctl, Name: "vm.swappiness", Value: "10"},
+		"transparent_hugepage/enabled=never":        {Target: finding.TargetSysfs, Name: "transparent_hugepage/enabled", Value: "never"},
+		"postgresql:huge_pages=on":                  {Target: finding.TargetPostgres, Name: "huge_pages", Value: "on"},
+		"systemd:LimitMEMLOCK=infinity":             {Target: finding.TargetSystemd, Name: "LimitMEMLOCK", Value: "infinity"},
+		"systemd:Environment=PG_OOM_ADJUST_VALUE=0": {Target: finding.TargetSystemd, Name: "Environment", Value: "PG_OOM_ADJUST_VALUE=0"},
 	} {
 		got, err := ParseSet(in)
 		if err != nil || got.Target != want.Target || got.Name != want.Name || got.Value != want.Value {

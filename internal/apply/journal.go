@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/hostchange"
 )
 
@@ -43,7 +43,7 @@ type Journal struct {
 	Notes    []string     `json:"notes,omitempty"`
 	// Settings are what the run's files hold (Plan.Persisted): a later run
 	// that rewrites a file keeps those it does not change.
-	Settings []advise.Setting `json:"settings,omitempty"`
+	Settings []finding.Setting `json:"settings,omitempty"`
 	// Path is where the journal is stored.
 	Path string `json:"-"`
 }

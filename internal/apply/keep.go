@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/render"
 )
 
@@ -15,12 +15,12 @@ import (
 // standing run go into the file, the newer run's value winning.
 
 // settingKey says which settings replace each other in a file.
-func settingKey(s advise.Setting) string {
+func settingKey(s finding.Setting) string {
 	name := s.Name
 	switch {
-	case s.Target == advise.TargetSysfs:
+	case s.Target == finding.TargetSysfs:
 		name = render.SysfsPath(name)
-	case s.Target == advise.TargetSystemd && s.Name == "Environment":
+	case s.Target == finding.TargetSystemd && s.Name == "Environment":
 		v, _, _ := strings.Cut(s.Value, "=")
 		name += ":" + v
 	}
@@ -30,7 +30,7 @@ func settingKey(s advise.Setting) string {
 // keptSettings are the settings earlier standing runs persisted in the
 // files this run rewrites and that this run does not set again, with a
 // note for each.
-func keptSettings(write []advise.Setting, o Options) ([]advise.Setting, []string, error) {
+func keptSettings(write []finding.Setting, o Options) ([]finding.Setting, []string, error) {
 	all, err := Journals(o.JournalDir)
 	if err != nil {
 		return nil, nil, err
@@ -40,7 +40,7 @@ func keptSettings(write []advise.Setting, o Options) ([]advise.Setting, []string
 		mine[settingKey(s)] = true
 	}
 	targets := filePaths(write, o)
-	byKey, from := map[string]advise.Setting{}, map[string]string{}
+	byKey, from := map[string]finding.Setting{}, map[string]string{}
 	var order []string
 	for _, j := range all { // oldest first: a later run's value wins
 		if j.Kind != "apply" || j.Status != StatusDone || UndoneBy(j, all) != "" {
@@ -48,7 +48,7 @@ func keptSettings(write []advise.Setting, o Options) ([]advise.Setting, []string
 		}
 		for _, s := range j.Settings {
 			k := settingKey(s)
-			if mine[k] || !subset(filePaths([]advise.Setting{s}, o), targets) {
+			if mine[k] || !subset(filePaths([]finding.Setting{s}, o), targets) {
 				continue
 			}
 			if _, seen := byKey[k]; !seen {
@@ -57,7 +57,7 @@ func keptSettings(write []advise.Setting, o Options) ([]advise.Setting, []string
 			byKey[k], from[k] = s, j.ID
 		}
 	}
-	var kept []advise.Setting
+	var kept []finding.Setting
 	var notes []string
 	for _, k := range order {
 		s := byKey[k]
@@ -69,7 +69,7 @@ func keptSettings(write []advise.Setting, o Options) ([]advise.Setting, []string
 
 // filePaths are the paths of the files the settings render to ("" when
 // they cannot be rendered here).
-func filePaths(settings []advise.Setting, o Options) map[string]bool {
+func filePaths(settings []finding.Setting, o Options) map[string]bool {
 	files, err := render.Files(settings, o.Render)
 	out := map[string]bool{}
 	if err != nil {

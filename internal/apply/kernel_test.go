@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/kerneltest"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -23,7 +23,7 @@ func TestApplyAndRollbackRealKernel(t *testing.T) {
 	sw := other(cur["vm.swappiness"], "10", "11")
 	pages := strconv.Itoa(atoi(t, cur["vm.nr_hugepages"]) + 4)
 	o := testOptions(t)
-	p, err := Prepare([]advise.Setting{setting("vm.swappiness", sw), setting("vm.nr_hugepages", pages)}, o)
+	p, err := Prepare([]finding.Setting{setting("vm.swappiness", sw), setting("vm.nr_hugepages", pages)}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestPartialPoolIsRolledBack(t *testing.T) {
 	o := testOptions(t)
 	o.Kernel = cappedPool{FileKernel{o.FS}, pool, n + 4}
 	ratio := strconv.Itoa(atoi(t, cur["vm.overcommit_ratio"]) + 10)
-	s := []advise.Setting{setting("vm.swappiness", other(cur["vm.swappiness"], "10", "11")),
+	s := []finding.Setting{setting("vm.swappiness", other(cur["vm.swappiness"], "10", "11")),
 		setting(pool, strconv.Itoa(n+500)), setting("vm.overcommit_ratio", ratio)}
 	p, err := Prepare(s, o)
 	if err != nil || len(p.Refusals) > 0 {
@@ -161,13 +161,13 @@ func TestRefusalsNeverReachTheKernel(t *testing.T) {
 	tooMany := strconv.FormatUint(mem.MemTotal/(2<<20)+1, 10)
 	before := readSysctl(t, "vm.overcommit_memory") + readSysctl(t, "vm.overcommit_ratio") + readSysctl(t, "vm.nr_hugepages")
 	for _, c := range []struct {
-		s    []advise.Setting
+		s    []finding.Setting
 		want []string
 	}{
-		{[]advise.Setting{setting("vm.overcommit_ratio", "1"), setting("vm.overcommit_memory", "2")},
+		{[]finding.Setting{setting("vm.overcommit_ratio", "1"), setting("vm.overcommit_memory", "2")},
 			[]string{"vm.overcommit_memory=2: with vm.overcommit_memory=2, CommitLimit would be " + units.Bytes(strict.commitLimit()),
 				"x 1/100", "below Committed_AS", "10% of RAM", "Fix: raise vm.overcommit_ratio to at least"}},
-		{[]advise.Setting{setting("vm.nr_hugepages", tooMany)},
+		{[]finding.Setting{setting("vm.nr_hugepages", tooMany)},
 			[]string{"vm.nr_hugepages=" + tooMany + ": the huge page pools would take", "leaving 0 B for everything else", "Fix: at most"}},
 	} {
 		p, err := Prepare(c.s, o)
@@ -204,7 +204,7 @@ func TestRefuseSettingsForAMissingEngine(t *testing.T) {
 	o := testOptions(t)
 	o.FS.Proc, o.Engines, o.Postgres = proc, nil, true
 	o.Render.PostgresConfDir = "/etc/postgresql/15/main/conf.d"
-	p, err := Prepare([]advise.Setting{{Target: advise.TargetPostgres, Name: "huge_pages", Value: "on"}}, o)
+	p, err := Prepare([]finding.Setting{{Target: finding.TargetPostgres, Name: "huge_pages", Value: "on"}}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestRefuseSettingsForAMissingEngine(t *testing.T) {
 func TestRollbackFromANewProcess(t *testing.T) {
 	cur := guard(t, "vm.swappiness")
 	o := testOptions(t)
-	p, err := Prepare([]advise.Setting{setting("vm.swappiness", other(cur["vm.swappiness"], "10", "11"))}, o)
+	p, err := Prepare([]finding.Setting{setting("vm.swappiness", other(cur["vm.swappiness"], "10", "11"))}, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,25 +4,25 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/render"
 )
 
 // kernelPath is the live file of a sysctl or sysfs setting ("" for other
 // targets).
-func kernelPath(fs linux.FS, s advise.Setting) string {
+func kernelPath(fs linux.FS, s finding.Setting) string {
 	switch s.Target {
-	case advise.TargetSysctl:
+	case finding.TargetSysctl:
 		return fs.ProcPath("sys", render.SysctlPath(s.Name))
-	case advise.TargetSysfs:
+	case finding.TargetSysfs:
 		return fs.SysPath(render.SysfsPath(s.Name))
 	}
 	return ""
 }
 
 // readLive reads the current value of every sysctl and sysfs setting.
-func readLive(settings []advise.Setting, o Options) ([]Change, error) {
+func readLive(settings []finding.Setting, o Options) ([]Change, error) {
 	var out []Change
 	for _, s := range settings {
 		path := kernelPath(o.FS, s)
@@ -49,8 +49,8 @@ func readLive(settings []advise.Setting, o Options) ([]Change, error) {
 // fillCurrent sets each live setting's Current from the kernel where it is
 // empty (settings given with --set), so the order (a raised ratio before
 // the pool grows) and the files' "now" comments are right.
-func fillCurrent(settings []advise.Setting, o Options) ([]advise.Setting, error) {
-	out := append([]advise.Setting(nil), settings...)
+func fillCurrent(settings []finding.Setting, o Options) ([]finding.Setting, error) {
+	out := append([]finding.Setting(nil), settings...)
 	for i, s := range out {
 		if path := kernelPath(o.FS, s); path != "" && s.Current == "" {
 			v, err := o.Kernel.Read(path)

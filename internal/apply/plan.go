@@ -3,7 +3,7 @@ package apply
 import (
 	"fmt"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/render"
 )
 
@@ -20,15 +20,15 @@ type Plan struct {
 	Notes []string `json:"notes,omitempty"`
 	// Persisted are the settings the files hold: this run's and those
 	// earlier runs persisted in the same files (kept, not dropped).
-	Persisted []advise.Setting `json:"persisted,omitempty"`
+	Persisted []finding.Setting `json:"persisted,omitempty"`
 }
 
 // Change is one live kernel value.
 type Change struct {
-	Setting advise.Setting `json:"setting"`
-	Path    string         `json:"path"` // the kernel file
-	Old     string         `json:"old"`  // what the kernel said before
-	New     string         `json:"new"`
+	Setting finding.Setting `json:"setting"`
+	Path    string          `json:"path"` // the kernel file
+	Old     string          `json:"old"`  // what the kernel said before
+	New     string          `json:"new"`
 	// PairOld is, for vm.overcommit_ratio and vm.overcommit_kbytes, the
 	// other one's old value: writing either zeroes the other.
 	PairOld string `json:"pair_old,omitempty"`
@@ -46,8 +46,8 @@ func (c Change) Noop() bool {
 
 // Skip is a setting apply does not carry out, and why.
 type Skip struct {
-	Setting advise.Setting `json:"setting"`
-	Why     string         `json:"why"`
+	Setting finding.Setting `json:"setting"`
+	Why     string          `json:"why"`
 }
 
 // Refusal is a change apply will not make because it would make the host
@@ -77,7 +77,7 @@ func (p *Plan) Changes() bool {
 
 // Prepare reads the host and works out what applying settings would do. It
 // changes nothing.
-func Prepare(settings []advise.Setting, o Options) (*Plan, error) {
+func Prepare(settings []finding.Setting, o Options) (*Plan, error) {
 	o = o.withDefaults()
 	if err := render.Validate(settings); err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func Prepare(settings []advise.Setting, o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Persisted = append(append([]advise.Setting(nil), write...), kept...)
+	p.Persisted = append(append([]finding.Setting(nil), write...), kept...)
 	if p.Files, err = planFiles(p.Persisted, o); err != nil {
 		return nil, err
 	}
@@ -113,20 +113,20 @@ func Prepare(settings []advise.Setting, o Options) (*Plan, error) {
 
 // skip moves settings apply may not carry out into Skipped and returns the
 // rest.
-func (p *Plan) skip(settings []advise.Setting, o Options) []advise.Setting {
-	var keep []advise.Setting
+func (p *Plan) skip(settings []finding.Setting, o Options) []finding.Setting {
+	var keep []finding.Setting
 	for _, s := range settings {
 		why := ""
 		switch {
-		case s.Target == advise.TargetPostgresRole:
+		case s.Target == finding.TargetPostgresRole:
 			why = "a role's own setting (ALTER ROLE): applied over SQL with --postgres or --alter-system"
-		case s.Target == advise.TargetPostgres && !o.Postgres:
+		case s.Target == finding.TargetPostgres && !o.Postgres:
 			why = "a PostgreSQL setting: pass --postgres to write it to the instance's conf.d" + restartWords(s)
-		case s.Target == advise.TargetMySQL && !o.MySQL:
+		case s.Target == finding.TargetMySQL && !o.MySQL:
 			why = "a MySQL setting: pass --mysql to write it to " + render.DefaultMySQLConfDir + restartWords(s)
-		case s.Target == advise.TargetKubernetes:
+		case s.Target == finding.TargetKubernetes:
 			why = "a pod's resources, not this host: render them in the kubernetes format and kubectl apply them"
-		case s.Target == advise.TargetKernelArgs && !o.Boot:
+		case s.Target == finding.TargetKernelArgs && !o.Boot:
 			why = "kernel command line: takes effect at the next boot; pass --boot to write the GRUB drop-in"
 		}
 		if why != "" {
@@ -140,7 +140,7 @@ func (p *Plan) skip(settings []advise.Setting, o Options) []advise.Setting {
 
 // check adds the refusals for the settings apply would carry out: engine
 // not here, overcommit and pool limits.
-func (p *Plan) check(settings []advise.Setting, o Options) error {
+func (p *Plan) check(settings []finding.Setting, o Options) error {
 	eng := o.Engines
 	if eng == nil {
 		e, err := DetectEngines(o.FS)
@@ -170,7 +170,7 @@ func hasKind(files []FileChange, kind string) bool {
 
 // restartWords says whether the setting takes effect with a reload or only
 // at a restart, which dbmem never does to a database.
-func restartWords(s advise.Setting) string {
+func restartWords(s finding.Setting) string {
 	if s.Restart == "" {
 		return " (it takes effect without a restart)"
 	}

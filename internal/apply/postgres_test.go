@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/pgtest"
@@ -38,7 +38,7 @@ func TestPostgresConfD(t *testing.T) {
 	o := testOptions(t)
 	o.FilesRoot, o.Engines, o.Postgres = "/", nil, true
 	o.Render.PostgresConfDir, o.Render.Units = dir, []string{unit}
-	s := []advise.Setting{{Target: advise.TargetPostgres, Name: "work_mem", Value: "7MB", Restart: "PostgreSQL", Formula: "test", Why: "test"}}
+	s := []finding.Setting{{Target: finding.TargetPostgres, Name: "work_mem", Value: "7MB", Restart: "PostgreSQL", Formula: "test", Why: "test"}}
 	p, err := Prepare(s, o)
 	if err != nil || len(p.Refusals) > 0 {
 		t.Fatalf("prepare: %v %v", err, p.Refusals)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // TestRollbackRestoresFilesExactly replaces a hand-made sysctl.d file
@@ -24,7 +24,7 @@ func TestRollbackRestoresFilesExactly(t *testing.T) {
 	os.WriteFile(file, []byte(orig), 0o640)
 	os.Chown(file, nobody, nobody)
 	sw := guard(t, "vm.swappiness")["vm.swappiness"] // written back as is, but under the kernel test lock
-	s := []advise.Setting{setting("vm.swappiness", sw)}
+	s := []finding.Setting{setting("vm.swappiness", sw)}
 
 	j1 := mustRun(t, s, o)
 	if b := j1.Files[0].Backup; !strings.HasSuffix(b, ".dbmem-"+j1.ID) || readFile(t, b) != orig {
@@ -63,7 +63,7 @@ func TestRollbackRestoresFilesExactly(t *testing.T) {
 	}
 }
 
-func mustRun(t *testing.T, s []advise.Setting, o Options) *Journal {
+func mustRun(t *testing.T, s []finding.Setting, o Options) *Journal {
 	t.Helper()
 	p, err := Prepare(s, o)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/hostchange"
 )
 
@@ -27,8 +27,8 @@ func fakeOptions(t *testing.T) Options {
 func TestSecondSetRunKeepsTheFirst(t *testing.T) {
 	o := fakeOptions(t)
 	file := o.hostPath("/etc/sysctl.d/60-dbmem.conf")
-	mustRun(t, []advise.Setting{setting("vm.swappiness", "10")}, o)
-	p, err := Prepare([]advise.Setting{setting("vm.zone_reclaim_mode", "1")}, o)
+	mustRun(t, []finding.Setting{setting("vm.swappiness", "10")}, o)
+	p, err := Prepare([]finding.Setting{setting("vm.zone_reclaim_mode", "1")}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,12 +64,12 @@ func TestSymlinkedTargetIsRefused(t *testing.T) {
 	os.WriteFile(elsewhere, []byte("vm.swappiness = 33\n"), 0o644)
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	os.Symlink(elsewhere, file)
-	if _, err := Prepare([]advise.Setting{setting("vm.swappiness", "10")}, o); err == nil || !strings.Contains(err.Error(), "is a symbolic link (to "+elsewhere+")") {
+	if _, err := Prepare([]finding.Setting{setting("vm.swappiness", "10")}, o); err == nil || !strings.Contains(err.Error(), "is a symbolic link (to "+elsewhere+")") {
 		t.Errorf("apply onto a link: %v", err)
 	}
 	os.Remove(file)
 	os.WriteFile(file, []byte("vm.swappiness = 60\n"), 0o644)
-	mustRun(t, []advise.Setting{setting("vm.swappiness", "10")}, o)
+	mustRun(t, []finding.Setting{setting("vm.swappiness", "10")}, o)
 	os.Remove(file)
 	os.Symlink(elsewhere, file) // changed into a link after the run
 	if _, err := PrepareRollback(o, ""); err == nil || !strings.Contains(err.Error(), "symbolic link") {
@@ -89,7 +89,7 @@ func TestSymlinkedTargetIsRefused(t *testing.T) {
 func TestRollbackRemovesLeftoverTemp(t *testing.T) {
 	o := fakeOptions(t)
 	file := o.hostPath("/etc/sysctl.d/60-dbmem.conf")
-	mustRun(t, []advise.Setting{setting("vm.swappiness", "10")}, o)
+	mustRun(t, []finding.Setting{setting("vm.swappiness", "10")}, o)
 	left := filepath.Join(filepath.Dir(file), ".60-dbmem.conf"+hostchange.TempMark+"4242")
 	os.WriteFile(left, []byte("half written"), 0o600)
 	j := mustRollback(t, o, "")
@@ -101,7 +101,7 @@ func TestRollbackRemovesLeftoverTemp(t *testing.T) {
 	other := filepath.Join(filepath.Dir(file), ".other.conf.tmp")
 	os.MkdirAll(filepath.Dir(other), 0o755)
 	os.WriteFile(other, nil, 0o600)
-	mustRun(t, []advise.Setting{setting("vm.swappiness", "10")}, o)
+	mustRun(t, []finding.Setting{setting("vm.swappiness", "10")}, o)
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("a file that is not dbmem's temporary was removed: %v", err)
 	}
@@ -142,7 +142,7 @@ func TestLockRefusesASecondRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Prepare([]advise.Setting{setting("vm.swappiness", "10")}, held)
+	p, err := Prepare([]finding.Setting{setting("vm.swappiness", "10")}, held)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestLinkedDirectoryIsRefused(t *testing.T) {
 	os.Lchown(confd, nobody, nobody)
 	o.Postgres, o.Engines = true, &Engines{Postgres: 1}
 	o.Render.PostgresConfDir = "/etc/postgresql/15/main/conf.d"
-	_, err := Prepare([]advise.Setting{{Target: advise.TargetPostgres, Name: "huge_pages", Value: "on"}}, o)
+	_, err := Prepare([]finding.Setting{{Target: finding.TargetPostgres, Name: "huge_pages", Value: "on"}}, o)
 	if err == nil || !strings.Contains(err.Error(), "symbolic link owned by uid") {
 		t.Errorf("apply through a linked conf.d: %v", err)
 	}
@@ -190,7 +190,7 @@ func TestLinkedDirectoryIsRefused(t *testing.T) {
 // refused by rollback and nothing is restored.
 func TestRollbackRestoresOnlyDbmemFiles(t *testing.T) {
 	o := fakeOptions(t)
-	j := mustRun(t, []advise.Setting{setting("vm.swappiness", "10")}, o)
+	j := mustRun(t, []finding.Setting{setting("vm.swappiness", "10")}, o)
 	crontab := o.hostPath("/etc/crontab")
 	os.WriteFile(crontab, []byte("root's\n"), 0o644)
 	forged := filepath.Join(t.TempDir(), "forged")
@@ -224,7 +224,7 @@ func TestRollbackRefusesAChangedBackup(t *testing.T) {
 	file := o.hostPath("/etc/sysctl.d/60-dbmem.conf")
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	os.WriteFile(file, []byte("vm.swappiness = 60\n"), 0o644)
-	j := mustRun(t, []advise.Setting{setting("vm.swappiness", "10")}, o)
+	j := mustRun(t, []finding.Setting{setting("vm.swappiness", "10")}, o)
 	backup := j.Files[0].Backup
 	secret := filepath.Join(t.TempDir(), "shadow")
 	os.WriteFile(secret, []byte("root:secret\n"), 0o600)

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/render"
 )
@@ -102,7 +102,7 @@ func (h hostMem) with(c Change) (hostMem, error) {
 		size := poolPageSize(c, h.DefaultPage)
 		pools[size] = pools[size] + v - min(old, pools[size]+v)
 		h.Pools = pools
-	case c.Setting.Target != advise.TargetSysctl:
+	case c.Setting.Target != finding.TargetSysctl:
 	case c.Setting.Name == "vm.overcommit_memory":
 		h.Mode = int64(v)
 	case c.Setting.Name == "vm.overcommit_ratio":

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/kerneltest"
 	"github.com/dbmem/dbmem/internal/linux"
 )
@@ -18,7 +18,7 @@ func host24() hostMem {
 }
 
 func sysctl(name, old, new string) Change {
-	return Change{Setting: advise.Setting{Target: advise.TargetSysctl, Name: name, Value: new},
+	return Change{Setting: finding.Setting{Target: finding.TargetSysctl, Name: name, Value: new},
 		Path: "/proc/sys/" + strings.ReplaceAll(name, ".", "/"), Old: old, New: new, PairOld: pairOld(name)}
 }
 
@@ -84,7 +84,7 @@ func TestCheckSteps(t *testing.T) {
 			[]Change{sysctl("vm.nr_hugepages", "0", "2048")},
 			[]string{"growing the pools by 4 GiB needs that much free memory now, but MemAvailable is 5 GiB", "at most 1331 more pages"}},
 		{"a 1 GiB node pool counts too", host24(),
-			[]Change{{Setting: advise.Setting{Target: advise.TargetSysfs, Name: "/sys/devices/system/node/node0/hugepages/hugepages-1048576kB/nr_hugepages"},
+			[]Change{{Setting: finding.Setting{Target: finding.TargetSysfs, Name: "/sys/devices/system/node/node0/hugepages/hugepages-1048576kB/nr_hugepages"},
 				Path: "/sys/devices/system/node/node0/hugepages/hugepages-1048576kB/nr_hugepages", Old: "0", New: "23"}},
 			[]string{"would take 23 GiB"}},
 		{"not a number", host24(), []Change{sysctl("vm.nr_hugepages", "0", "lots")}, []string{`"lots" is not a number`}},
@@ -110,12 +110,12 @@ func withRatio(h hostMem, r uint64) hostMem { h.Ratio = r; return h }
 func withAvail(h hostMem, a uint64) hostMem { h.MemAvailable = a; return h }
 
 func TestEngineRefusals(t *testing.T) {
-	s := []advise.Setting{
-		{Target: advise.TargetPostgres, Name: "huge_pages", Value: "on"},
-		{Target: advise.TargetSystemd, Name: "LimitMEMLOCK", Value: "infinity", Unit: "mariadb.service"},
-		{Target: advise.TargetSysctl, Name: "vm.swappiness", Value: "1"},
+	s := []finding.Setting{
+		{Target: finding.TargetPostgres, Name: "huge_pages", Value: "on"},
+		{Target: finding.TargetSystemd, Name: "LimitMEMLOCK", Value: "infinity", Unit: "mariadb.service"},
+		{Target: finding.TargetSysctl, Name: "vm.swappiness", Value: "1"},
 	}
-	s = append(s, advise.Setting{Target: advise.TargetSystemd, Name: "OOMScoreAdjust", Value: "-1000"})
+	s = append(s, finding.Setting{Target: finding.TargetSystemd, Name: "OOMScoreAdjust", Value: "-1000"})
 	got := engineRefusals(s, Engines{}, []string{"postgresql@15-main.service"})
 	if len(got) != 3 || !strings.Contains(got[0].Reason, "no PostgreSQL server runs on this host") ||
 		!strings.Contains(got[1].Reason, "no MySQL/MariaDB server") || got[2].Setting != "OOMScoreAdjust=-1000" {

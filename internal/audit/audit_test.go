@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/measure"
 	"os"
 	"path/filepath"
@@ -133,12 +134,12 @@ func TestAuditEscapes(t *testing.T) {
 // Findings are ranked by bytes at stake, unknown last, then severity.
 func TestRanked(t *testing.T) {
 	b := func(v uint64) *uint64 { return &v }
-	got := audit.Ranked([]advise.Finding{
-		{ID: "a", Severity: advise.Critical},
-		{ID: "b", Severity: advise.Info, BytesAtStake: b(1 << 20)},
-		{ID: "c", Severity: advise.Notice, BytesAtStake: b(1 << 30)},
-		{ID: "d", Severity: advise.Warning},
-		{ID: "e", Severity: advise.Warning, BytesAtStake: b(1 << 20)},
+	got := audit.Ranked([]finding.Finding{
+		{ID: "a", Severity: finding.Critical},
+		{ID: "b", Severity: finding.Info, BytesAtStake: b(1 << 20)},
+		{ID: "c", Severity: finding.Notice, BytesAtStake: b(1 << 30)},
+		{ID: "d", Severity: finding.Warning},
+		{ID: "e", Severity: finding.Warning, BytesAtStake: b(1 << 20)},
 	})
 	var ids []string
 	for _, f := range got {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/budget"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/xray"
 )
@@ -17,7 +18,7 @@ type Input struct {
 	// Command is what wrote the audit ("dbmem report", "dbmem check").
 	Command  string
 	Snapshot *snapshot.Snapshot
-	Findings []advise.Finding
+	Findings []finding.Finding
 	Skipped  []advise.Skipped
 	// Plan is `dbmem plan`'s result for the running instances; PlanNote
 	// says why there is none when it is nil.
@@ -33,9 +34,9 @@ type Input struct {
 // Ranked orders findings by the bytes at stake, largest first; those
 // whose bytes are unknown follow; within each, the most severe first,
 // then by id and subject, so the order is stable.
-func Ranked(fs []advise.Finding) []advise.Finding {
+func Ranked(fs []finding.Finding) []finding.Finding {
 	out := slices.Clone(fs)
-	slices.SortStableFunc(out, func(a, b advise.Finding) int {
+	slices.SortStableFunc(out, func(a, b finding.Finding) int {
 		if (a.BytesAtStake == nil) != (b.BytesAtStake == nil) {
 			if a.BytesAtStake == nil {
 				return 1

@@ -9,6 +9,7 @@ import (
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/budget"
 	"github.com/dbmem/dbmem/internal/chart"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/units"
@@ -45,7 +46,7 @@ type instanceView struct {
 }
 
 type findingView struct {
-	advise.Finding
+	finding.Finding
 	Rank  int
 	Stake string
 }

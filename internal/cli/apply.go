@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/apply"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/render"
@@ -143,7 +144,7 @@ func runApply(ctx context.Context, e *env, f applyFlags) error {
 
 // settings returns what to apply: --set, --plan, or this host's plan; and
 // the PostgreSQL instances running here.
-func (f applyFlags) settings(ctx context.Context, e *env) ([]advise.Setting, []*postgres.Instance, error) {
+func (f applyFlags) settings(ctx context.Context, e *env) ([]finding.Setting, []*postgres.Instance, error) {
 	if len(f.sets) > 0 && f.planFile != "" {
 		return nil, nil, usageError{errors.New("--set and --plan do not go together")}
 	}
@@ -175,9 +176,9 @@ func (f applyFlags) settings(ctx context.Context, e *env) ([]advise.Setting, []*
 }
 
 // given reads --set or --plan.
-func (f applyFlags) given(e *env) ([]advise.Setting, error) {
+func (f applyFlags) given(e *env) ([]finding.Setting, error) {
 	if f.planFile == "" {
-		var out []advise.Setting
+		var out []finding.Setting
 		for _, a := range f.sets {
 			s, err := apply.ParseSet(a)
 			if err != nil {
@@ -204,7 +205,7 @@ func (f applyFlags) given(e *env) ([]advise.Setting, error) {
 }
 
 // options finds where PostgreSQL's settings and the units go.
-func (f applyFlags) options(e *env, settings []advise.Setting, ins []*postgres.Instance) (apply.Options, error) {
+func (f applyFlags) options(e *env, settings []finding.Setting, ins []*postgres.Instance) (apply.Options, error) {
 	o := apply.Options{FS: e.fs(), FilesRoot: f.writeRoot, JournalDir: f.journalDir,
 		Postgres: f.postgres, MySQL: f.mysql, Boot: f.boot,
 		Render: render.Options{Generated: "dbmem " + version() + " apply", PostgresConfDir: f.confDir}}
@@ -226,7 +227,7 @@ func (f applyFlags) options(e *env, settings []advise.Setting, ins []*postgres.I
 	if f.unit == "" {
 		o.Render.Units = []string{unit}
 	}
-	if derr != nil && f.postgres && f.confDir == "" && len(render.Of(settings, advise.TargetPostgres)) > 0 {
+	if derr != nil && f.postgres && f.confDir == "" && len(render.Of(settings, finding.TargetPostgres)) > 0 {
 		return o, fmt.Errorf("where to write PostgreSQL settings: %w (or give --conf-dir)", derr)
 	}
 	return o, nil
@@ -234,9 +235,9 @@ func (f applyFlags) options(e *env, settings []advise.Setting, ins []*postgres.I
 
 // needsInstance reports whether settings name a PostgreSQL instance's
 // files or unit.
-func needsInstance(settings []advise.Setting) bool {
+func needsInstance(settings []finding.Setting) bool {
 	for _, s := range settings {
-		if s.Target == advise.TargetPostgres || s.Target == advise.TargetSysfs || s.Target == advise.TargetSystemd && s.Unit == "" {
+		if s.Target == finding.TargetPostgres || s.Target == finding.TargetSysfs || s.Target == finding.TargetSystemd && s.Unit == "" {
 			return true
 		}
 	}

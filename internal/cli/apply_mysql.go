@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/myapply"
 	"github.com/dbmem/dbmem/internal/mysql"
@@ -30,10 +31,10 @@ func mysqlJournalDir(dir string) string { return filepath.Join(dir, "mysql") }
 
 // prepareMySQL connects to the server the MySQL settings are for; nil when
 // there are none or --mysql was not given.
-func (f applyFlags) prepareMySQL(ctx context.Context, e *env, settings []advise.Setting) (*mySQL, error) {
+func (f applyFlags) prepareMySQL(ctx context.Context, e *env, settings []finding.Setting) (*mySQL, error) {
 	set := map[string]string{}
 	for _, s := range settings {
-		if s.Target == advise.TargetMySQL {
+		if s.Target == finding.TargetMySQL {
 			set[s.Name] = s.Value
 		}
 	}

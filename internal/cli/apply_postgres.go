@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/apply"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/pgapply"
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -27,15 +28,15 @@ type pgSQL struct {
 // splitSQL takes out of settings what goes over SQL: role settings with
 // --postgres or --alter-system, server settings with --alter-system. The
 // conf.d settings stay with apply and are checked after it (files).
-func (f applyFlags) splitSQL(settings []advise.Setting) (files, sql []advise.Setting) {
+func (f applyFlags) splitSQL(settings []finding.Setting) (files, sql []finding.Setting) {
 	if !f.postgres && !f.alterSystem {
 		return settings, nil
 	}
 	for _, s := range settings {
 		switch {
-		case s.Target == advise.TargetPostgresRole, s.Target == advise.TargetPostgres && f.alterSystem:
+		case s.Target == finding.TargetPostgresRole, s.Target == finding.TargetPostgres && f.alterSystem:
 			sql = append(sql, s)
-		case s.Target == advise.TargetPostgres:
+		case s.Target == finding.TargetPostgres:
 			sql = append(sql, s) // checked after apply writes it
 			files = append(files, s)
 		default:
@@ -46,7 +47,7 @@ func (f applyFlags) splitSQL(settings []advise.Setting) (files, sql []advise.Set
 }
 
 // preparePG reads what the SQL changes replace; nil when there are none.
-func (f applyFlags) preparePG(ctx context.Context, e *env, sql []advise.Setting, ins []*postgres.Instance) (*pgSQL, error) {
+func (f applyFlags) preparePG(ctx context.Context, e *env, sql []finding.Setting, ins []*postgres.Instance) (*pgSQL, error) {
 	if len(sql) == 0 {
 		return nil, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/pgtest"
 )
@@ -81,9 +82,9 @@ func TestBudgetPlanApplyRollback(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Budget == nil {
 		t.Fatalf("plan JSON: %v, budget %v\n%s", err, res.Budget, out)
 	}
-	var pg []advise.Setting
+	var pg []finding.Setting
 	for _, s := range res.Settings {
-		if s.Target == advise.TargetPostgresRole {
+		if s.Target == finding.TargetPostgresRole {
 			pg = append(pg, s)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/audit"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/growth"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/plan"
@@ -22,12 +23,12 @@ import (
 const checkSchema = "dbmem.check/v2"
 
 type checkDoc struct {
-	Schema   string           `json:"schema"`
-	Host     string           `json:"host"`
-	TakenAt  time.Time        `json:"taken_at"`
-	Findings []advise.Finding `json:"findings"`
-	Skipped  []advise.Skipped `json:"skipped"`
-	Gaps     []linux.Gap      `json:"gaps,omitempty"`
+	Schema   string            `json:"schema"`
+	Host     string            `json:"host"`
+	TakenAt  time.Time         `json:"taken_at"`
+	Findings []finding.Finding `json:"findings"`
+	Skipped  []advise.Skipped  `json:"skipped"`
+	Gaps     []linux.Gap       `json:"gaps,omitempty"`
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -123,8 +124,8 @@ func writeCheck(e *env, snap *snapshot.Snapshot, r advise.Result, gaps []linux.G
 	return report.Findings(e.stdout, r, report.Options{Color: e.color(), Width: e.width()})
 }
 
-func parseSeverityFlag(flag, v string) (advise.Severity, error) {
-	s, err := advise.ParseSeverity(v)
+func parseSeverityFlag(flag, v string) (finding.Severity, error) {
+	s, err := finding.ParseSeverity(v)
 	if err != nil {
 		return 0, usageError{fmt.Errorf("--%s: %v", flag, err)}
 	}
@@ -132,7 +133,7 @@ func parseSeverityFlag(flag, v string) (advise.Severity, error) {
 }
 
 // exitForFindings returns exit code 3 when a finding reaches the severity.
-func exitForFindings(fs []advise.Finding, at string) error {
+func exitForFindings(fs []finding.Finding, at string) error {
 	if at == "" {
 		return nil
 	}

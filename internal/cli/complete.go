@@ -6,7 +6,7 @@ import (
 	"github.com/prometheus/common/promslog"
 	"github.com/spf13/cobra"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/measure"
 	"github.com/dbmem/dbmem/internal/render"
 )
@@ -15,7 +15,7 @@ import (
 // name, for shell completion ("dbmem report --method <TAB>").
 func flagValues() map[string]map[string][]string {
 	var sev []string
-	for s := advise.Info; s <= advise.Critical; s++ {
+	for s := finding.Info; s <= finding.Critical; s++ {
 		sev = append(sev, s.String())
 	}
 	var methods []string

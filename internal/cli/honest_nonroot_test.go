@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/pgtest"
 )
 
@@ -77,7 +78,7 @@ func honestText(t *testing.T, cmd, text, dataDir, subject string) {
 func honestJSON(t *testing.T, cmd, out, dataDir, subject string) {
 	t.Helper()
 	var doc struct {
-		Findings []advise.Finding
+		Findings []finding.Finding
 		Skipped  []advise.Skipped
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
@@ -105,9 +106,9 @@ func honestJSON(t *testing.T, cmd, out, dataDir, subject string) {
 	t.Errorf("dbmem %s: memory.worst_case of %s not in skipped with max_connections missing: %+v", cmd, subject, doc.Skipped)
 }
 
-func findingOn(t *testing.T, out, dataDir, id string) (advise.Finding, bool) {
+func findingOn(t *testing.T, out, dataDir, id string) (finding.Finding, bool) {
 	t.Helper()
-	var doc struct{ Findings []advise.Finding }
+	var doc struct{ Findings []finding.Finding }
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("check --json: %v", err)
 	}
@@ -116,10 +117,10 @@ func findingOn(t *testing.T, out, dataDir, id string) (advise.Finding, bool) {
 			return f, true
 		}
 	}
-	return advise.Finding{}, false
+	return finding.Finding{}, false
 }
 
-func evidenceText(f advise.Finding) string {
+func evidenceText(f finding.Finding) string {
 	var b strings.Builder
 	for _, e := range f.Evidence {
 		fmt.Fprintf(&b, "%s: %s (%s)\n", e.Name, e.Value, e.Source)

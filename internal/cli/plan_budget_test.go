@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // TestPlanBudgetFieldReport: the field report's 5 GB machine (seed 001,
@@ -28,7 +29,7 @@ func TestPlanBudgetFieldReport(t *testing.T) {
 	}
 	set := map[string]string{}
 	for _, s := range r.Settings {
-		if s.Target == advise.TargetPostgres {
+		if s.Target == finding.TargetPostgres {
 			set[s.Name] = s.Value
 		}
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -29,8 +30,8 @@ func (e *env) judgeHost(snap *snapshot.Snapshot, o advise.Options) (advise.Resul
 }
 
 // checker is the verdict as watch's and the exporter's Checker.
-func (e *env) checker() func(*snapshot.Snapshot, []linux.Process) []advise.Finding {
-	return func(s *snapshot.Snapshot, procs []linux.Process) []advise.Finding {
+func (e *env) checker() func(*snapshot.Snapshot, []linux.Process) []finding.Finding {
+	return func(s *snapshot.Snapshot, procs []linux.Process) []finding.Finding {
 		return e.judge(s, procs, advise.Options{}).Findings
 	}
 }

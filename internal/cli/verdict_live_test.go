@@ -16,7 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/throwaway"
 )
 
@@ -74,8 +74,8 @@ func TestOneVerdictLive(t *testing.T) {
 // throwawayDir is where other tests' servers live: their findings come and go.
 var throwawayDir = "(" + strings.TrimSuffix(os.TempDir(), "/") + "/"
 
-func stable(fs []advise.Finding) []advise.Finding {
-	var out []advise.Finding
+func stable(fs []finding.Finding) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range fs {
 		if !strings.Contains(f.Subject, throwawayDir) {
 			out = append(out, f)
@@ -84,7 +84,7 @@ func stable(fs []advise.Finding) []advise.Finding {
 	return out
 }
 
-func verdictKeys(fs []advise.Finding) []string {
+func verdictKeys(fs []finding.Finding) []string {
 	return labelsOf(stable(fs))
 }
 
@@ -92,7 +92,7 @@ func verdictKeys(fs []advise.Finding) []string {
 // finding, its advice and its evidence lines (their values are measured
 // anew). The OOM ranking's evidence is the live ranking of every process
 // on the host, this test's own among them: only its finding counts.
-func liveView(fs []advise.Finding) []string {
+func liveView(fs []finding.Finding) []string {
 	out := []string{}
 	for _, f := range stable(fs) {
 		line := f.ID + " " + f.Severity.String() + " " + f.Subject
@@ -109,13 +109,13 @@ func liveView(fs []advise.Finding) []string {
 	return out
 }
 
-func liveCheck(t *testing.T, bin string) []advise.Finding {
+func liveCheck(t *testing.T, bin string) []finding.Finding {
 	t.Helper()
 	out, err := exec.Command(bin, "--no-connect", "check", "--json", "--history", "").Output()
 	if err != nil {
 		t.Fatalf("dbmem check: %v", err)
 	}
-	var doc struct{ Findings []advise.Finding }
+	var doc struct{ Findings []finding.Finding }
 	if err := json.Unmarshal(out, &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -126,18 +126,18 @@ func liveCheck(t *testing.T, bin string) []advise.Finding {
 // a status tick is judged on what the last discovery read, the case that
 // used to differ. A postgres process that appears (another test's initdb)
 // makes a tick a discovery.
-func liveWatch(t *testing.T, bin string, n int) ([][]advise.Finding, int) {
+func liveWatch(t *testing.T, bin string, n int) ([][]finding.Finding, int) {
 	t.Helper()
 	out, err := exec.Command(bin, "--no-connect", "watch", "--json", "--count", strconv.Itoa(n), "--interval", "1s", "--smaps-interval", "1h").Output()
 	if err != nil {
 		t.Fatalf("dbmem watch: %v", err)
 	}
-	var ticks [][]advise.Finding
+	var ticks [][]finding.Finding
 	modes := map[string]int{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		var f struct {
 			Mode     string
-			Findings []advise.Finding
+			Findings []finding.Finding
 		}
 		if err := json.Unmarshal([]byte(line), &f); err != nil {
 			t.Fatalf("watch frame: %v", err)

@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/archetype"
 	"github.com/dbmem/dbmem/internal/archetype/archetypetest"
 	"github.com/dbmem/dbmem/internal/exporter"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // TestOneVerdict is the property "one host state, one verdict": each
@@ -83,33 +83,33 @@ func runJSON(t *testing.T, v any, args ...string) {
 	}
 }
 
-func checkFindings(t *testing.T, host []string) []advise.Finding {
-	var doc struct{ Findings []advise.Finding }
+func checkFindings(t *testing.T, host []string) []finding.Finding {
+	var doc struct{ Findings []finding.Finding }
 	runJSON(t, &doc, append(host, "check", "--json", "--history", "")...)
 	return doc.Findings
 }
 
-func reportFindings(t *testing.T, host []string) []advise.Finding {
-	var doc struct{ Findings []advise.Finding }
+func reportFindings(t *testing.T, host []string) []finding.Finding {
+	var doc struct{ Findings []finding.Finding }
 	runJSON(t, &doc, append(host, "report", "--json")...)
 	return doc.Findings
 }
 
 // watchFindings runs watch --json for n ticks, a smaps pass on the second,
 // and returns each tick's findings.
-func watchFindings(t *testing.T, host []string, n int) [][]advise.Finding {
+func watchFindings(t *testing.T, host []string, n int) [][]finding.Finding {
 	t.Helper()
 	args := append(host, "watch", "--json", "--count", fmt.Sprint(n), "--interval", "10ms", "--smaps-interval", "1h")
 	code, out, stderr := run(t, args...)
 	if code != ExitOK {
 		t.Fatalf("dbmem watch: exit %d: %s", code, stderr)
 	}
-	var ticks [][]advise.Finding
+	var ticks [][]finding.Finding
 	modes := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var f struct {
 			Mode     string
-			Findings []advise.Finding
+			Findings []finding.Finding
 		}
 		if err := json.Unmarshal([]byte(line), &f); err != nil {
 			t.Fatalf("watch frame: %v", err)
@@ -154,7 +154,7 @@ func exporterFindings(t *testing.T, host []string, n int) [][]string {
 	return out
 }
 
-func labelsOf(fs []advise.Finding) []string {
+func labelsOf(fs []finding.Finding) []string {
 	out := []string{}
 	for _, f := range fs {
 		out = append(out, f.ID+" "+f.Severity.String()+" "+f.Subject)
@@ -164,7 +164,7 @@ func labelsOf(fs []advise.Finding) []string {
 }
 
 // compareFindings compares whole findings, in check's order.
-func compareFindings(t *testing.T, path string, want, got []advise.Finding) {
+func compareFindings(t *testing.T, path string, want, got []finding.Finding) {
 	t.Helper()
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("%s differs from check (-check +%s):\n%s", path, path, d)
@@ -198,7 +198,7 @@ func auditFindings(t *testing.T, host []string, cmd string) []string {
 	return out
 }
 
-func htmlView(fs []advise.Finding) []string {
+func htmlView(fs []finding.Finding) []string {
 	out := []string{}
 	for _, f := range fs {
 		out = append(out, f.ID+" "+f.Severity.String()+" "+f.Subject+" | "+f.Title+" | "+f.Fix)
@@ -219,9 +219,9 @@ var planDiffers = map[string]string{
 // samePlan: plan sets vm.overcommit_memory=2 exactly when check's
 // overcommit.mode advises it (the software beside the databases, a pod,
 // Committed_AS or the pools decide both).
-func samePlan(t *testing.T, name string, host []string, fs []advise.Finding) {
+func samePlan(t *testing.T, name string, host []string, fs []finding.Finding) {
 	t.Helper()
-	var f *advise.Finding
+	var f *finding.Finding
 	for i := range fs {
 		if fs[i].ID == "overcommit.mode" {
 			f = &fs[i]

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
@@ -86,7 +86,7 @@ func victimRank(rs []ranked, inst int) (int, bool) {
 }
 
 func collectFindings(out *sink, s *sampler.Sample) {
-	counts := map[advise.Severity]int{}
+	counts := map[finding.Severity]int{}
 	seen := map[[2]string]bool{}
 	for _, f := range s.Findings {
 		k := [2]string{f.ID, f.Subject}
@@ -97,7 +97,7 @@ func collectFindings(out *sink, s *sampler.Sample) {
 		counts[f.Severity]++
 		out.gauge(descFinding, 1, f.ID, f.Severity.String(), f.Subject)
 	}
-	for sev := advise.Info; sev <= advise.Critical; sev++ {
+	for sev := finding.Info; sev <= finding.Critical; sev++ {
 		out.gauge(descFindings, float64(counts[sev]), sev.String())
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/growth"
 )
 
@@ -15,27 +15,27 @@ const GrowthFindingID = "memory.growth"
 // GrowthFindings turns what Growth found into findings: critical when a
 // limit would be reached within an hour, warning within a day, notice
 // beyond. Each says the rate, the window and what grew, when known.
-func GrowthFindings(gs []Growing, path string) []advise.Finding {
-	var out []advise.Finding
+func GrowthFindings(gs []Growing, path string) []finding.Finding {
+	var out []finding.Finding
 	for _, g := range gs {
 		r, ok := g.Forecast.Soonest()
 		if !ok {
 			continue
 		}
-		sev := advise.Notice
+		sev := finding.Notice
 		switch {
 		case r.In < time.Hour:
-			sev = advise.Critical
+			sev = finding.Critical
 		case r.In < 24*time.Hour:
-			sev = advise.Warning
+			sev = finding.Warning
 		}
 		who, what := "role "+g.Role, "the memory of this role's processes together"
 		if g.Kind == "backend" {
 			who, what = fmt.Sprintf("backend %s (%s %s@%s)", g.PID, g.Role, g.User, g.Database), "the backend's memory"
 		}
-		out = append(out, advise.Finding{ID: GrowthFindingID, Severity: sev, Subject: "postgresql " + g.Instance + ": " + who,
+		out = append(out, finding.Finding{ID: GrowthFindingID, Severity: sev, Subject: "postgresql " + g.Instance + ": " + who,
 			Title: fmt.Sprintf("private memory grows %s: %s reached in %s at that rate", growth.Rate(g.Trend.Rate), r.Limit.Name, growth.In(r.In)),
-			Evidence: []advise.Evidence{
+			Evidence: []finding.Evidence{
 				{Name: "rate", Value: fmt.Sprintf("%s (R² %.2f)", growth.Rate(g.Trend.Rate), g.Trend.R2), Source: path},
 				{Name: "window", Value: fmt.Sprintf("%s .. %s UTC", g.Trend.From.UTC().Format("2006-01-02 15:04"), g.Trend.To.UTC().Format("15:04")), Source: path},
 				{Name: "private now", Value: Format(g.Trend.Last, UnitBytes), Source: path},

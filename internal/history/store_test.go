@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/watch"
 )
@@ -21,7 +21,7 @@ var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 // frame is a synthetic tick: available memory falls 1 MiB per tick, one
 // instance with i connections.
-func frame(i int, fs ...advise.Finding) watch.Frame {
+func frame(i int, fs ...finding.Finding) watch.Frame {
 	f := watch.Frame{
 		At: t0.Add(time.Duration(i) * 10 * time.Second), Tick: i + 1, Mode: "status",
 		Cost: sampler.Cost{CPU: time.Millisecond, Wall: 2 * time.Millisecond},
@@ -49,9 +49,9 @@ func openTemp(t *testing.T, retention time.Duration) (*Store, string) {
 
 func TestRecordAndLoad(t *testing.T) {
 	s, path := openTemp(t, 0)
-	warn := advise.Finding{ID: "pagetables.projected", Severity: advise.Warning, Subject: "postgresql 15 :5432", Title: "page tables"}
+	warn := finding.Finding{ID: "pagetables.projected", Severity: finding.Warning, Subject: "postgresql 15 :5432", Title: "page tables"}
 	for i := 0; i < 6; i++ {
-		var fs []advise.Finding
+		var fs []finding.Finding
 		if i >= 2 && i <= 4 {
 			fs = append(fs, warn)
 		}
@@ -95,9 +95,9 @@ func TestRecordAndLoad(t *testing.T) {
 
 func TestRetention(t *testing.T) {
 	s, path := openTemp(t, 25*time.Second)
-	old := advise.Finding{ID: "old", Subject: "host"}
+	old := finding.Finding{ID: "old", Subject: "host"}
 	for i := 0; i < 6; i++ {
-		var fs []advise.Finding
+		var fs []finding.Finding
 		if i == 0 {
 			fs = append(fs, old)
 		}

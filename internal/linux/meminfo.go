@@ -97,15 +97,6 @@ var meminfoLines = []struct {
 	{"Hugetlb", func(m *Meminfo) **uint64 { return &m.HugetlbBytes }},
 }
 
-// MeminfoLines lists the meminfo lines dbmem reads, in the kernel's order.
-func MeminfoLines() []string {
-	out := make([]string, len(meminfoLines))
-	for i, l := range meminfoLines {
-		out[i] = l.key
-	}
-	return out
-}
-
 // Missing lists the lines dbmem reads that this meminfo did not have.
 func (m Meminfo) Missing() []string {
 	var out []string

@@ -52,15 +52,6 @@ var rollupLines = []struct {
 	{"Locked", func(s *SmapsRollup) **uint64 { return &s.LockedBytes }},
 }
 
-// RollupLines lists the lines of smaps_rollup dbmem reads, Rss and Pss first.
-func RollupLines() []string {
-	out := []string{"Rss", "Pss"}
-	for _, l := range rollupLines {
-		out = append(out, l.key)
-	}
-	return out
-}
-
 // ReadSmapsRollup reads /proc/PID/smaps_rollup under fs. It walks the
 // process's page tables in the kernel: milliseconds per GiB of memory mapped
 // with 4 KiB pages.

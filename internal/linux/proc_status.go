@@ -56,15 +56,6 @@ var statusLines = [...]struct {
 	{"HugetlbPages", func(s *Status) **uint64 { return &s.HugetlbPageBytes }},
 }
 
-// StatusLines lists the memory lines of status dbmem reads.
-func StatusLines() []string {
-	out := make([]string, len(statusLines))
-	for i, l := range statusLines {
-		out[i] = l.key
-	}
-	return out
-}
-
 // Missing lists the memory lines dbmem reads that this status lacked.
 func (s Status) Missing() []string {
 	var out []string

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // Change kinds.
@@ -118,12 +118,12 @@ var (
 // Changes turns settings into changes: TargetPostgresRole settings into
 // ALTER ROLE, TargetPostgres ones into ALTER SYSTEM (system) or a check of
 // the conf.d file apply writes (file). Names, roles and values are checked.
-func Changes(settings []advise.Setting, system bool) ([]Change, error) {
+func Changes(settings []finding.Setting, system bool) ([]Change, error) {
 	var out []Change
 	for _, s := range settings {
 		c := Change{Name: s.Name, New: s.Value, Role: s.Role}
 		switch s.Target {
-		case advise.TargetPostgresRole:
+		case finding.TargetPostgresRole:
 			c.Kind = KindRole
 			if err := CheckRole(s.Role); err != nil {
 				return nil, err
@@ -131,7 +131,7 @@ func Changes(settings []advise.Setting, system bool) ([]Change, error) {
 			if !roleSettings[s.Name] {
 				return nil, fmt.Errorf("ALTER ROLE ... SET %s: not a memory setting dbmem sets per role", s.Name)
 			}
-		case advise.TargetPostgres:
+		case finding.TargetPostgres:
 			c.Kind = KindFile
 			if system {
 				c.Kind = KindSystem

@@ -7,27 +7,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // TestChangesRefuse: a plan file may come from anywhere: only the memory
 // settings dbmem plans are carried out, for a role name that can be
 // written, with a value that cannot escape its quotes.
 func TestChangesRefuse(t *testing.T) {
-	for _, s := range []advise.Setting{
-		{Target: advise.TargetPostgresRole, Role: "app", Name: "session_preload_libraries", Value: "evil"},
-		{Target: advise.TargetPostgres, Name: "archive_command", Value: "rm -rf /"},
-		{Target: advise.TargetPostgres, Name: "shared_preload_libraries", Value: "evil"},
-		{Target: advise.TargetPostgresRole, Role: "a\nb", Name: "work_mem", Value: "64MB"},
-		{Target: advise.TargetPostgresRole, Role: strings.Repeat("r", 64), Name: "work_mem", Value: "64MB"},
-		{Target: advise.TargetPostgresRole, Role: "app", Name: "work_mem", Value: `64MB\'; DROP ROLE app; --`},
-		{Target: advise.TargetPostgres, Name: "work_mem; DROP", Value: "1MB"},
+	for _, s := range []finding.Setting{
+		{Target: finding.TargetPostgresRole, Role: "app", Name: "session_preload_libraries", Value: "evil"},
+		{Target: finding.TargetPostgres, Name: "archive_command", Value: "rm -rf /"},
+		{Target: finding.TargetPostgres, Name: "shared_preload_libraries", Value: "evil"},
+		{Target: finding.TargetPostgresRole, Role: "a\nb", Name: "work_mem", Value: "64MB"},
+		{Target: finding.TargetPostgresRole, Role: strings.Repeat("r", 64), Name: "work_mem", Value: "64MB"},
+		{Target: finding.TargetPostgresRole, Role: "app", Name: "work_mem", Value: `64MB\'; DROP ROLE app; --`},
+		{Target: finding.TargetPostgres, Name: "work_mem; DROP", Value: "1MB"},
 	} {
-		if _, err := Changes([]advise.Setting{s}, true); err == nil {
+		if _, err := Changes([]finding.Setting{s}, true); err == nil {
 			t.Errorf("%+v was accepted", s)
 		}
 	}
-	cs, err := Changes([]advise.Setting{{Target: advise.TargetPostgresRole, Role: `a "b" ü@c`, Name: "work_mem", Value: "64MB"}}, true)
+	cs, err := Changes([]finding.Setting{{Target: finding.TargetPostgresRole, Role: `a "b" ü@c`, Name: "work_mem", Value: "64MB"}}, true)
 	if err != nil || cs[0].setSQL() != `ALTER ROLE "a ""b"" ü@c" SET work_mem = '64MB'` {
 		t.Errorf("%v %q", err, cs[0].setSQL())
 	}

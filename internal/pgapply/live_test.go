@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/pgtest"
@@ -69,11 +69,11 @@ func TestVersionsApplyVerifyRollback(t *testing.T) {
 		s := session(t, c)
 		ctx := context.Background()
 		before := show(t, s, showWorkMem, showJIT, showRole)
-		cs, err := Changes([]advise.Setting{
-			{Target: advise.TargetPostgresRole, Role: oddRole, Name: "work_mem", Value: "64MB"},
-			{Target: advise.TargetPostgres, Name: "work_mem", Value: "2MB"},
-			{Target: advise.TargetPostgres, Name: "jit", Value: "off"},
-			{Target: advise.TargetPostgres, Name: "max_connections", Value: "30"},
+		cs, err := Changes([]finding.Setting{
+			{Target: finding.TargetPostgresRole, Role: oddRole, Name: "work_mem", Value: "64MB"},
+			{Target: finding.TargetPostgres, Name: "work_mem", Value: "2MB"},
+			{Target: finding.TargetPostgres, Name: "jit", Value: "off"},
+			{Target: finding.TargetPostgres, Name: "max_connections", Value: "30"},
 		}, true)
 		if err != nil {
 			t.Fatal(err)
@@ -116,9 +116,9 @@ func TestRefusedStatementRollsBack(t *testing.T) {
 	pgtest.Exec(t, c, `CREATE ROLE "report ""user"" ü@x" LOGIN`)
 	s := session(t, c)
 	ctx := context.Background()
-	cs, err := Changes([]advise.Setting{
-		{Target: advise.TargetPostgresRole, Role: oddRole, Name: "work_mem", Value: "64MB"},
-		{Target: advise.TargetPostgres, Name: "work_mem", Value: "1kB"}, // under PostgreSQL's 64kB
+	cs, err := Changes([]finding.Setting{
+		{Target: finding.TargetPostgresRole, Role: oddRole, Name: "work_mem", Value: "64MB"},
+		{Target: finding.TargetPostgres, Name: "work_mem", Value: "1kB"}, // under PostgreSQL's 64kB
 	}, true)
 	if err != nil {
 		t.Fatal(err)
@@ -147,9 +147,9 @@ func TestShadowedFileValueRollsBack(t *testing.T) {
 	old := VerifyTimeout
 	VerifyTimeout = 5 * time.Second // the failure is what is tested: no wait for a value that never comes
 	t.Cleanup(func() { VerifyTimeout = old })
-	cs, _ := Changes([]advise.Setting{
-		{Target: advise.TargetPostgresRole, Role: oddRole, Name: "work_mem", Value: "64MB"},
-		{Target: advise.TargetPostgres, Name: "work_mem", Value: "5MB"},
+	cs, _ := Changes([]finding.Setting{
+		{Target: finding.TargetPostgresRole, Role: oddRole, Name: "work_mem", Value: "64MB"},
+		{Target: finding.TargetPostgres, Name: "work_mem", Value: "5MB"},
 	}, false)
 	p, err := Prepare(ctx, s, cs)
 	if err != nil {
@@ -182,7 +182,7 @@ func TestSQLASCIIDatabase(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	cs, _ := Changes([]advise.Setting{{Target: advise.TargetPostgresRole, Role: oddRole, Name: "work_mem", Value: "64MB"}}, true)
+	cs, _ := Changes([]finding.Setting{{Target: finding.TargetPostgresRole, Role: oddRole, Name: "work_mem", Value: "64MB"}}, true)
 	p, err := Prepare(ctx, s, cs)
 	if err != nil {
 		t.Fatal(err)

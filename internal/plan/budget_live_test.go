@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/measure"
 	"strings"
 	"testing"
@@ -125,9 +126,9 @@ func TestVersionsBudgetRaisesOnlyTheSpillingRole(t *testing.T) {
 		if quiet, ok := role(b, quietRole); !ok || quiet.Proposed != "" || quiet.SpillBytes != 0 {
 			t.Errorf("quiet role: %+v (found %v)", quiet, ok)
 		}
-		var alter []advise.Setting
+		var alter []finding.Setting
 		for _, s := range r.Settings {
-			if s.Target == advise.TargetPostgresRole {
+			if s.Target == finding.TargetPostgresRole {
 				alter = append(alter, s)
 			}
 		}

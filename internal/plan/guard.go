@@ -5,6 +5,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/budget"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -12,7 +13,7 @@ import (
 // guardSettings are the OOM guard's settings (advise.GuardSettings) the
 // plan does not already hold. The service's MemoryHigh/MemoryMax come
 // from its budget (serviceMemory).
-func guardSettings(s *snapshot.Snapshot, in advise.PlanInput, have []advise.Setting) []advise.Setting {
+func guardSettings(s *snapshot.Snapshot, in advise.PlanInput, have []finding.Setting) []finding.Setting {
 	planned := map[string]bool{}
 	for _, x := range have {
 		planned[string(x.Target)+" "+x.Unit+" "+x.Name] = true
@@ -23,7 +24,7 @@ func guardSettings(s *snapshot.Snapshot, in advise.PlanInput, have []advise.Sett
 			subjects[pi.Subject] = true
 		}
 	}
-	var out []advise.Setting
+	var out []finding.Setting
 	for _, x := range advise.GuardSettingsFor(s, subjects) {
 		if !planned[string(x.Target)+" "+x.Unit+" "+x.Name] {
 			out = append(out, x)

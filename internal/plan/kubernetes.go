@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/render"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -17,7 +18,7 @@ func Kubernetes(in advise.PlanInput, r advise.PlanResult, generated string) rend
 	k := render.Kube{Generated: generated, PodName: "database", Node: kubeNode(r)}
 	for _, s := range r.Settings {
 		switch s.Target {
-		case advise.TargetSysctl, advise.TargetSysfs, advise.TargetKernelArgs:
+		case finding.TargetSysctl, finding.TargetSysfs, finding.TargetKernelArgs:
 			k.NodeSettings = append(k.NodeSettings, s)
 		}
 	}
@@ -72,7 +73,7 @@ func kubeContainer(pi advise.PlannedInstance, r advise.PlanResult) render.KubeCo
 	c := render.KubeContainer{Engine: pi.Engine.Name, Major: pi.Engine.Major}
 	c.Name, c.Image, c.ImageNote = kubeImage(pi.Engine)
 	for _, s := range r.Settings {
-		if (s.Target == advise.TargetPostgres || s.Target == advise.TargetMySQL) && s.Unit == pi.Unit {
+		if (s.Target == finding.TargetPostgres || s.Target == finding.TargetMySQL) && s.Unit == pi.Unit {
 			c.Settings = append(c.Settings, s)
 		}
 	}
@@ -87,7 +88,7 @@ func kubeContainer(pi advise.PlannedInstance, r advise.PlanResult) render.KubeCo
 // kubeImage is the official image of the planned version.
 func kubeImage(e advise.Engine) (name, image, note string) {
 	switch e.Name {
-	case advise.EngineMariaDB, advise.EngineMySQL:
+	case finding.EngineMariaDB, finding.EngineMySQL:
 		name = e.Name
 		if e.Major == 0 {
 			return name, name, "version unknown: pin the tag of the running server"

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/snapshot"
 )
@@ -26,7 +27,7 @@ func fixtureSnapshot(t *testing.T) *snapshot.Snapshot {
 func kubernetesSettings(r advise.PlanResult) []string {
 	var out []string
 	for _, s := range r.Settings {
-		if s.Target == advise.TargetKubernetes {
+		if s.Target == finding.TargetKubernetes {
 			out = append(out, s.Name+"="+s.Value)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/units"
@@ -55,7 +56,7 @@ func running(ctx context.Context, a *asker, r Request) (advise.PlanInput, error)
 func runningInstance(ctx context.Context, a *asker, r Request, pg *postgres.Instance, size uint64) (advise.PlannedInstance, []string, error) {
 	set := overlay(pg.Settings, r.Changes, postgres.FromCommandLine)
 	pi := advise.PlannedInstance{
-		Engine: advise.Engine{Name: advise.EnginePostgres, Major: pg.Major}, Subject: advise.PostgresSubject(pg),
+		Engine: advise.Engine{Name: finding.EnginePostgres, Major: pg.Major}, Subject: advise.PostgresSubject(pg),
 		Changes: r.Changes, Current: currentOf(pg.Settings, r.Changes), GID: -1, DataDir: pg.DataDir,
 	}
 	pi.Unit, pi.NoUnit = serviceUnit(r.fs(), pg, r.Unit) // unit.go

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -48,7 +49,7 @@ func TestRunningInstance(t *testing.T) {
 		t.Errorf("with 256 MB more shared_buffers: %+v (was %d pages)", n, pi.Need.Pages)
 	}
 	r := advise.Plan(changed)
-	if s, ok := findSetting(r, advise.TargetPostgres, "shared_buffers"); !ok || s.Value != "512MB" || s.Current != "256MB" {
+	if s, ok := findSetting(r, finding.TargetPostgres, "shared_buffers"); !ok || s.Value != "512MB" || s.Current != "256MB" {
 		t.Errorf("planned shared_buffers %+v", s)
 	}
 	if _, err := Build(ctx, Request{Snapshot: s, Port: 1}); err == nil || !strings.Contains(err.Error(), "no running PostgreSQL instance on port 1") {
@@ -83,13 +84,13 @@ func findInstance(t *testing.T, s *snapshot.Snapshot, pid int) *postgres.Instanc
 	return nil
 }
 
-func findSetting(r advise.PlanResult, tg advise.Target, name string) (advise.Setting, bool) {
+func findSetting(r advise.PlanResult, tg finding.Target, name string) (finding.Setting, bool) {
 	for _, s := range r.Settings {
 		if s.Target == tg && s.Name == name {
 			return s, true
 		}
 	}
-	return advise.Setting{}, false
+	return finding.Setting{}, false
 }
 
 func u64(n uint64) string { return strconv.FormatUint(n, 10) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
@@ -49,7 +50,7 @@ func stopped(ctx context.Context, a *asker, r Request) (advise.PlanInput, error)
 // stoppedInstance is the plan's view of a stopped server with settings set.
 func stoppedInstance(d dataDir, r Request, set postgres.Settings) advise.PlannedInstance {
 	pi := advise.PlannedInstance{
-		Engine:  advise.Engine{Name: advise.EnginePostgres, Major: d.major},
+		Engine:  advise.Engine{Name: finding.EnginePostgres, Major: d.major},
 		Subject: fmt.Sprintf("postgresql %d (%s, stopped)", d.major, d.given),
 		Changes: r.Changes, Current: currentOf(set, r.Changes), GID: -1, DataDir: strings.TrimSuffix(d.given, "/"),
 	}

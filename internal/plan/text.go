@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/budget"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/texttable"
 	"github.com/dbmem/dbmem/internal/units"
 )
@@ -102,7 +103,7 @@ func worstCaseSum(w advise.WorstCase, shared string) string {
 		units.Bytes(w.PrivateBytes), units.Bytes(w.PageTablesBytes), units.Bytes(w.SharedBytes), shared)
 }
 
-func settingsTable(b *strings.Builder, s []advise.Setting, width int) {
+func settingsTable(b *strings.Builder, s []finding.Setting, width int) {
 	t := texttable.New("TARGET", "NAME", "VALUE", "NOW", "FORMULA").Fit(width)
 	for _, x := range s {
 		now := x.Current
@@ -113,7 +114,7 @@ func settingsTable(b *strings.Builder, s []advise.Setting, width int) {
 		if x.Role != "" {
 			name = fmt.Sprintf("role %q: %s", x.Role, name)
 		}
-		if x.Unit != "" && x.Target != advise.TargetSysctl && x.Target != advise.TargetSysfs {
+		if x.Unit != "" && x.Target != finding.TargetSysctl && x.Target != finding.TargetSysfs {
 			name = x.Unit + ": " + name
 		}
 		t.Add(string(x.Target), name, x.Value, now, x.Formula)

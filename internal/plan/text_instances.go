@@ -3,15 +3,15 @@ package plan
 import (
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // settingsByInstance writes the host-wide settings, then each instance's
 // under a heading that names it (engine, port, data directory), so that
 // two instances' huge_pages are never two identical-looking rows.
-func settingsByInstance(b *strings.Builder, all []advise.Setting, width int) {
+func settingsByInstance(b *strings.Builder, all []finding.Setting, width int) {
 	var order []string
-	by := map[string][]advise.Setting{}
+	by := map[string][]finding.Setting{}
 	for _, s := range all {
 		if _, ok := by[s.Instance]; !ok {
 			order = append(order, s.Instance)

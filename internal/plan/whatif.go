@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/units"
@@ -50,7 +51,7 @@ func whatIfPostgres(ctx context.Context, a *asker, r Request, size uint64) (advi
 		unit = "postgresql.service"
 	}
 	pi := advise.PlannedInstance{
-		Engine:  advise.Engine{Name: advise.EnginePostgres, Major: major},
+		Engine:  advise.Engine{Name: finding.EnginePostgres, Major: major},
 		Subject: fmt.Sprintf("postgresql %d (what-if)", major), Unit: unit, Changes: r.Changes,
 		Current: map[string]string{}, GID: -1,
 		Work:   advise.PostgresWorkload(&postgres.Instance{Major: major, Settings: set}, r.NodesPerQuery),

@@ -63,9 +63,6 @@ var baseUnits = map[string]string{
 	"shared_memory_size": "MB",
 }
 
-// IsMemory reports whether name is a memory setting dbmem converts to bytes.
-func IsMemory(name string) bool { _, ok := baseUnits[name]; return ok }
-
 // BaseUnit is the unit of a bare number for a memory setting ("8kB" for
 // shared_buffers, "kB" for work_mem).
 func BaseUnit(name string) (string, bool) { u, ok := baseUnits[name]; return u, ok }

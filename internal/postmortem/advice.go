@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -18,8 +18,8 @@ var relevantPrefixes = []string{"hugepages.", "oom.", "overcommit.", "memory.wor
 // overcommit, the worst case of work_mem, page tables, and the OOM guard
 // (a unit's OOMPolicy=stop, oomd, earlyoom, panic_on_oom); about the host, or
 // about one of the instances named (all instances when none is).
-func RelevantFindings(fs []advise.Finding, instances map[string]bool) []advise.Finding {
-	var out []advise.Finding
+func RelevantFindings(fs []finding.Finding, instances map[string]bool) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range fs {
 		if len(instances) > 0 && f.Subject != "host" && !instances[f.Subject] {
 			continue

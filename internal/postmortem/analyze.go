@@ -3,8 +3,8 @@ package postmortem
 import (
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/dblog"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/oomlog"
 	"github.com/dbmem/dbmem/internal/snapshot"
@@ -30,7 +30,7 @@ type Input struct {
 	// Findings are advise.Check's on Snapshot; only OOM-related ones are
 	// kept. FindingsAbout says which state of the host they judge ("this
 	// host as it is now", "the host as captured at ...").
-	Findings      []advise.Finding
+	Findings      []finding.Finding
 	FindingsAbout string
 	// Hugetlb are the hugetlb cgroup limits of this host's instances
 	// (ReadHugetlb), to confirm a bus error's cause.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // Tests for each class of misreading issue 14 names, on the corpus of
@@ -163,7 +163,7 @@ func TestYearKnownOrSaidUnknown(t *testing.T) {
 // A log that is not this host's gets advice from the log alone; this
 // host's findings appear only for its own logs, in their own section.
 func TestThisHostFindingsOnlyForItsOwnLogs(t *testing.T) {
-	fs := []advise.Finding{{ID: "overcommit.mode", Subject: "host", Title: "heuristic overcommit"}}
+	fs := []finding.Finding{{ID: "overcommit.mode", Subject: "host", Title: "heuristic overcommit"}}
 	given := corpusLog(t, "testdata/corpus/k12-wordops-543-ubuntu-mariadbd-syslog.truth.json", "kernel")
 	r := Analyze(Input{Logs: []Log{given}, Findings: fs, FindingsAbout: "this host as it is now", ThisHost: HostID{Name: "vm", Kernel: "6.18.44"}})
 	if r.ThisHost != nil || !strings.Contains(r.ThisHostWhy, "a file given on the command line") || r.Events[0].FromThisHost {

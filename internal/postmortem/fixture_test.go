@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 )
 
 // Real fixtures recorded on this machine (kernel 6.18.44, PostgreSQL 15.20):
@@ -214,7 +214,7 @@ func TestSinceAndLast(t *testing.T) {
 // Findings about the instances an event involves (and the host) are kept;
 // those about other instances are not.
 func TestRelevantFindingsFollowTheEvents(t *testing.T) {
-	fs := []advise.Finding{{ID: "overcommit.mode", Subject: "host"}, {ID: "thp.enabled", Subject: "host"},
+	fs := []finding.Finding{{ID: "overcommit.mode", Subject: "host"}, {ID: "thp.enabled", Subject: "host"},
 		{ID: "memory.worst_case", Subject: "postgresql 15 :5432 (/a)"}, {ID: "memory.worst_case", Subject: "postgresql 15 :5433 (/b)"}}
 	got := RelevantFindings(fs, map[string]bool{"postgresql 15 :5432 (/a)": true})
 	if len(got) != 2 || got[0].ID != "overcommit.mode" || got[1].Subject != "postgresql 15 :5432 (/a)" {

@@ -3,7 +3,7 @@ package postmortem
 import (
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -58,9 +58,9 @@ type Report struct {
 type HostSection struct {
 	// About says which state: "this host as it is now", "the host as
 	// captured at ...".
-	About    string           `json:"about"`
-	Notes    []string         `json:"notes,omitempty"`
-	Findings []advise.Finding `json:"findings,omitempty"`
+	About    string            `json:"about"`
+	Notes    []string          `json:"notes,omitempty"`
+	Findings []finding.Finding `json:"findings,omitempty"`
 }
 
 // SourceSummary is a log source and what was found in it.

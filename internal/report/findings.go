@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/texttable"
@@ -33,13 +34,13 @@ func Findings(w io.Writer, r advise.Result, o Options) error {
 
 // writeFindings renders findings, most severe first, each with its
 // evidence, why, fix and settings.
-func writeFindings(b *strings.Builder, fs []advise.Finding, st style) {
-	counts := map[advise.Severity]int{}
+func writeFindings(b *strings.Builder, fs []finding.Finding, st style) {
+	counts := map[finding.Severity]int{}
 	for _, f := range fs {
 		counts[f.Severity]++
 	}
 	var parts []string
-	for s := advise.Critical; s >= advise.Info; s-- {
+	for s := finding.Critical; s >= finding.Info; s-- {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
@@ -53,12 +54,12 @@ func writeFindings(b *strings.Builder, fs []advise.Finding, st style) {
 	}
 }
 
-func writeFinding(b *strings.Builder, f advise.Finding, st style) {
+func writeFinding(b *strings.Builder, f finding.Finding, st style) {
 	sev := strings.ToUpper(f.Severity.String())
 	switch f.Severity {
-	case advise.Critical:
+	case finding.Critical:
 		sev = st.bad(sev)
-	case advise.Warning:
+	case finding.Warning:
 		sev = st.warn(sev)
 	}
 	// Titles, subjects and evidence quote process names, paths and server

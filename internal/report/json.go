@@ -6,6 +6,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/budget"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/xray"
@@ -24,8 +25,8 @@ type Document struct {
 	Snapshot  *snapshot.Snapshot `json:"snapshot"`
 	Summaries []InstanceSummary  `json:"summaries"`
 	// Findings and Skipped are advise.Judge's with default options.
-	Findings []advise.Finding `json:"findings"`
-	Skipped  []advise.Skipped `json:"skipped"`
+	Findings []finding.Finding `json:"findings"`
+	Skipped  []advise.Skipped  `json:"skipped"`
 	// PoolerLimits are, per instance a pooler points at, the server
 	// connections the poolers may open to it (pooler.ServerConnections).
 	PoolerLimits []InstancePoolerLimit `json:"pooler_limits,omitempty"`

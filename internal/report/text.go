@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/units"
 
 	"fmt"
@@ -28,7 +29,7 @@ type Options struct {
 	Width int
 	// Findings are shown in the FINDINGS section, Skipped after them; nil
 	// Findings computes both with advise.Judge and default options.
-	Findings []advise.Finding
+	Findings []finding.Finding
 	Skipped  []advise.Skipped
 	// From says the snapshot was read from a capture (--from): the header
 	// then gives the capture's time and age, not the time it was read.

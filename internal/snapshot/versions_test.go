@@ -2,6 +2,7 @@ package snapshot_test
 
 import (
 	"context"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/measure"
 	"os"
 	"os/exec"
@@ -67,7 +68,7 @@ func TestVersionsHugePages(t *testing.T) {
 				t.Errorf("huge_pages_status %q with no free huge pages, want off", got)
 			}
 			checkVerSegment(t, in, "/dev/zero (deleted)", 4096)
-			if f, ok := finding(s, in, "hugepages.fallback"); !ok || f.Severity != advise.Notice {
+			if f, ok := findingOf(s, in, "hugepages.fallback"); !ok || f.Severity != finding.Notice {
 				t.Errorf("no hugepages.fallback notice for %s: %+v", advise.PostgresSubject(in), f)
 			}
 		})
@@ -86,7 +87,7 @@ func TestVersionsHugePages(t *testing.T) {
 			if n, _ := in.Settings.Int("shared_memory_size_in_huge_pages"); n != int64(pages) {
 				t.Errorf("shared_memory_size_in_huge_pages %d, postgres -C said %d", n, pages)
 			}
-			if f, ok := finding(s, in, "hugepages.fallback"); ok {
+			if f, ok := findingOf(s, in, "hugepages.fallback"); ok {
 				t.Errorf("hugepages.fallback while the segment is in huge pages: %+v", f)
 			}
 		})
@@ -133,13 +134,13 @@ func firstWord(s string) string {
 	return ""
 }
 
-func finding(s *snapshot.Snapshot, in *postgres.Instance, id string) (advise.Finding, bool) {
+func findingOf(s *snapshot.Snapshot, in *postgres.Instance, id string) (finding.Finding, bool) {
 	for _, f := range advise.Check(s, advise.Options{}) {
 		if f.ID == id && f.Subject == advise.PostgresSubject(in) {
 			return f, true
 		}
 	}
-	return advise.Finding{}, false
+	return finding.Finding{}, false
 }
 
 // meminfoKB reads "Key: N kB" from /proc/meminfo, or a count without unit.

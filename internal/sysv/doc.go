@@ -18,5 +18,5 @@
 // The generic readers it relies on live in package linux: credentials
 // (linux.ReadCreds: uid, groups, CapEff), resource limits
 // (linux.ReadLimits), smaps page sizes (linux.ReadSmaps), sysctls and
-// meminfo. KernelFromHost builds the limits from a host already read.
+// meminfo.
 package sysv

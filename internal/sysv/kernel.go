@@ -75,20 +75,6 @@ func ReadKernel(fs linux.FS) (Kernel, error) {
 	return k, nil
 }
 
-// KernelFromHost builds the limits from a host already read (a snapshot),
-// without reading again. ok is false when a limit is missing.
-func KernelFromHost(h linux.Host) (Kernel, bool) {
-	k := Kernel{Release: h.KernelRelease, PageSizeBytes: uint64(os.Getpagesize())}
-	var ok1, ok2, ok3, ok4 bool
-	k.ShmMaxBytes, ok1 = h.Sysctls.Uint("kernel.shmmax")
-	k.ShmAllPages, ok2 = h.Sysctls.Uint("kernel.shmall")
-	k.ShmMni, ok3 = h.Sysctls.Uint("kernel.shmmni")
-	g, ok4 := h.Sysctls.Uint("vm.hugetlb_shm_group")
-	k.HugetlbShmGroup = uint32(g)
-	k.setPool(h.Meminfo)
-	return k, ok1 && ok2 && ok3 && ok4
-}
-
 // setPool copies the default huge page pool from meminfo.
 func (k *Kernel) setPool(m linux.Meminfo) {
 	k.HugePageSizeBytes, k.HugePagesTotal, k.HugePagesFree = m.HugepagesizeBytes, m.HugePagesTotal, m.HugePagesFree

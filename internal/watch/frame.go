@@ -3,7 +3,7 @@ package watch
 import (
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
@@ -130,7 +130,7 @@ type Proc struct {
 
 // FindingSeen is a finding with when this watch first saw it.
 type FindingSeen struct {
-	advise.Finding
+	finding.Finding
 	Since time.Time `json:"since"`
 	// New is true on the tick the finding appeared (after the first tick).
 	New bool `json:"new"`

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/inert"
 	"github.com/dbmem/dbmem/internal/texttable"
 	"github.com/dbmem/dbmem/internal/units"
@@ -201,13 +201,13 @@ func hugeLine(h HostFrame) line {
 	return line{"      Huge pages " + strings.Join(parts, ", "), ""}
 }
 
-func severityColor(s advise.Severity) string {
+func severityColor(s finding.Severity) string {
 	switch s {
-	case advise.Critical:
+	case finding.Critical:
 		return sgrRed + ";" + sgrBold
-	case advise.Warning:
+	case finding.Warning:
 		return sgrYellow
-	case advise.Notice:
+	case finding.Notice:
 		return sgrCyan
 	}
 	return ""

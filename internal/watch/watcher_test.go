@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/advise"
+	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 )
 
-func sampleAt(at time.Time, avail uint64, vm linux.VMStat, fs ...advise.Finding) *sampler.Sample {
+func sampleAt(at time.Time, avail uint64, vm linux.VMStat, fs ...finding.Finding) *sampler.Sample {
 	return &sampler.Sample{
 		Snapshot: &snapshot.Snapshot{TakenAt: at, Host: linux.Host{Meminfo: linux.Meminfo{MemTotalBytes: new(uint64(8 << 30)), MemAvailableBytes: &avail}}},
 		VMStat:   vm, Findings: fs,
@@ -42,8 +42,8 @@ func TestWatcherRatesAndOOM(t *testing.T) {
 
 func TestWatcherFindingsFirstSeen(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	a := advise.Finding{ID: "a", Subject: "host", Severity: advise.Notice}
-	b := advise.Finding{ID: "b", Subject: "host", Severity: advise.Critical}
+	a := finding.Finding{ID: "a", Subject: "host", Severity: finding.Notice}
+	b := finding.Finding{ID: "b", Subject: "host", Severity: finding.Critical}
 	w := &Watcher{}
 	f1 := w.Frame(sampleAt(t0, 1, linux.VMStat{}, a))
 	f2 := w.Frame(sampleAt(t0.Add(time.Second), 1, linux.VMStat{}, a, b))

@@ -6,7 +6,6 @@
 package mysqltest
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
@@ -231,21 +230,4 @@ func (s *Server) logTail() string {
 		b = b[len(b)-4000:]
 	}
 	return string(b)
-}
-
-// LogLines returns the lines of the server's error log containing substr.
-func (s *Server) LogLines(substr string) []string {
-	f, err := os.Open(s.LogFile)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), substr) {
-			out = append(out, sc.Text())
-		}
-	}
-	return out
 }

@@ -191,9 +191,6 @@ func (b *Bouncer) stop(exited chan error) {
 	}
 }
 
-// Reload sends SIGHUP (PgBouncer rereads its files).
-func (b *Bouncer) Reload() error { return b.cmd.Process.Signal(syscall.SIGHUP) }
-
 // WaitFor polls cond (at most 2 minutes).
 func WaitFor(t testing.TB, what string, cond func() (bool, string)) {
 	t.Helper()
