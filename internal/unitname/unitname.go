@@ -13,17 +13,11 @@ var (
 	redhatDataDir  = regexp.MustCompile(`^/var/lib/pgsql/([0-9.]+)/data$`)
 )
 
-// Postgres is the packaged unit of a PostgreSQL cluster: Debian's
+// PostgresPackaged is the packaged unit of a PostgreSQL cluster: Debian's
 // postgresql@<version>-<cluster>.service (from the configuration file or
-// the data directory), PGDG's postgresql-<version>.service, else
-// postgresql.service.
-func Postgres(configFile, dataDir string) string {
-	u, _ := PostgresPackaged(configFile, dataDir)
-	return u
-}
-
-// PostgresPackaged is Postgres, and whether the name follows from a
-// package's layout (false: "postgresql.service" is only a guess).
+// the data directory), PGDG's postgresql-<version>.service, RHEL's own
+// postgresql.service; and whether the name follows from a package's
+// layout (false: "postgresql.service" is only a guess).
 func PostgresPackaged(configFile, dataDir string) (string, bool) {
 	if m := debianConfFile.FindStringSubmatch(configFile); m != nil {
 		return fmt.Sprintf("postgresql@%s-%s.service", m[1], m[2]), true
