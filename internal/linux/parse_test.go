@@ -350,7 +350,7 @@ func TestParseCmdline(t *testing.T) {
 }
 
 func TestSelectedWordAndPoolName(t *testing.T) {
-	if selectedWord("always [madvise] never\n") != "madvise" || selectedWord("never\n") != "never" {
+	if SelectedWord("always [madvise] never\n") != "madvise" || SelectedWord("never\n") != "never" {
 		t.Error("selectedWord")
 	}
 	if kb, err := poolSizeKB("hugepages-1048576kB"); err != nil || kb != 1<<20 {
