@@ -31,25 +31,17 @@ func fromSysV(s *sysv.Snapshot, servers []instance, sw []cohost.Software, defaul
 			taken[p.PID] = true
 		}
 	}
-	owned := *s
-	owned.Segments = slices.DeleteFunc(slices.Clone(s.Segments), func(seg sysv.SegmentInfo) bool {
-		return seg.Attached == 0 || slices.ContainsFunc(seg.Attachments, func(a sysv.Attachment) bool { return taken[a.PID] })
-	})
-	rights := map[uint32]sysv.HugetlbOwner{}
-	for _, o := range sysv.HugetlbOwners(owned) {
-		rights[o.UID] = o
-	}
 	byUID := map[uint32][]sysv.SegmentInfo{}
-	for _, seg := range owned.Segments {
-		byUID[seg.UID] = append(byUID[seg.UID], seg)
+	for _, seg := range s.Segments {
+		if seg.Attached > 0 && !slices.ContainsFunc(seg.Attachments, func(a sysv.Attachment) bool { return taken[a.PID] }) {
+			byUID[seg.UID] = append(byUID[seg.UID], seg)
+		}
 	}
+	owned := *s
 	var out []instance
 	for _, uid := range slices.Sorted(maps.Keys(byUID)) {
-		v := sysvOwner(uid, byUID[uid], sw, defaultHuge)
-		if o, ok := rights[uid]; ok {
-			v.Rights = &o
-		}
-		out = append(out, v)
+		owned.Segments = byUID[uid]
+		out = append(out, sysvOwner(owned, uid, sw, defaultHuge))
 	}
 	return out
 }
@@ -58,7 +50,9 @@ func fromSysV(s *sysv.Snapshot, servers []instance, sw []cohost.Software, defaul
 // processes are Oracle's. Its main shared memory is its biggest segment in
 // base pages, else its biggest; it wants huge pages when it created any
 // segment with SHM_HUGETLB, and needs the pages of those in base pages.
-func sysvOwner(uid uint32, segs []sysv.SegmentInfo, sw []cohost.Software, defaultHuge uint64) instance {
+// s holds the owner's segments only.
+func sysvOwner(s sysv.Snapshot, uid uint32, sw []cohost.Software, defaultHuge uint64) instance {
+	segs := s.Segments
 	v := instance{Engine: Engine{Name: engineSysV}, Subject: fmt.Sprintf("SysV segments of uid %d", uid),
 		DefaultHuge: defaultHuge, words: sysvWords, sv: segs}
 	if o, ok := oracleOf(segs, sw); ok {
@@ -78,6 +72,9 @@ func sysvOwner(uid uint32, segs []sysv.SegmentInfo, sw []cohost.Software, defaul
 	v.Shared = &segment{Path: fmt.Sprintf("SysV segment %d", main.ID), Bytes: main.SizeBytes, PageSize: main.PageSizeBytes, Hugetlb: main.Huge == sysv.HugeYes}
 	v.WantsHuge, v.NeedSource = huge > 0, "its segments in base pages / huge page size, each rounded up"
 	v.HugeSetting = ev("SHM_HUGETLB", fmt.Sprintf("%d of %d segments", huge, len(segs)), "smaps of an attaching process")
+	if r := sysv.HugetlbOwners(s); len(r) == 1 {
+		v.Rights = &r[0]
+	}
 	return v
 }
 
