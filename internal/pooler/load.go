@@ -120,11 +120,8 @@ func (l *loader) enter(name string, line int, from string) ([]byte, bool) {
 // resolve makes an include absolute from the pooler's working directory,
 // as PgBouncer opens it.
 func (l *loader) resolve(name string) string {
-	switch {
-	case name == "" || !path.IsAbs(name) && l.cwd == "":
+	if name == "" || path.IsAbs(name) || l.cwd == "" {
 		return name
-	case path.IsAbs(name):
-		return path.Clean(name)
 	}
 	return path.Join(l.cwd, name)
 }

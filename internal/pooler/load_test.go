@@ -169,3 +169,22 @@ func TestLoadRefusesASparseIncludeUnread(t *testing.T) {
 		t.Errorf("refusing it allocated %d bytes", alloc)
 	}
 }
+
+// TestOdysseyIncludesShareTheBudget: Odyssey's includes go through the
+// same reader, 16 deep (its own limit, not PgBouncer's 10), a cycle
+// refused naming the chain.
+func TestOdysseyIncludesShareTheBudget(t *testing.T) {
+	files := map[string]string{"o12.conf": "workers 1\n", "loop.conf": "include \"loop2.conf\"\n", "loop2.conf": "include \"loop.conf\"\n"}
+	for i := 0; i < 12; i++ {
+		files[fmt.Sprintf("o%d.conf", i)] = fmt.Sprintf("include \"o%d.conf\"\n", i+1)
+	}
+	dir := confDir(t, files)
+	for main, want := range map[string]string{"o0.conf": "", "loop.conf": "loop2.conf:1: DIR/loop.conf: refused: an include cycle: DIR/loop.conf includes DIR/loop2.conf includes DIR/loop.conf"} {
+		p := &Pooler{Kind: Odyssey, ConfigFile: filepath.Join(dir, main)}
+		p.readConfig(context.Background(), linux.DefaultFS().As(nobody), dir)
+		want = strings.ReplaceAll(want, "DIR", dir)
+		if got := fmt.Sprint(p.Problems); want == "" && (p.Refused || len(p.Files) != 13) || want != "" && !strings.Contains(got, want) {
+			t.Errorf("%s: refused %v, %d files, problems %s; want %q", main, p.Refused, len(p.Files), got, want)
+		}
+	}
+}
