@@ -41,8 +41,8 @@ func unitless(in *postgres.Instance, f finding.Finding) finding.Finding {
 		return f
 	}
 	f.Evidence = append(f.Evidence, ev("systemd unit", "none: "+in.NoUnit, fmt.Sprintf("/proc/%d/cgroup", in.PostmasterPID)))
-	f.Fix = "No service unit runs it, so no drop-in: start the postmaster at oom_score_adj -1000 with PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj " +
-		"and PG_OOM_ADJUST_VALUE=0 in its environment (pg_ctl: `echo -1000 > /proc/self/oom_score_adj; env PG_OOM_ADJUST_FILE=... PG_OOM_ADJUST_VALUE=0 " +
-		"pg_ctl ... restart`, the exact words from `dbmem plan`; a container: its runtime's oom_score_adj and environment), or run it under a service unit."
+	f.Fix = "No service unit runs it, so no drop-in: start it so that the postmaster has oom_score_adj -1000 and its children 0 " +
+		"(pg_ctl: `" + startProtected(postgres.Ctl(in.Settings.String("config_file"), in.DataDir), in.DataDir) +
+		"`; a container: its runtime's oom_score_adj and environment), or run it under a service unit."
 	return f
 }

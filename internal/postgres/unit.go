@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"bytes"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,11 +27,12 @@ func (in *Instance) readUnit(fs linux.FS) {
 // name of the cluster's layout (StoppedUnit) is taken.
 func RunningUnit(fs linux.FS, pid int, configFile, dataDir string) (unit, noUnit string) {
 	b, err := fs.ReadFile(fs.ProcPath(strconv.Itoa(pid), "cgroup"))
-	cg, ok := systemdCgroup(string(b))
+	lines := linux.ParseProcCgroup(bytes.NewReader(b))
+	cg, ok := systemdPath(lines)
 	if err != nil || !ok {
 		return packagedUnit(configFile, dataDir, "its cgroup was not read and ")
 	}
-	svc := deepestService(cg)
+	svc := linux.SystemdUnit(lines)
 	switch {
 	case svc != "" && runsPostgres(fs.Root, svc):
 		return svc, ""
@@ -57,35 +60,20 @@ func packagedUnit(configFile, dataDir, why string) (unit, noUnit string) {
 	return "", fmt.Sprintf("%s%s is not in a packaged layout (Debian's, PGDG's), so no service unit is known to start it; give --unit if one does", why, dataDir)
 }
 
-// systemdCgroup is the postmaster's path in systemd's hierarchy: the
-// unified line (0::) on cgroup v2, name=systemd on v1.
-func systemdCgroup(text string) (string, bool) {
+// systemdPath is the postmaster's path in systemd's hierarchy: v1's
+// name=systemd line, else the unified line (0::) of cgroup v2.
+func systemdPath(lines []linux.CgroupLine) (string, bool) {
 	var unified string
 	var found bool
-	for _, l := range strings.Split(text, "\n") {
-		parts := strings.SplitN(l, ":", 3)
-		if len(parts) != 3 {
-			continue
+	for _, l := range lines {
+		if slices.Contains(l.Controllers, "name=systemd") {
+			return l.Path, true
 		}
-		if parts[1] == "name=systemd" {
-			return parts[2], true
-		}
-		if parts[0] == "0" && parts[1] == "" {
-			unified, found = parts[2], true
+		if l.ID == 0 && len(l.Controllers) == 0 {
+			unified, found = l.Path, true
 		}
 	}
 	return unified, found
-}
-
-// deepestService is the last .service component of a cgroup path.
-func deepestService(cg string) string {
-	comps := strings.Split(cg, "/")
-	for i := len(comps) - 1; i >= 0; i-- {
-		if strings.HasSuffix(comps[i], ".service") {
-			return comps[i]
-		}
-	}
-	return ""
 }
 
 // runsPostgres: the unit is named for PostgreSQL, or its ExecStart (its
@@ -110,4 +98,28 @@ func runsPostgres(root, unit string) bool {
 		}
 	}
 	return false
+}
+
+// Ctl is the command that restarts a cluster no unit runs: Debian's
+// pg_ctlcluster for a cluster of its layout (pg_ctl -D would not find the
+// configuration in /etc/postgresql), else pg_ctl -D on the directory that
+// holds postgresql.conf.
+func Ctl(configFile, dataDir string) string {
+	if v, c, ok := unitname.DebianCluster(configFile); ok {
+		return "pg_ctlcluster " + v + " " + c
+	}
+	dir := dataDir
+	if configFile != "" && path.Dir(configFile) != dataDir {
+		dir = path.Dir(configFile) // its data_directory points at the data
+	}
+	return "pg_ctl -D " + ShellQuote(dir)
+}
+
+// ShellQuote quotes a path for a POSIX shell when it needs it: a data
+// directory is the server's to name, and the words are meant to be pasted.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
