@@ -9,13 +9,14 @@ import (
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-// guardPool decides which instances get huge pages: none whose cache is
-// too large for the RAM (a MySQL/MariaDB buffer pool above MySQL's own
+// guardPool is plan's huge page step, which check's strict overcommit
+// judges with too (host.poolsPlanned): the pool of the instances that get
+// huge pages (nil when none does), and the instances with NoHuge set where
+// they get none. None gets them whose cache is too large for the RAM (a MySQL/MariaDB buffer pool above MySQL's own
 // sizing: the answer is a smaller buffer pool, planned instead), and none
 // at all when the pool would leave less than MinLeftBeside for the
-// kernel, the page cache and every process (a 1 GB VM). It returns the
-// instances with NoHuge set where they get none.
-func guardPool(in PlanInput, r *PlanResult) []PlannedInstance {
+// kernel, the page cache and every process (a 1 GB VM).
+func guardPool(in PlanInput) ([]PlannedInstance, *HugePagePlan) {
 	out := append([]PlannedInstance(nil), in.Instances...)
 	for i, pi := range out {
 		if pi.MySQL == nil {
@@ -31,20 +32,22 @@ func guardPool(in PlanInput, r *PlanResult) []PlannedInstance {
 	in.Instances = out
 	hp, ok := poolFor(in)
 	if !ok {
-		return out
+		return out, nil
 	}
 	pools, _ := poolsAfter(in, &hp)
-	if left, min := sub(in.Host.RAMBytes, pools), MinLeftBeside(in.Host.RAMBytes); left < min {
-		why := fmt.Sprintf("a pool of %d pages of %s (%s) would leave %s beside the huge pages, under the %s the kernel, the "+
-			"page cache and every process need (20%% of RAM, at least 1 GiB)", hp.PoolPages, units.Bytes(hp.PageSizeBytes),
-			units.Bytes(hp.PoolBytes), units.Bytes(left), units.Bytes(min))
-		for i := range out {
-			if out[i].NoHuge == "" {
-				out[i].NoHuge = why
-			}
+	left, least := sub(in.Host.RAMBytes, pools), MinLeftBeside(in.Host.RAMBytes)
+	if left >= least {
+		return out, &hp
+	}
+	why := fmt.Sprintf("a pool of %d pages of %s (%s) would leave %s beside the huge pages, under the %s the kernel, the "+
+		"page cache and every process need (20%% of RAM, at least 1 GiB)", hp.PoolPages, units.Bytes(hp.PageSizeBytes),
+		units.Bytes(hp.PoolBytes), units.Bytes(left), units.Bytes(least))
+	for i := range out {
+		if out[i].NoHuge == "" {
+			out[i].NoHuge = why
 		}
 	}
-	return out
+	return out, nil
 }
 
 // poolFor plans the pool of the instances that get huge pages; false when
@@ -59,8 +62,7 @@ func poolFor(in PlanInput) (HugePagePlan, bool) {
 	if len(with) == 0 {
 		return HugePagePlan{}, false
 	}
-	hp := planHugePages(in, with)
-	return hp, true
+	return planHugePages(in, with), true
 }
 
 // mysqlBufferPool is the server's buffer pool as its worst case counts it.
