@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -153,21 +154,16 @@ const afterPlan = "huge page pools after this plan"
 // movingToHuge on planInput. Strict overcommit is judged with it in check
 // as in plan (one snapshot, one verdict): a ratio sized for a pool the
 // same report says must change would not keep the reserve once it does.
-// text says what they are and today's pools when they differ ("" when
-// they do not).
+// text says what they are and today's pools when they differ.
 func (h host) poolsPlanned() (bytes, moving uint64, text string) {
 	in := h.planInput()
 	var hp *HugePagePlan
 	in.Instances, hp = guardPool(in)
 	bytes, _ = poolsAfter(in, hp)
-	today, todayText := h.poolsNow()
-	if bytes == today {
-		return bytes, movingToHuge(in, hp != nil), ""
+	if today, todayText := h.poolsNow(); bytes != today {
+		text = fmt.Sprintf("%s, as dbmem plan sizes vm.nr_hugepages (today %s)", units.Bytes(bytes), cmp.Or(todayText, "none"))
 	}
-	if todayText == "" {
-		todayText = "none"
-	}
-	return bytes, movingToHuge(in, hp != nil), fmt.Sprintf("%s, as dbmem plan sizes vm.nr_hugepages (today %s)", units.Bytes(bytes), todayText)
+	return bytes, movingToHuge(in, hp != nil), text
 }
 
 // planInput is the host as plan's pool step reads it, from what check

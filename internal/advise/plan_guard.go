@@ -9,13 +9,14 @@ import (
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-// guardPool is plan's huge page step, which check's strict overcommit
-// judges with too (host.poolsPlanned): the pool of the instances that get
-// huge pages (nil when none does), and the instances with NoHuge set where
-// they get none. None gets them whose cache is too large for the RAM (a MySQL/MariaDB buffer pool above MySQL's own
-// sizing: the answer is a smaller buffer pool, planned instead), and none
-// at all when the pool would leave less than MinLeftBeside for the
-// kernel, the page cache and every process (a 1 GB VM).
+// guardPool is plan's huge page step, and check's too for strict
+// overcommit (host.poolsPlanned): the pool of the instances that get huge
+// pages (nil when none does), and the instances with NoHuge set where they
+// get none. None gets them whose cache is too large for the RAM (a
+// MySQL/MariaDB buffer pool above MySQL's own sizing: the answer is a
+// smaller buffer pool, planned instead), and none at all when the pool
+// would leave less than MinLeftBeside for the kernel, the page cache and
+// every process (a 1 GB VM).
 func guardPool(in PlanInput) ([]PlannedInstance, *HugePagePlan) {
 	out := append([]PlannedInstance(nil), in.Instances...)
 	for i, pi := range out {
@@ -35,19 +36,18 @@ func guardPool(in PlanInput) ([]PlannedInstance, *HugePagePlan) {
 		return out, nil
 	}
 	pools, _ := poolsAfter(in, &hp)
-	left, least := sub(in.Host.RAMBytes, pools), MinLeftBeside(in.Host.RAMBytes)
-	if left >= least {
-		return out, &hp
-	}
-	why := fmt.Sprintf("a pool of %d pages of %s (%s) would leave %s beside the huge pages, under the %s the kernel, the "+
-		"page cache and every process need (20%% of RAM, at least 1 GiB)", hp.PoolPages, units.Bytes(hp.PageSizeBytes),
-		units.Bytes(hp.PoolBytes), units.Bytes(left), units.Bytes(least))
-	for i := range out {
-		if out[i].NoHuge == "" {
-			out[i].NoHuge = why
+	if left, min := sub(in.Host.RAMBytes, pools), MinLeftBeside(in.Host.RAMBytes); left < min {
+		why := fmt.Sprintf("a pool of %d pages of %s (%s) would leave %s beside the huge pages, under the %s the kernel, the "+
+			"page cache and every process need (20%% of RAM, at least 1 GiB)", hp.PoolPages, units.Bytes(hp.PageSizeBytes),
+			units.Bytes(hp.PoolBytes), units.Bytes(left), units.Bytes(min))
+		for i := range out {
+			if out[i].NoHuge == "" {
+				out[i].NoHuge = why
+			}
 		}
+		return out, nil
 	}
-	return out, nil
+	return out, &hp
 }
 
 // poolFor plans the pool of the instances that get huge pages; false when
