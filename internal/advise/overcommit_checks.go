@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -147,53 +148,46 @@ func committedOverReserve(h host) (string, bool) {
 // are not today's.
 const afterPlan = "huge page pools after this plan"
 
-// poolsPlanned is every host-wide huge page pool as dbmem plan sizes it,
-// in bytes, and the shared memory now in base pages that moves into it
-// (it then leaves Committed_AS). Strict overcommit is judged with it in
-// check as in plan (one snapshot, one verdict): a ratio sized for a pool
-// the same report says must change would not keep the reserve once it
-// does. At the default page size: the pages others use now, plus each
-// trusted PostgreSQL instance's need with the plan's margin, unless that
-// leaves less than MinLeftBeside (plan then gives no huge pages); other
-// sizes as they are. Without such an instance, the pools now. text says
-// what they are and today's pools when they differ ("" when they do not).
+// poolsPlanned is every host-wide huge page pool after dbmem plan, in
+// bytes, and the shared memory now in base pages that moves into it (it
+// then leaves Committed_AS): plan's own guardPool, poolsAfter and
+// movingToHuge on planInput. Strict overcommit is judged with it in check
+// as in plan (one snapshot, one verdict): a ratio sized for a pool the
+// same report says must change would not keep the reserve once it does.
+// text says what they are and today's pools when they differ.
 func (h host) poolsPlanned() (bytes, moving uint64, text string) {
-	today, todayText := h.poolsNow()
-	now := today
+	in := h.planInput()
+	var hp *HugePagePlan
+	in.Instances, hp = guardPool(in)
+	bytes, _ = poolsAfter(in, hp)
+	if today, todayText := h.poolsNow(); bytes != today {
+		text = fmt.Sprintf("%s, as dbmem plan sizes vm.nr_hugepages (today %s)", units.Bytes(bytes), cmp.Or(todayText, "none"))
+	}
+	return bytes, movingToHuge(in, hp != nil), text
+}
+
+// planInput is the host as plan's pool step reads it, from what check
+// knows without asking a server: each trusted PostgreSQL instance whose
+// need at the default page size was read (SHOW or its mapping), the pages
+// it holds and its shared memory in base pages. MySQL/MariaDB servers'
+// pages count as in use by others.
+func (h host) planInput() PlanInput {
 	size, sized := h.DefaultPageSize()
-	var need, held, shifting uint64
-	for _, in := range h.Instances {
-		if !sized || in.my != nil || in.Untrusted != "" || in.NeedPages == 0 || in.Shared == nil {
+	in := PlanInput{Host: HostFacts{RAMBytes: h.RAM, DefaultHugePageBytes: size, Now: &HostNow{Pools: h.HugePools}}}
+	in.Options = withPlanDefaults(in)
+	for _, v := range h.Instances {
+		if !sized || v.my != nil || v.Untrusted != "" || v.NeedPages == 0 || v.Shared == nil {
 			continue
 		}
-		need += PoolPages(HugePageNeed{PageSizeBytes: size, Pages: in.NeedPages, SharedBytes: in.Shared.Bytes}, size, DefaultMarginPercent)
-		if !in.Shared.Hugetlb {
-			shifting += in.Shared.Bytes
-		} else if in.Shared.PageSize == size {
-			held += in.Shared.Bytes / size
+		pi := PlannedInstance{Subject: v.Subject, Need: HugePageNeed{PageSizeBytes: size, Pages: v.NeedPages, SharedBytes: v.Shared.Bytes, Exact: true}}
+		if !v.Shared.Hugetlb {
+			pi.SharedIn4KBytes = v.Shared.Bytes
+		} else if v.Shared.PageSize == size {
+			pi.HeldPages = v.Shared.Bytes / size
 		}
+		in.Instances = append(in.Instances, pi)
 	}
-	if need == 0 {
-		return now, 0, ""
-	}
-	rest, others := now, uint64(0) // the other sizes' pools, kept; the pages others use at this size
-	if p, ok := h.Pool(size); ok {
-		rest, others = sub(now, p.Bytes()), sub(hostInUse(p), held)
-		if held > 0 {
-			now = rest + min(p.Total, others)*size // plan gives no huge pages: the instances' pages return
-		}
-	}
-	bytes, moving = rest+(others+need)*size, shifting
-	if sub(h.RAM, bytes) < MinLeftBeside(h.RAM) {
-		bytes, moving = now, 0 // plan gives no huge pages
-	}
-	if bytes == today {
-		return bytes, moving, ""
-	}
-	if todayText == "" {
-		todayText = "none"
-	}
-	return bytes, moving, fmt.Sprintf("%s, as dbmem plan sizes vm.nr_hugepages (today %s)", units.Bytes(bytes), todayText)
+	return in
 }
 
 // strictBreaks flags strict overcommit on a host where Redis runs: its

@@ -211,10 +211,8 @@ func Plan(in PlanInput) PlanResult {
 		Notes: append([]string(nil), in.Notes...)}
 	in.Instances = leaveOutUntrusted(in.Instances, &r)
 	if !o.NoHugePages && len(in.Instances) > 0 {
-		in.Instances = guardPool(in, &r)
-		if hp, ok := poolFor(in); ok {
-			r.HugePages = &hp
-			r.Settings = append(r.Settings, hugePageSettings(in, hp, &r)...)
+		if in.Instances, r.HugePages = guardPool(in); r.HugePages != nil {
+			r.Settings = append(r.Settings, hugePageSettings(in, *r.HugePages, &r)...)
 		} else {
 			r.Settings = append(r.Settings, releasePool(in, &r)...)
 		}

@@ -9,13 +9,15 @@ import (
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-// guardPool decides which instances get huge pages: none whose cache is
-// too large for the RAM (a MySQL/MariaDB buffer pool above MySQL's own
-// sizing: the answer is a smaller buffer pool, planned instead), and none
-// at all when the pool would leave less than MinLeftBeside for the
-// kernel, the page cache and every process (a 1 GB VM). It returns the
-// instances with NoHuge set where they get none.
-func guardPool(in PlanInput, r *PlanResult) []PlannedInstance {
+// guardPool is plan's huge page step, and check's too for strict
+// overcommit (host.poolsPlanned): the pool of the instances that get huge
+// pages (nil when none does), and the instances with NoHuge set where they
+// get none. None gets them whose cache is too large for the RAM (a
+// MySQL/MariaDB buffer pool above MySQL's own sizing: the answer is a
+// smaller buffer pool, planned instead), and none at all when the pool
+// would leave less than MinLeftBeside for the kernel, the page cache and
+// every process (a 1 GB VM).
+func guardPool(in PlanInput) ([]PlannedInstance, *HugePagePlan) {
 	out := append([]PlannedInstance(nil), in.Instances...)
 	for i, pi := range out {
 		if pi.MySQL == nil {
@@ -31,7 +33,7 @@ func guardPool(in PlanInput, r *PlanResult) []PlannedInstance {
 	in.Instances = out
 	hp, ok := poolFor(in)
 	if !ok {
-		return out
+		return out, nil
 	}
 	pools, _ := poolsAfter(in, &hp)
 	if left, min := sub(in.Host.RAMBytes, pools), MinLeftBeside(in.Host.RAMBytes); left < min {
@@ -43,8 +45,9 @@ func guardPool(in PlanInput, r *PlanResult) []PlannedInstance {
 				out[i].NoHuge = why
 			}
 		}
+		return out, nil
 	}
-	return out
+	return out, &hp
 }
 
 // poolFor plans the pool of the instances that get huge pages; false when
@@ -59,8 +62,7 @@ func poolFor(in PlanInput) (HugePagePlan, bool) {
 	if len(with) == 0 {
 		return HugePagePlan{}, false
 	}
-	hp := planHugePages(in, with)
-	return hp, true
+	return planHugePages(in, with), true
 }
 
 // mysqlBufferPool is the server's buffer pool as its worst case counts it.

@@ -210,7 +210,7 @@ func htmlView(fs []finding.Finding) []string {
 // samePlan: plan sets vm.overcommit_memory=2 exactly when check's
 // overcommit.mode advises it (the software beside the databases, a pod,
 // Committed_AS or the pools decide both). Both judge it with the huge page
-// pools after the plan (advise's poolsPlanned): a pool that starves the
+// pools after the plan (plan's own guardPool): a pool that starves the
 // host (pg16-pool-starves-host) or one the databases still need
 // (vm4g-pg13-swap2g) is judged as it will be.
 func samePlan(t *testing.T, host []string, fs []finding.Finding) {
