@@ -176,6 +176,10 @@ func (h host) planInput() PlanInput {
 	in := PlanInput{Host: HostFacts{RAMBytes: h.RAM, DefaultHugePageBytes: size, Now: &HostNow{Pools: h.HugePools}}}
 	in.Options = withPlanDefaults(in)
 	for _, v := range h.Instances {
+		if sized && v.my != nil && v.Untrusted == "" {
+			in.Instances = append(in.Instances, PlanMySQL(v.my, size, basePage))
+			continue
+		}
 		if !sized || v.my != nil || v.Untrusted != "" || v.NeedPages == 0 || v.Shared == nil {
 			continue
 		}

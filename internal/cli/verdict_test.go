@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/dbmem/dbmem/internal/archetype/archetypetest"
 	"github.com/dbmem/dbmem/internal/exporter"
 	"github.com/dbmem/dbmem/internal/finding"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // TestOneVerdict is the property "one host state, one verdict": each
@@ -232,5 +234,39 @@ func samePlan(t *testing.T, host []string, fs []finding.Finding) {
 	checkStrict := strings.Contains(f.Fix, "set vm.overcommit_memory=2")
 	if planStrict != checkStrict {
 		t.Errorf("plan sets vm.overcommit_memory=2: %v; check's overcommit.mode advises it: %v (%s)", planStrict, checkStrict, f.Title)
+	}
+	samePools(t, out, *f)
+}
+
+// samePools: where check judges strict overcommit with the pool after the
+// plan, its figure is the plan's own vm.nr_hugepages (on hosts with one
+// huge page size: the other sizes' pools are kept as they are).
+func samePools(t *testing.T, planJSON string, f finding.Finding) {
+	t.Helper()
+	var p struct {
+		Host struct {
+			Default uint64   `json:"default_huge_page_bytes"`
+			Sizes   []uint64 `json:"huge_page_sizes"`
+		}
+		Settings []finding.Setting
+	}
+	if err := json.Unmarshal([]byte(planJSON), &p); err != nil || len(p.Host.Sizes) != 1 {
+		return
+	}
+	after := regexp.MustCompile(`huge page pools after this plan: ([^,]+), as dbmem plan sizes vm.nr_hugepages`)
+	for _, e := range f.Evidence {
+		m := after.FindStringSubmatch(e.Value)
+		if m == nil {
+			continue
+		}
+		for _, s := range p.Settings {
+			if s.Name != "vm.nr_hugepages" {
+				continue
+			}
+			n, err := strconv.ParseUint(s.Value, 10, 64)
+			if want := units.Bytes(n * p.Host.Default); err != nil || m[1] != want {
+				t.Errorf("check judges strict overcommit with pools of %s after the plan; plan sets vm.nr_hugepages=%s (%s)", m[1], s.Value, want)
+			}
+		}
 	}
 }
