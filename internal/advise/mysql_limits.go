@@ -13,10 +13,7 @@ const mysqlWorstCaseNotice = 0.8
 
 // unitOf names the server's systemd unit for LimitMEMLOCK=.
 func unitOf(in *mysql.Instance) string {
-	if in.Cgroup != nil && in.Cgroup.Unit != "" {
-		return in.Cgroup.Unit
-	}
-	return "the server's unit (mariadb.service or mysql.service)"
+	return units.Or(in.Unit, "the unit that will run it (none does now)")
 }
 
 // BufferPoolLimit is the largest innodb_buffer_pool_size that fits a host
@@ -57,8 +54,8 @@ func checkMySQLBufferPool(h host, in *mysql.Instance) []finding.Finding {
 			"OOM-killed or swaps as connections grow. Huge pages for it would make it worse: a pool is never reclaimed nor swapped.",
 		Fix: fmt.Sprintf("Lower innodb_buffer_pool_size to %s or less (less again where other software runs beside it), or add RAM; "+
 			"plan huge pages only for the smaller buffer pool.", units.Bytes(size)),
-		Settings: []finding.Setting{{Target: finding.TargetMySQL, Name: "innodb_buffer_pool_size", Value: u(size), Current: u(bp), Unit: MySQLUnit(in),
-			Restart: MySQLUnit(in), Formula: fmt.Sprintf("%s of %s RAM (%s), rounded down to 128 MiB", units.Bytes(limit), units.Bytes(h.RAM), rule),
+		Settings: []finding.Setting{{Target: finding.TargetMySQL, Name: "innodb_buffer_pool_size", Value: u(size), Current: u(bp), Unit: in.Unit,
+			Restart: mysqlRestart(in), Formula: fmt.Sprintf("%s of %s RAM (%s), rounded down to 128 MiB", units.Bytes(limit), units.Bytes(h.RAM), rule),
 			Why: "leave RAM for the connections, the kernel and the page cache"}},
 	}}
 }

@@ -18,7 +18,7 @@ func mariadb(largePages string) *mysql.Instance {
 	s["large_pages"] = mysql.Setting{Value: largePages, Source: mysql.FromServer}
 	in := &mysql.Instance{PID: 4242, Flavor: mysql.MariaDB, Version: "10.11.19-MariaDB", Major: 10, Minor: 11, Patch: 19,
 		Port: 3306, DataDir: "/var/lib/mysql", Settings: s, Creds: &linux.Creds{GID: 110, FSGID: 110},
-		Cgroup: &linux.CgroupInfo{PID: 4242, Unit: "mariadb.service"}}
+		Cgroup: &linux.CgroupInfo{PID: 4242, Unit: "mariadb.service"}, Unit: "mariadb.service"}
 	pool := mysql.MappingInfo{Start: 0x7f8e3c000000, SizeBytes: GiB, PageSizeBytes: 4096, ResidentBytes: 15 * MiB, DontDump: true}
 	in.Memory.BufferPool = &mysql.BufferPool{Mappings: []mysql.MappingInfo{pool}, SizeBytes: GiB, PageSizeBytes: 4096}
 	if largePages == "ON" {

@@ -66,8 +66,14 @@ func postgresSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan) []find
 // documentation ask for, and (MySQL) kernel.shmmax and kernel.shmall.
 func sysvSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanResult) []finding.Setting {
 	seg := pagesAt(pi.Need, hp.PageSizeBytes) * hp.PageSizeBytes
-	out := []finding.Setting{systemdSetting(pi.Unit, "LimitMEMLOCK", "infinity", fmt.Sprintf("at least the segments, %s", units.Bytes(seg)),
-		"SHM_HUGETLB segments are charged to the memlock limit unless the group is vm.hugetlb_shm_group; limits.conf does not apply to services")}
+	var out []finding.Setting
+	if pi.Unit != "" {
+		out = append(out, systemdSetting(pi.Unit, "LimitMEMLOCK", "infinity", fmt.Sprintf("at least the segments, %s", units.Bytes(seg)),
+			"SHM_HUGETLB segments are charged to the memlock limit unless the group is vm.hugetlb_shm_group; limits.conf does not apply to services"))
+	} else {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: %s, so no drop-in sets its memlock limit: start it with at least %s of locked memory "+
+			"(ulimit -l unlimited in what starts it), or run it under a service unit with LimitMEMLOCK=infinity, and plan again", pi.Subject, pi.NoUnit, units.Bytes(seg)))
+	}
 	if pi.GID >= 0 {
 		out = append(out, sysctlSetting("vm.hugetlb_shm_group", strconv.Itoa(pi.GID), in.current("vm.hugetlb_shm_group"),
 			fmt.Sprintf("gid %d of the user %s runs as", pi.GID, pi.Engine.Name),

@@ -27,7 +27,7 @@ func PlanMySQL(in *mysql.Instance, pageSize, basePage uint64) PlannedInstance {
 	hp := mysql.PlanHugePages(in, pageSize, basePage)
 	pi := PlannedInstance{
 		Engine:  MySQLEngine(in),
-		Subject: MySQLSubject(in), Unit: MySQLUnit(in), GID: -1,
+		Subject: MySQLSubject(in), Unit: in.Unit, NoUnit: in.NoUnit, GID: -1,
 		Current: map[string]string{"large_pages": settingOrEmpty(in.Settings, "large_pages")},
 		Need:    hp,
 		MySQL:   &MySQLPlanned{Flavor: in.Flavor, Server: in},
@@ -58,16 +58,10 @@ func MySQLEngine(in *mysql.Instance) Engine {
 	return Engine{Name: name, Major: in.Major, Minor: in.Minor}
 }
 
-// MySQLUnit is the server's systemd unit: from its cgroup, else the
-// distribution's name for the flavor.
-func MySQLUnit(in *mysql.Instance) string {
-	if in.Cgroup != nil && in.Cgroup.Unit != "" {
-		return in.Cgroup.Unit
-	}
-	if in.Flavor == mysql.MariaDB {
-		return "mariadb.service"
-	}
-	return "mysql.service"
+// mysqlRestart is what restarts the server: its unit, or the server
+// itself when no unit runs it (mysql.RunningUnit).
+func mysqlRestart(in *mysql.Instance) string {
+	return units.Or(in.Unit, "the MySQL/MariaDB server")
 }
 
 func settingOrEmpty(s mysql.Settings, name string) string {

@@ -78,7 +78,8 @@ func TestPlanMySQLByAPI(t *testing.T) {
 		srv.Flavor, srv.Major, srv.Minor = c.flavor, c.major, c.minor
 		srv.Settings = mysql.Defaults(c.flavor)
 		srv.Settings["innodb_buffer_pool_size"] = mysql.Setting{Value: "1073741824", Source: mysql.FromServer}
-		srv.Cgroup = nil
+		// No cgroup read: the packages' unit, as mysql.RunningUnit names it where it is installed.
+		srv.Cgroup, srv.Unit = nil, map[mysql.Flavor]string{mysql.MySQL: "mysql.service", mysql.MariaDB: "mariadb.service"}[c.flavor]
 		in := jointHost(srv)
 		// shmmax below the buffer pool, shmall far above what is needed.
 		in.Host.Now = &HostNow{Sysctls: linux.Sysctls{"kernel.shmmax": "33554432", "kernel.shmall": "18446744073692774399", "vm.hugetlb_shm_group": "0"}}

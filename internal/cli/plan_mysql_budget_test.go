@@ -72,7 +72,7 @@ func TestPlanMySQLBudget(t *testing.T) {
 	code, out, stderr = run(t, "--mysql-port", fmt.Sprint(s.Port), "plan")
 	flat := squeeze(out)
 	for _, w := range []string{"BUDGET  mariadb 10.11 :", "Max_used_connections (SHOW GLOBAL STATUS)", "one table per query, not per thread",
-		"mysql  mariadb.service:  max_connections  " + want + "  500", "MYSQLTUNER"} {
+		"mysql  max_connections  " + want + "  500", "MYSQLTUNER"} {
 		if code != ExitOK || !strings.Contains(flat, squeeze(w)) {
 			t.Errorf("plan (exit %d, %s) lacks %q:\n%s", code, stderr, w, out)
 		}

@@ -39,13 +39,13 @@ func TestPlanMySQLServer(t *testing.T) {
 		t.Errorf("the pool does not count the server's large-page buffers:\n%s", out)
 	}
 	flat := squeeze(out)
-	for _, want := range []string{"mysql  mariadb.service:  large_pages  ON  OFF", "MAP_HUGETLB needs only free pages",
+	for _, want := range []string{"mysql  large_pages  ON  OFF", "MAP_HUGETLB needs only free pages",
 		"WORST CASE (with the planned huge pages of 2 MiB)", subject, "in huge pages", "PostgreSQL instances not planned: --mysql-port " + port} {
 		if !strings.Contains(flat, squeeze(want)) {
 			t.Errorf("plan lacks %q:\n%s", want, out)
 		}
 	}
-	for _, banned := range []string{"sysctl  vm.hugetlb_shm_group", "systemd  mariadb.service", "sysctl  kernel.shmmax", "huge_pages  on"} {
+	for _, banned := range []string{"sysctl  vm.hugetlb_shm_group", "systemd  mariadb.service", "OOMPolicy", "sysctl  kernel.shmmax", "huge_pages  on"} {
 		if strings.Contains(flat, squeeze(banned)) {
 			t.Errorf("plan for a MariaDB 10.11 alone has %q:\n%s", banned, out)
 		}

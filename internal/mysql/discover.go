@@ -189,6 +189,7 @@ func (in *Instance) readProcess(fs linux.FS, opt Options) error {
 	if cg, g, err := linux.ReadCgroupInfo(fs, in.PID, opt.PageSizes); err == nil {
 		in.Cgroup, in.Gaps = &cg, append(in.Gaps, g...)
 	}
+	in.Unit, in.NoUnit = RunningUnit(fs, in)
 	return nil
 }
 

@@ -54,6 +54,10 @@ type Instance struct {
 	Memory           Memory            `json:"memory"`
 	Cgroup           *linux.CgroupInfo `json:"cgroup,omitempty"`
 	Gaps             []linux.Gap       `json:"gaps,omitempty"`
+	// Unit is the systemd unit that runs it (RunningUnit), the one every
+	// command names; "" when none does, and NoUnit says why.
+	Unit   string `json:"-"`
+	NoUnit string `json:"-"`
 }
 
 // MemoryEvent is one row of performance_schema.memory_summary_global_by_event_name.

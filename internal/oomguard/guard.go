@@ -41,9 +41,9 @@ type Guard struct {
 // Target is a database service to audit.
 type Target struct {
 	Subject string
-	// Unit is the systemd unit ("" when unknown: Candidates are tried).
-	Unit       string
-	Candidates []string
+	// Unit is the systemd unit that runs it (postgres.RunningUnit,
+	// mysql.RunningUnit); "" when none does.
+	Unit string
 	// Comms are the database's process names, for earlyoom's lists.
 	Comms []string
 	// PID is a process of the service, for its RLIMIT_MEMLOCK.

@@ -75,7 +75,7 @@ func TestPackagedUnitsAndDefaults(t *testing.T) {
 		"etc/systemd/oomd.conf":                                             "[OOM]\nDefaultMemoryPressureDurationSec=20s\n",
 	})
 	g := Read(context.Background(), Options{FS: fs, Run: noRun, Targets: []Target{
-		{Subject: "pgdg", Unit: "postgresql-18.service"}, {Subject: "mysql", Candidates: []string{"mysqld.service"}},
+		{Subject: "pgdg", Unit: "postgresql-18.service"}, {Subject: "mysql", Unit: "mysqld.service"},
 		{Subject: "maria", Unit: "mariadb.service"}}})
 	p, m, d := g.Units[0], g.Units[1], g.Units[2]
 	if p.Values["OOMScoreAdjust"].Value != "-1000" || p.Values["Restart"].Value != "on-failure" || p.Values["OOMPolicy"] != (Value{"kill", "/etc/systemd/system.conf.d/oom.conf"}) {

@@ -45,9 +45,6 @@ var unitDefaults = map[string]string{"OOMScoreAdjust": "0", "MemoryMax": "infini
 
 func readUnit(ctx context.Context, o Options, g *Guard, t Target) UnitAudit {
 	u := UnitAudit{Subject: t.Subject, Unit: t.Unit, Values: map[string]Value{}, SliceValues: map[string]Value{}}
-	if u.Unit == "" {
-		u.Unit = firstExisting(o.FS, t.Candidates)
-	}
 	if g.SystemdPID1 && u.Unit != "" {
 		if showUnit(ctx, o, &u) {
 			readMemlock(o.FS, t.PID, &u)
@@ -180,17 +177,6 @@ func sliceChain(slice string) []string {
 		name = name[:i]
 	}
 	return append(out, "-.slice")
-}
-
-func firstExisting(fs linux.FS, names []string) string {
-	for _, n := range names {
-		for _, d := range sdunit.SearchPaths {
-			if fs.Exists(fs.HostPath(d + "/" + n)) {
-				return n
-			}
-		}
-	}
-	return ""
 }
 
 func confDropIns(fs linux.FS, dir string) []string {

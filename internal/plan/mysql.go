@@ -117,7 +117,8 @@ func runningMySQL(my *mysql.Instance, changes map[string]string, size, base uint
 // whatIfMySQL is a server of the given version with its flavor's defaults
 // and the changes.
 func whatIfMySQL(w MySQLWhatIf, changes map[string]string, size uint64) advise.PlannedInstance {
-	my := &mysql.Instance{Flavor: w.Flavor, Major: w.Major, Minor: w.Minor,
+	unit := map[mysql.Flavor]string{mysql.MariaDB: "mariadb.service", mysql.MySQL: "mysql.service"}[w.Flavor] // Debian's packages
+	my := &mysql.Instance{Flavor: w.Flavor, Major: w.Major, Minor: w.Minor, Unit: unit,
 		Version: fmt.Sprintf("%d.%d", w.Major, w.Minor), Settings: overlayMySQL(mysql.Defaults(w.Flavor), changes)}
 	pi := advise.PlanMySQL(my, size, basePage())
 	pi.Subject = fmt.Sprintf("%s %d.%d (what-if)", w.Flavor, w.Major, w.Minor)

@@ -2,11 +2,9 @@ package snapshot
 
 import (
 	"context"
-	"strings"
 
 	"github.com/dbmem/dbmem/internal/oomguard"
 	"github.com/dbmem/dbmem/internal/postgres"
-	"github.com/dbmem/dbmem/internal/unitname"
 )
 
 // readGuard reads what decides the databases' fate when memory runs out
@@ -19,14 +17,8 @@ func (s *Snapshot) readGuard(ctx context.Context, o Options) {
 		ts = append(ts, oomguard.Target{Subject: GuardKey("postgresql", in.DataDir), Comms: postgres.ServerComms, PID: in.PostmasterPID, Unit: in.Unit})
 	}
 	for _, m := range s.MySQL {
-		t := oomguard.Target{Subject: GuardKey("mysql", m.DataDir), Comms: []string{"mysqld", "mariadbd"}, PID: m.PID}
-		if strings.TrimSuffix(m.DataDir, "/") == "/var/lib/mysql" {
-			t.Candidates = unitname.MySQL(string(m.Flavor)) // the packages' data directory
-		}
-		if m.Cgroup != nil && m.Cgroup.Unit != "" {
-			t.Unit = m.Cgroup.Unit
-		}
-		ts = append(ts, t)
+		// m.Unit is "" when no unit runs it (mysql.RunningUnit): nothing to audit
+		ts = append(ts, oomguard.Target{Subject: GuardKey("mysql", m.DataDir), Comms: []string{"mysqld", "mariadbd"}, PID: m.PID, Unit: m.Unit})
 	}
 	s.OOMGuard = oomguard.Read(ctx, oomguard.Options{FS: o.FS, Run: o.GuardRun, Targets: ts})
 }
