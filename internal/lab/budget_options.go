@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
 // BudgetOptions choose the budget experiment (`dbmem lab budget`). Zero
 // values take the defaults of ResolveBudget.
 type BudgetOptions struct {
-	Bin, BaseDir string
+	Common
 	// LimitBytes is the memory cgroup the cluster runs in: the small
 	// host of the experiment (default 2 GiB).
 	LimitBytes uint64
@@ -29,12 +28,6 @@ type BudgetOptions struct {
 	// FactRows is the reporting table's size (default 2,000,000; 600,000
 	// with Quick): much larger than a small work_mem.
 	FactRows int64
-	Quick    bool
-	FS       linux.FS
-	// LockPath and JournalPath as for Run: the same lock and journal, so a
-	// killed lab experiment is undone by the next of any.
-	LockPath, JournalPath string
-	Progress              Progress
 }
 
 // BudgetConfig is the budget experiment as run, defaults resolved.

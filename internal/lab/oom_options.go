@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
 // OOMOptions choose the OOM experiment (`dbmem lab oom`). Zero values take
 // the defaults of ResolveOOM.
 type OOMOptions struct {
-	Bin, BaseDir string
+	Common
 	// LimitBytes is the memory cgroup the cluster runs in: the "machine"
 	// of the experiment (default 2 GiB, 1 GiB with Quick).
 	LimitBytes uint64
@@ -34,12 +33,6 @@ type OOMOptions struct {
 	// HeadroomBytes is the commit left for everything else on the host
 	// with StrictOvercommit (default DefaultHeadroom).
 	HeadroomBytes uint64
-	Quick         bool
-	FS            linux.FS
-	// LockPath and JournalPath as for Run: the same lock and journal, so a
-	// killed `lab` or `lab oom` is undone by the next of either.
-	LockPath, JournalPath string
-	Progress              Progress
 }
 
 // OOMConfig is the OOM experiment as run, defaults resolved.
