@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -96,9 +95,7 @@ environments are never read, and query texts in the logs unless --with-queries.`
 				return err
 			}
 			if e.json {
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(c.Manifest)
+				return writeJSON(e.stdout, c.Manifest)
 			}
 			return writeCaptureSummary(e, out, c.Manifest)
 		},

@@ -188,9 +188,7 @@ func writeLabResult[R any](e *env, htmlPath string, k labKind[R], res *R) error 
 	if !e.json {
 		return k.text(e.stdout, res)
 	}
-	enc := json.NewEncoder(e.stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(res)
+	return writeJSON(e.stdout, res)
 }
 
 // readSaved reads a result that the lab command named what saved with
