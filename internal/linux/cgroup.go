@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -70,7 +71,7 @@ func ReadCgroupMemory(fs FS, pid int) (CgroupMemory, bool, error) {
 	}
 	lines := parseProcCgroup(bytes.NewReader(b))
 	for _, l := range lines {
-		if contains(l.Controllers, "memory") {
+		if slices.Contains(l.Controllers, "memory") {
 			return readCgroup(fs, cgroupV1Root, l.Path, cgroupV1Files), true, nil
 		}
 	}
@@ -89,7 +90,7 @@ func ReadCgroupMemory(fs FS, pid int) (CgroupMemory, bool, error) {
 func cgroupV2Root(fs FS, controller string) (string, bool) {
 	for _, root := range []string{"fs/cgroup", "fs/cgroup/unified"} {
 		b, err := fs.ReadFile(fs.SysPath(root, "cgroup.controllers"))
-		if err == nil && contains(strings.Fields(string(b)), controller) {
+		if err == nil && slices.Contains(strings.Fields(string(b)), controller) {
 			return root, true
 		}
 	}
@@ -173,13 +174,4 @@ func optKey(stat map[string]uint64, key string) *uint64 {
 		return &v
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,7 +105,7 @@ func (l *loader) admit(name string, stack []string, line int, from string) bool 
 		l.refuse(from, line, "%include of a relative path and the pooler's working directory is unknown: not read")
 	case len(stack) > l.lim.Depth:
 		l.refuse(from, line, fmt.Sprintf("includes nested deeper than %d: PgBouncer refuses them too", l.lim.Depth))
-	case contains(stack, name):
+	case slices.Contains(stack, name):
 		l.refuse(from, line, fmt.Sprintf("include loop: %s includes %s again", strings.Join(stack, " -> "), name))
 	case len(l.out.Files) >= l.lim.Files:
 		l.refuse(from, line, fmt.Sprintf("more than %d configuration files: the rest is not read", l.lim.Files))
@@ -139,13 +140,4 @@ func readProblem(name string, err error, lim Limits) string {
 		return fmt.Sprintf("%s is not read: larger than %d bytes, or past %d bytes for all files (%v)", name, lim.FileBytes, lim.TotalBytes, err)
 	}
 	return err.Error()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

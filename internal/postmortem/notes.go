@@ -46,7 +46,7 @@ func scopeNote(s Scope) string {
 		n := fmt.Sprintf("The memory cgroup %s hit its limit", units.Or(s.Cgroup, "(not named in the log)"))
 		switch {
 		case s.LimitBytes != nil && !s.LimitUnlimited:
-			n += fmt.Sprintf(" of %s (usage %s)", units.Bytes(*s.LimitBytes), units.Bytes(deref(s.UsageBytes)))
+			n += fmt.Sprintf(" of %s (usage %s)", units.Bytes(*s.LimitBytes), units.Bytes(units.Deref(s.UsageBytes)))
 		default:
 			n += " (the limit is not in the log)"
 		}

@@ -41,7 +41,7 @@ func writeMySQLInstance(b *strings.Builder, in *mysql.Instance, h linux.Host, st
 	if in.Port > 0 {
 		port = fmt.Sprintf("port %d", in.Port)
 	}
-	fmt.Fprintf(b, "%s  %s  %s  pid %d\n", st.head(inert.Text(title)), inert.Text(orDash(in.DataDir)), port, in.PID)
+	fmt.Fprintf(b, "%s  %s  %s  pid %d\n", st.head(inert.Text(title)), inert.Text(units.Or(in.DataDir, "-")), port, in.PID)
 	conn := inert.Text(in.Connection)
 	if !in.Connected {
 		conn = st.warn(conn)
