@@ -37,16 +37,6 @@ type MySQLLog struct {
 	Stats loglines.Stats
 }
 
-// ParseMySQL reads a MySQL or MariaDB error log with default Options.
-func ParseMySQL(r io.Reader) ([]CrashRestart, error) { return Options{}.ParseMySQL(r) }
-
-// ParseMySQL reads a MySQL or MariaDB error log and returns the restarts
-// after a crash; see ReadMySQL.
-func (o Options) ParseMySQL(r io.Reader) ([]CrashRestart, error) {
-	l, err := o.ReadMySQL(r)
-	return l.Crashes, err
-}
-
 // ReadMySQL reads a MySQL or MariaDB error log: the restarts after a crash
 // (mysqld_safe's "mysqld restarted", a new instance that starts while the
 // previous one never logged "Shutdown complete", InnoDB crash recovery) and
