@@ -40,7 +40,6 @@ func WriteOOM(w io.Writer, r *lab.OOMResult) error {
 	return oomTmpl.Execute(w, p)
 }
 
-// style is the lab page's style sheet, shared by both reports.
 func oomFacts(r *lab.OOMResult) [][2]string {
 	h, c := r.Host, r.Config
 	f := [][2]string{
