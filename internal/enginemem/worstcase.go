@@ -1,5 +1,7 @@
 package enginemem
 
+import "slices"
+
 // Scope says how a worst-case line is allocated.
 type Scope string
 
@@ -96,14 +98,7 @@ func (w WorstCase) Line(name string) (Line, bool) {
 }
 
 // Measured reports whether the term was measured (or needs no measure).
-func (w WorstCase) Measured(term string) bool {
-	for _, u := range w.Unmeasured {
-		if u == term {
-			return false
-		}
-	}
-	return true
-}
+func (w WorstCase) Measured(term string) bool { return !slices.Contains(w.Unmeasured, term) }
 
 // PteBytes is the size of one page table entry (x86-64, arm64).
 const PteBytes = 8

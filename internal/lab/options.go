@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/hostchange"
@@ -158,11 +159,4 @@ func (c Config) validate() error {
 func (c Config) TableBytes() uint64 { return uint64(c.Scale) * BytesPerScale }
 
 // Has reports whether the mode is part of the experiment.
-func (c Config) Has(m Mode) bool {
-	for _, x := range c.Modes {
-		if x == m {
-			return true
-		}
-	}
-	return false
-}
+func (c Config) Has(m Mode) bool { return slices.Contains(c.Modes, m) }

@@ -2,6 +2,7 @@ package postmortem
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/oomlog"
@@ -177,10 +178,5 @@ func restartNote(c Crash) []string {
 }
 
 func hasStep(c Crash, what string) bool {
-	for _, s := range c.Steps {
-		if strings.HasPrefix(s.What, what) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.Steps, func(s Step) bool { return strings.HasPrefix(s.What, what) })
 }
