@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbmem/dbmem/internal/pgcluster"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 // The fixed cost of `dbmem report` (issue 23 item 9): everything but the

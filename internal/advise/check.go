@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/dbmem/dbmem/internal/cohost"
@@ -37,7 +38,8 @@ type host struct {
 	// unknown: never shown, never divided by).
 	RAM uint64
 	// Instances are the database servers, every engine's (PostgreSQL,
-	// MySQL/MariaDB).
+	// MySQL/MariaDB); the owners of SysV segments are judged as instances
+	// too (fromSysV), but are not listed here.
 	Instances []instance
 	// Software is what runs beside the databases (cohost): Redis,
 	// MongoDB, JVMs, Erlang VMs, Oracle, kubelet.
@@ -90,6 +92,7 @@ func Judge(s *snapshot.Snapshot, o Options) Result {
 		h.RAM = *m
 	}
 	hugeSize, _ := s.Host.DefaultPageSize()
+	shmGroup, _ := s.Host.Sysctls.Uint("vm.hugetlb_shm_group")
 	for _, in := range s.Postgres {
 		v := fromPostgres(in, hugeSize, o)
 		v.Untrusted = h.vouch(v.Subject, in.Owners, "postgres")
@@ -99,7 +102,7 @@ func Judge(s *snapshot.Snapshot, o Options) Result {
 		h.Instances = append(h.Instances, v)
 	}
 	for _, m := range s.MySQL {
-		v := fromMySQL(m, hugeSize)
+		v := fromMySQL(m, hugeSize, uint32(shmGroup))
 		v.Untrusted = h.vouch(v.Subject, m.Owners, "mysql")
 		h.Instances = append(h.Instances, v)
 	}
@@ -109,7 +112,9 @@ func Judge(s *snapshot.Snapshot, o Options) Result {
 	for _, c := range hostChecks {
 		out = append(out, c(h)...)
 	}
-	for _, in := range h.Instances {
+	// The owners of SysV segments are judged as instances; host-wide sums
+	// count Oracle as co-hosted software (h.Software).
+	for _, in := range slices.Concat(h.Instances, fromSysV(s.SysV, h.Instances, s.Software, hugeSize)) {
 		for _, c := range instanceChecks {
 			out = append(out, c(h, in)...)
 		}
@@ -131,7 +136,7 @@ var hostChecks = []func(host) []finding.Finding{
 
 // instanceChecks apply to every instance, whatever its engine.
 var instanceChecks = []func(host, instance) []finding.Finding{
-	checkHugePagesUsed, checkPoolTooSmall, checkPageTablesProjected, checkWorstCase, checkCacheShare,
+	checkHugePagesUsed, checkPoolTooSmall, checkPageTablesProjected, checkWorstCase, checkCacheShare, checkHugetlbRights,
 }
 
 // sortFindings drops findings below min and orders the rest by severity,

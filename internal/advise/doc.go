@@ -20,7 +20,9 @@
 //
 // Engines differ where it matters (THP advice, mmap or SysV huge pages):
 // Engine holds that knowledge; checks common to all engines read an
-// engine-neutral view of an instance (instance.go). The software found
+// engine-neutral view of an instance (instance.go): a PostgreSQL or
+// MySQL/MariaDB server, or an owner of SysV segments (Oracle's SGA or
+// another program's, instance_sysv.go). The software found
 // beside the databases (internal/cohost: Redis, MongoDB, JVMs, Erlang VMs,
 // Oracle, kubelet) joins the THP advice and decides whether strict
 // overcommit may be advised (cohosted.go, thp.go); inside a pod the

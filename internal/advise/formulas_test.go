@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -173,7 +172,7 @@ func TestUnits(t *testing.T) {
 		{units.Bytes(0), "0 B"}, {units.Bytes(1536), "1.50 KiB"}, {units.Bytes(25 * GiB), "25 GiB"}, {units.Bytes(143 * MiB), "143 MiB"},
 		{PageSizeName(2*MiB, "postgres"), "2MB"}, {PageSizeName(GiB, "postgres"), "1GB"}, {PageSizeName(GiB, "kernel"), "1G"},
 		{PageSizeName(2*MiB, "k8s"), "2Mi"}, {Quantity(1116 * MiB), "1116Mi"}, {Quantity(16 * GiB), "16Gi"}, {Quantity(MiB + 1), "2Mi"},
-		{postgres.FormatMemory(16 * GiB), "16GB"}, {postgres.FormatMemory(1536 * MiB), "1536MB"}, {postgres.FormatMemory(64 * kB), "64kB"},
+		{units.PG(16 * GiB), "16GB"}, {units.PG(1536 * MiB), "1536MB"}, {units.PG(64 * kB), "64kB"},
 		{units.Percent(1, 3), "33%"}, {units.Percent(5, 1000), "0.5%"}, {units.Percent(1, 0), "-"},
 	} {
 		if c.got != c.want {

@@ -25,6 +25,9 @@ func checkHugePagesUsed(h host, in instance) []finding.Finding {
 	if in.my != nil {
 		return checkLargePages(h, in)
 	}
+	if in.sv != nil {
+		return checkSysVPages(h, in)
+	}
 	page := max(sh.PageSize, basePage)
 	pt := PageTableBytes(in.Work.MaxConnections, sh.Bytes, page) // 0 when max_connections was not read: no grade from it
 	f := finding.Finding{Subject: in.Subject, Evidence: []finding.Evidence{

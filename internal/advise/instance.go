@@ -8,11 +8,13 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/sysv"
 )
 
 // instance is the engine-neutral view of one database instance that the
 // checks common to every engine read. Each engine has a constructor
-// (fromPostgres, fromMySQL) and may add its own checks.
+// (fromPostgres, fromMySQL, fromSysV for the owners of SysV segments:
+// Oracle's SGA or another program's) and its words in those checks.
 type instance struct {
 	Engine  Engine
 	Subject string
@@ -55,11 +57,17 @@ type instance struct {
 	// Huge is the engine's own huge page need when it maps several
 	// large-page areas (MySQL); zero when NeedPages says it all.
 	Huge HugePageNeed
+	// Rights are those of the processes that create its SHM_HUGETLB
+	// segments (vm.hugetlb_shm_group, CAP_IPC_LOCK, memlock) against what
+	// the segments need; nil when it creates none.
+	Rights *sysv.HugetlbOwner
 	// words are what the common checks say for this engine.
 	words engineWords
 	// my is the MySQL/MariaDB server behind the view (nil for PostgreSQL),
 	// for the evidence only it has.
 	my *mysql.Instance
+	// sv are the segments of an owner of SysV segments (nil for a server).
+	sv []sysv.SegmentInfo
 }
 
 // segment is a shared memory mapping as the kernel maps it.

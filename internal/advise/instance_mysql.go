@@ -2,13 +2,15 @@ package advise
 
 import (
 	"github.com/dbmem/dbmem/internal/mysql"
+	"github.com/dbmem/dbmem/internal/sysv"
 )
 
 // fromMySQL builds the view of a MySQL/MariaDB server. One process holds
 // the buffer pool (its main shared memory, as the kernel maps it) and every
 // connection's memory: the page tables of the pool are paid once, not per
 // connection, and the cache has MySQL's own sizing rule.
-func fromMySQL(m *mysql.Instance, defaultHuge uint64) instance {
+// shmGroup is vm.hugetlb_shm_group, for its rights to SHM_HUGETLB.
+func fromMySQL(m *mysql.Instance, defaultHuge uint64, shmGroup uint32) instance {
 	v := instance{
 		Engine:        MySQLEngine(m),
 		Subject:       MySQLSubject(m),
@@ -32,6 +34,13 @@ func fromMySQL(m *mysql.Instance, defaultHuge uint64) instance {
 	if defaultHuge > 0 {
 		v.Huge = mysql.PlanHugePages(m, defaultHuge, basePage)
 	}
+	if sv := v.Huge.SysV; sv != nil && m.LargePages() && m.Creds != nil {
+		v.Rights = &sysv.HugetlbOwner{NeededBytes: sv.MemlockBytes, PIDs: []int{m.Process.PID}, ShmGroup: shmGroup,
+			InShmGroup: m.Creds.InGroup(shmGroup), CapIPCLock: m.Creds.CapIPCLock(), MemlockKnown: m.Memlock != nil}
+		if m.Memlock != nil {
+			v.Rights.MemlockBytes = m.Memlock.Soft
+		}
+	}
 	for _, hm := range m.Memory.HugeMappings {
 		v.HeldHugeBytes += hm.SizeBytes
 	}
@@ -54,12 +63,19 @@ type engineWords struct {
 	// hugeSkipName is the id under which a missing input of the huge page check
 	// is reported; sharedWhat names the shared memory's mapping.
 	hugeSkipName, sharedWhat string
+	// rightsID is the finding of the rights to SHM_HUGETLB; "" names it
+	// by the problem (sysv.no-right, ...).
+	rightsID string
 	// ownCacheCheck names the engine's own check of its cache's size
 	// ("" when memory.cache_share judges it).
 	ownCacheCheck string
 	// oneProcess: one process maps the shared memory, once: its page
 	// tables do not grow with the connections.
 	oneProcess bool
+	// noSettings: no setting is read (an owner of SysV segments): the
+	// checks of the worst case, the projected page tables and the cache
+	// do not apply, and are not reported skipped.
+	noSettings bool
 }
 
 var postgresWords = engineWords{
@@ -81,6 +97,7 @@ var mysqlWords = engineWords{
 		return "Lower max_connections (a pooler such as ProxySQL) or the per-thread buffers, or the buffer pool."
 	},
 	hugeSkipName:  "mysql.large_pages",
+	rightsID:      "mysql.sysv_rights",
 	sharedWhat:    "the buffer pool's mapping (the server's /proc/PID/smaps)",
 	ownCacheCheck: "mysql.buffer_pool_too_large",
 	oneProcess:    true,

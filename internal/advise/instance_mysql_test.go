@@ -21,7 +21,7 @@ func TestMySQLThroughTheSeam(t *testing.T) {
 	in.Settings["max_connections"] = mysql.Setting{Value: "1000", Source: mysql.FromServer}
 	in.Settings["performance_schema"] = mysql.Setting{Value: "ON", Source: mysql.FromServer}
 	s.MySQL = []*mysql.Instance{in}
-	v := fromMySQL(in, 2*MiB)
+	v := fromMySQL(in, 2*MiB, 0)
 	if want := mysql.ComputeWorstCase(in); v.Worst.TotalBytes != want.TotalBytes || v.words.worstID != "mysql.worst_case" || v.Huge.Pages == 0 {
 		t.Fatalf("view %+v", v)
 	}

@@ -13,7 +13,7 @@ import (
 // checkPageTablesProjected projects page tables at max_connections when
 // every connection touches all of the shared segment.
 func checkPageTablesProjected(h host, in instance) []finding.Finding {
-	if in.words.oneProcess {
+	if in.words.oneProcess || in.words.noSettings {
 		return nil // one process maps it once: its page tables are in the worst case
 	}
 	shared, page := in.Work.SharedBytes, in.Work.SharedPageBytes
@@ -55,6 +55,9 @@ func pageTableFormula(conns int, shared, page, pt uint64) string {
 // it against RAM, the cgroup limit and CommitLimit.
 func checkWorstCase(h host, in instance) []finding.Finding {
 	w, wc := in.words, in.Worst
+	if w.noSettings {
+		return nil
+	}
 	ins := []input{known(inMemTotal, h.Meminfo.MemTotalBytes), worstCaseInput(wc)}
 	if in.Engine.Name != finding.EnginePostgres {
 		ins = append(ins, have(inSettings, in.SettingsKnown)) // its worst case is computed on settings read or none
@@ -145,7 +148,7 @@ func worstEvidence(wc WorstCase) []finding.Evidence {
 
 // checkCacheShare flags a main cache taking too much of RAM.
 func checkCacheShare(h host, in instance) []finding.Finding {
-	if in.words.ownCacheCheck != "" {
+	if in.words.ownCacheCheck != "" || in.words.noSettings {
 		return nil // the engine's own sizing rule judges it
 	}
 	ins := append([]input{known(inMemTotal, h.Meminfo.MemTotalBytes)}, in.Work.inputs("shared_buffers")...)

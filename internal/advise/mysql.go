@@ -9,21 +9,15 @@ import (
 	"github.com/dbmem/dbmem/internal/units"
 )
 
-// otherChecks judge what is not PostgreSQL: MySQL/MariaDB servers, SysV
-// shared memory and the containers and cgroups of every database.
+// otherChecks judge what is not PostgreSQL: MySQL/MariaDB servers, the
+// host's SysV shared memory and the containers and cgroups of every database.
 func otherChecks(h host, s *snapshot.Snapshot) []finding.Finding {
 	out := checkPoolStarvesHost(h, s)
 	for _, in := range s.MySQL {
-		out = append(out, mysqlChecks(h, in)...)
+		out = append(out, checkMySQLBufferPool(h, in)...)
 	}
 	out = append(out, sysvChecks(s.SysV)...)
 	return append(out, containerChecks(h, s)...)
-}
-
-func mysqlChecks(h host, in *mysql.Instance) []finding.Finding {
-	var out []finding.Finding
-	out = append(out, checkMySQLBufferPool(h, in)...)
-	return append(out, checkMySQLSysVRights(h, in)...)
 }
 
 // MySQLSubject names a MySQL/MariaDB server in findings.

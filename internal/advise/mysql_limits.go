@@ -4,56 +4,9 @@ import (
 	"fmt"
 
 	"github.com/dbmem/dbmem/internal/finding"
-	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/units"
 )
-
-// checkMySQLSysVRights: a server that maps large pages with shmget must be
-// allowed to create SHM_HUGETLB segments at its next start.
-func checkMySQLSysVRights(h host, in *mysql.Instance) []finding.Finding {
-	if !in.LargePages() || in.Creds == nil {
-		return nil
-	}
-	page, ok := h.DefaultPageSize()
-	if !h.need("mysql.sysv_rights", MySQLSubject(in), have(inHugeSize, ok)) {
-		return nil
-	}
-	p := mysql.PlanHugePages(in, page, basePage)
-	if p.SysV == nil {
-		return nil
-	}
-	group, _ := h.Sysctls.Uint("vm.hugetlb_shm_group")
-	inGroup, capLock := in.Creds.InGroup(uint32(group)), in.Creds.CapIPCLock()
-	memlockShort := in.Memlock != nil && in.Memlock.Soft < p.SysV.MemlockBytes
-	if (inGroup || capLock) && !memlockShort {
-		return nil
-	}
-	f := finding.Finding{ID: "mysql.sysv_rights", Severity: finding.Notice, Subject: MySQLSubject(in),
-		Evidence: []finding.Evidence{
-			ev("vm.hugetlb_shm_group", fmt.Sprint(group), srcSysctl),
-			ev("server gid, groups", fmt.Sprintf("%d, %v", in.Creds.FSGID, in.Creds.Groups), "/proc/PID/status"),
-			ev("CAP_IPC_LOCK", fmt.Sprint(capLock), "/proc/PID/status CapEff"),
-			ev("memlock", memlockText(in.Memlock), "/proc/PID/limits"),
-			ev("SHM_HUGETLB segments needed", units.Bytes(p.SysV.MemlockBytes), "computed"),
-		},
-		Title: "the server may not create its SHM_HUGETLB segments at the next start",
-		Why: "shmget(SHM_HUGETLB) is refused (EPERM) unless the process is in vm.hugetlb_shm_group or has CAP_IPC_LOCK; " +
-			"MySQL then falls back to 4 KiB pages. Its documentation also asks for a memlock limit covering the segments.",
-		Fix:      "Set vm.hugetlb_shm_group to the server's group and LimitMEMLOCK in its systemd unit.",
-		Settings: sysvMySQLSettings(h, in, p)}
-	if !inGroup && !capLock {
-		f.Severity = finding.Warning
-	}
-	return []finding.Finding{f}
-}
-
-func memlockText(l *linux.Limit) string {
-	if l == nil {
-		return limitBytesText(0, false)
-	}
-	return limitBytesText(l.Soft, true)
-}
 
 // mysqlWorstCaseNotice: a worst case above this share of RAM is reported.
 const mysqlWorstCaseNotice = 0.8

@@ -3,6 +3,7 @@ package advise
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/dbmem/dbmem/internal/cohost"
 	"github.com/dbmem/dbmem/internal/finding"
@@ -45,8 +46,23 @@ func checkOvercommitMode(h host) []finding.Finding {
 	if !h.Dedicated {
 		f.Severity = finding.Info
 	}
-	whyNotStrict(h, &f, mode, cs)
+	if !whyNotStrict(h, &f, mode, cs) {
+		poolsFirst(h, &f)
+	}
 	return []finding.Finding{f}
+}
+
+// poolsFirst says, where strict overcommit is advised with pools smaller
+// than today's (poolsPlanned), that the pool shrinks first: the ratio is
+// computed for the smaller pool, and beside today's its CommitLimit would
+// be under what is committed.
+func poolsFirst(h host, f *finding.Finding) {
+	today, _ := h.poolsNow()
+	if planned, _, text := h.poolsPlanned(); planned < today {
+		f.Evidence = append(f.Evidence, ev(afterPlan, text, "computed"))
+		f.Fix = "Shrink vm.nr_hugepages first, as `dbmem plan` does (the ratio is computed for the smaller pools); then, on a dedicated database host, " +
+			strings.TrimPrefix(f.Fix, "On a dedicated database host ")
+	}
 }
 
 // whyNotStrict turns the overcommit finding into an info saying why strict
@@ -54,7 +70,7 @@ func checkOvercommitMode(h host) []finding.Finding {
 // overcommit runs (named, with the alternative), Committed_AS is already
 // above the reserve's CommitLimit, or the pools leave no ratio that keeps
 // the reserve.
-func whyNotStrict(h host, f *finding.Finding, mode int64, cs []Conflict) {
+func whyNotStrict(h host, f *finding.Finding, mode int64, cs []Conflict) bool {
 	name := map[int64]string{0: "heuristic", 1: "always"}[mode]
 	head := fmt.Sprintf("vm.overcommit_memory=%d (%s): ", mode, name)
 	if len(cs) > 0 {
@@ -66,7 +82,7 @@ func whyNotStrict(h host, f *finding.Finding, mode int64, cs []Conflict) {
 		f.Why = "Strict accounting is host-wide: it would refuse what this software needs. Without it a runaway query is " +
 			"OOM-killed instead of refused, so the databases must be bounded another way."
 		f.Fix = overcommitAlternative(cs)
-		return
+		return true
 	}
 	if why, none := noRatio(h); none {
 		f.Severity = finding.Info
@@ -74,7 +90,7 @@ func whyNotStrict(h host, f *finding.Finding, mode int64, cs []Conflict) {
 		f.Evidence = append(f.Evidence, ev("no valid vm.overcommit_ratio", why, "computed"))
 		f.Fix = "Bound the databases instead: a memory limit per service (systemd MemoryMax=), their own caps (PGA_AGGREGATE_LIMIT, " +
 			"work_mem x max_connections within RAM), and OOMScoreAdjust for the processes that must survive."
-		return
+		return true
 	}
 	if why, over := committedOverReserve(h); over {
 		f.Severity = finding.Info
@@ -82,43 +98,102 @@ func whyNotStrict(h host, f *finding.Finding, mode int64, cs []Conflict) {
 		f.Evidence = append(f.Evidence, ev("CommitLimit keeping the page-cache reserve", why, "computed"))
 		f.Fix = "Bring what is committed down first (smaller buffers, fewer connections: a pooler); until then bound the databases " +
 			"with a memory limit per service (systemd MemoryMax=) and OOMScoreAdjust for the processes that must survive."
+		return true
 	}
+	return false
 }
 
-// noRatio reports that swap and the huge page pools now take so much of
-// RAM that no vm.overcommit_ratio keeps DefaultReserve for the page cache
-// (an Oracle host with 82% of RAM in its SGA's pool), with the arithmetic.
+// noRatio reports that swap and the huge page pools the host needs
+// (poolsPlanned) take so much of RAM that no vm.overcommit_ratio keeps
+// DefaultReserve for the page cache (an Oracle host with 82% of RAM in
+// its SGA's pool), with the arithmetic.
 func noRatio(h host) (string, bool) {
 	m := h.Meminfo
 	if m.MemTotalBytes == nil || m.SwapTotalBytes == nil {
 		return "", false
 	}
-	var pools uint64
-	for _, p := range h.HugePools {
-		if p.Node < 0 {
-			pools += p.Bytes()
-		}
-	}
+	pools, _, text := h.poolsPlanned()
 	_, formula, ok := OvercommitRatio(h.RAM, *m.SwapTotalBytes, pools, DefaultReserve)
+	if text != "" {
+		formula += "; " + afterPlan + ": " + text
+	}
 	return formula, !ok
 }
 
-// committedOverReserve reports that Committed_AS is already above the
-// CommitLimit the page-cache reserve allows (with the pools now): mode 2
-// would make fork and malloc fail at once, as plan says.
+// committedOverReserve reports that Committed_AS (less the shared memory
+// that moves into the pool) is above the CommitLimit the page-cache
+// reserve allows with the pools the host needs: mode 2 would make fork
+// and malloc fail at once, as plan says.
 func committedOverReserve(h host) (string, bool) {
 	m := h.Meminfo
 	if m.MemTotalBytes == nil || m.SwapTotalBytes == nil || m.CommittedASBytes == nil {
 		return "", false
 	}
-	pools, _ := h.poolsNow()
+	pools, moving, text := h.poolsPlanned()
 	ratio, _, ok := OvercommitRatio(h.RAM, *m.SwapTotalBytes, pools, DefaultReserve)
 	if !ok {
 		return "", false
 	}
-	limit := CommitLimit(h.RAM, *m.SwapTotalBytes, pools, ratio)
-	return fmt.Sprintf("%s at ratio %d, under Committed_AS %s: switching to mode 2 would make fork and malloc fail",
-		units.Bytes(limit), ratio, units.Bytes(*m.CommittedASBytes)), *m.CommittedASBytes > limit
+	limit, after := CommitLimit(h.RAM, *m.SwapTotalBytes, pools, ratio), sub(*m.CommittedASBytes, moving)
+	why := fmt.Sprintf("%s at ratio %d, under Committed_AS %s: switching to mode 2 would make fork and malloc fail",
+		units.Bytes(limit), ratio, units.Bytes(after))
+	if text != "" {
+		why += "; " + afterPlan + ": " + text
+	}
+	return why, after > limit
+}
+
+// afterPlan names the pools strict overcommit is judged with when they
+// are not today's.
+const afterPlan = "huge page pools after this plan"
+
+// poolsPlanned is every host-wide huge page pool as dbmem plan sizes it,
+// in bytes, and the shared memory now in base pages that moves into it
+// (it then leaves Committed_AS). Strict overcommit is judged with it in
+// check as in plan (one snapshot, one verdict): a ratio sized for a pool
+// the same report says must change would not keep the reserve once it
+// does. At the default page size: the pages others use now, plus each
+// trusted PostgreSQL instance's need with the plan's margin, unless that
+// leaves less than MinLeftBeside (plan then gives no huge pages); other
+// sizes as they are. Without such an instance, the pools now. text says
+// what they are and today's pools when they differ ("" when they do not).
+func (h host) poolsPlanned() (bytes, moving uint64, text string) {
+	today, todayText := h.poolsNow()
+	now := today
+	size, sized := h.DefaultPageSize()
+	var need, held, shifting uint64
+	for _, in := range h.Instances {
+		if !sized || in.my != nil || in.Untrusted != "" || in.NeedPages == 0 || in.Shared == nil {
+			continue
+		}
+		need += PoolPages(HugePageNeed{PageSizeBytes: size, Pages: in.NeedPages, SharedBytes: in.Shared.Bytes}, size, DefaultMarginPercent)
+		if !in.Shared.Hugetlb {
+			shifting += in.Shared.Bytes
+		} else if in.Shared.PageSize == size {
+			held += in.Shared.Bytes / size
+		}
+	}
+	if need == 0 {
+		return now, 0, ""
+	}
+	rest, others := now, uint64(0) // the other sizes' pools, kept; the pages others use at this size
+	if p, ok := h.Pool(size); ok {
+		rest, others = sub(now, p.Bytes()), sub(hostInUse(p), held)
+		if held > 0 {
+			now = rest + min(p.Total, others)*size // plan gives no huge pages: the instances' pages return
+		}
+	}
+	bytes, moving = rest+(others+need)*size, shifting
+	if sub(h.RAM, bytes) < MinLeftBeside(h.RAM) {
+		bytes, moving = now, 0 // plan gives no huge pages
+	}
+	if bytes == today {
+		return bytes, moving, ""
+	}
+	if todayText == "" {
+		todayText = "none"
+	}
+	return bytes, moving, fmt.Sprintf("%s, as dbmem plan sizes vm.nr_hugepages (today %s)", units.Bytes(bytes), todayText)
 }
 
 // strictBreaks flags strict overcommit on a host where Redis runs: its

@@ -148,13 +148,6 @@ func budgetWorkload(w Workload, res budget.Result) Workload {
 
 // budgetBytes reads the budget's own spelling of a size ("4MB", "64kB").
 func budgetBytes(v string) uint64 {
-	for suffix, m := range map[string]uint64{"kB": KiB, "MB": MiB, "GB": GiB} {
-		if len(v) > len(suffix) && v[len(v)-len(suffix):] == suffix {
-			n, err := strconv.ParseUint(v[:len(v)-len(suffix)], 10, 64)
-			if err == nil {
-				return n * m
-			}
-		}
-	}
-	return 0
+	b, _ := units.ParsePG(v, "")
+	return b
 }

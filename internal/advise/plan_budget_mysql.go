@@ -93,8 +93,12 @@ func planMySQLBudget(in PlanInput, hp *HugePagePlan, r *PlanResult) []PlannedIns
 		}
 	}
 	if r.Budget != nil || len(idx) != 1 {
-		if len(idx) > 1 {
+		switch {
+		case len(idx) > 1:
 			r.Notes = append(r.Notes, fmt.Sprintf("%d MySQL/MariaDB servers: the budget of each needs a plan of its own (dbmem plan --mysql-port N)", len(idx)))
+		case len(idx) == 1:
+			r.Notes = append(r.Notes, fmt.Sprintf("%s has no budget in this plan: a plan budgets one database server, here %s; "+
+				"its own budget: dbmem plan --mysql-port %s", in.Instances[idx[0]].Subject, r.Budget.Subject, mysqlPort(in.Instances[idx[0]])))
 		}
 		return in.Instances
 	}
@@ -162,4 +166,12 @@ func tempTableMaxRAM(in *mysql.Instance) (*uint64, bool) {
 		return nil, true
 	}
 	return new(uint64(1 << 30)), false
+}
+
+// mysqlPort is the server's port for a command line, or N when unknown.
+func mysqlPort(pi PlannedInstance) string {
+	if pi.MySQL != nil && pi.MySQL.Server != nil && pi.MySQL.Server.Port > 0 {
+		return fmt.Sprint(pi.MySQL.Server.Port)
+	}
+	return "N"
 }

@@ -2,8 +2,10 @@ package advise
 
 import (
 	"fmt"
-	"github.com/dbmem/dbmem/internal/finding"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/finding"
+	"github.com/dbmem/dbmem/internal/postgres"
 )
 
 // forInstance names the instance each of its settings is for.
@@ -12,15 +14,6 @@ func forInstance(pi PlannedInstance, ss []finding.Setting) []finding.Setting {
 		ss[i].Instance = pi.Subject
 	}
 	return ss
-}
-
-// shellQuote quotes a path for a POSIX shell: a data directory is the
-// server's to name, and the words are meant to be pasted.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // needTerm is an instance's term of the huge page sum, named: "666 for
@@ -38,18 +31,29 @@ func needTerm(pages uint64, pi PlannedInstance) string {
 // is planned: the unit its cgroup names does not start it, and on Debian
 // postgresql.service is ExecStart=/bin/true.
 func withoutUnit(pi PlannedInstance) string {
-	ctl := pi.Ctl
-	if ctl == "" {
-		ctl = "pg_ctl -D " + shellQuote(pi.DataDir)
-	}
-	as := ""
-	if strings.HasPrefix(ctl, "pg_ctl ") {
-		as = fmt.Sprintf(`runuser -u "$(stat -c %%U %s)" -- `, shellQuote(pi.DataDir))
+	if pi.Ctl == "" {
+		pi.Ctl = postgres.Ctl("", pi.DataDir)
 	}
 	return fmt.Sprintf("%s: %s, so no systemd drop-in is planned for it. Its PostgreSQL settings above go into its own "+
 		"configuration (a file in its include_dir, or postgresql.conf: the lines of 'dbmem plan --format postgresql'); "+
 		"then, as root: %s%s restart (huge_pages and the shared memory settings need the restart). "+
-		"The OOM protection a unit would give (OOMScoreAdjust=-1000, children at 0) comes from starting it so: "+
-		"echo -1000 > /proc/self/oom_score_adj; %senv PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj PG_OOM_ADJUST_VALUE=0 %s restart. "+
-		"Or run it under a service unit, and plan again", pi.Subject, pi.NoUnit, as, ctl, as, ctl)
+		"The OOM protection a unit would give (OOMScoreAdjust=-1000, children at 0) comes from starting it so: %s. "+
+		"Or run it under a service unit, and plan again", pi.Subject, pi.NoUnit, asOwner(pi.Ctl, pi.DataDir), pi.Ctl, startProtected(pi.Ctl, pi.DataDir))
+}
+
+// asOwner runs ctl as the data directory's owner (pg_ctl refuses root;
+// pg_ctlcluster switches itself).
+func asOwner(ctl, dataDir string) string {
+	if strings.HasPrefix(ctl, "pg_ctl ") {
+		return fmt.Sprintf(`runuser -u "$(stat -c %%U %s)" -- `, postgres.ShellQuote(dataDir))
+	}
+	return ""
+}
+
+// startProtected restarts a cluster no unit runs with the postmaster at
+// oom_score_adj -1000 and its children at 0, as a unit's OOMScoreAdjust
+// and PG_OOM_ADJUST_* would: the words of plan's note and check's fix.
+func startProtected(ctl, dataDir string) string {
+	return "echo -1000 > /proc/self/oom_score_adj; " + asOwner(ctl, dataDir) +
+		"env PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj PG_OOM_ADJUST_VALUE=0 " + ctl + " restart"
 }

@@ -27,16 +27,15 @@ func checkPostmasterOOM(h host, in *postgres.Instance) []finding.Finding {
 	if !ok || !h.need("oom.postmaster_unprotected", PostgresSubject(in), known(inPostmasterAdj, pm.OOMScoreAdj)) || *pm.OOMScoreAdj <= ProtectedAdj {
 		return nil
 	}
-	unit := PostgresUnit(in)
-	return []finding.Finding{{
+	return []finding.Finding{unitless(in, finding.Finding{
 		ID: "oom.postmaster_unprotected", Severity: finding.Notice, Subject: PostgresSubject(in),
 		Title:    fmt.Sprintf("postmaster %d has oom_score_adj %d: the OOM killer may kill it", pm.PID, *pm.OOMScoreAdj),
 		Evidence: []finding.Evidence{ev("postmaster oom_score_adj", strconv.Itoa(*pm.OOMScoreAdj), fmt.Sprintf("/proc/%d/oom_score_adj", pm.PID)), ev("oom_score", intOf(pm.OOMScore), fmt.Sprintf("/proc/%d/oom_score", pm.PID))},
 		Why: "If the postmaster itself is killed the instance is gone until someone restarts it; the PostgreSQL " +
 			"documentation starts it with oom_score_adj -1000.",
 		Fix:      "Start the service with OOMScoreAdjust=-1000 and PG_OOM_ADJUST_FILE/PG_OOM_ADJUST_VALUE so children stay killable.",
-		Settings: oomSettings(unit),
-	}}
+		Settings: oomSettings(in.Unit),
+	})}
 }
 
 func checkChildrenOOM(h host, in *postgres.Instance) []finding.Finding {
@@ -58,15 +57,15 @@ func checkChildrenOOM(h host, in *postgres.Instance) []finding.Finding {
 		return nil
 	}
 	sev := finding.Warning
-	return []finding.Finding{{
+	return []finding.Finding{unitless(in, finding.Finding{
 		ID: "oom.children_protected", Severity: sev, Subject: PostgresSubject(in),
 		Title:    fmt.Sprintf("%d of %d child processes inherit the postmaster's oom_score_adj %d", n, total, *pm.OOMScoreAdj),
 		Evidence: []finding.Evidence{ev("postmaster oom_score_adj", strconv.Itoa(*pm.OOMScoreAdj), "/proc/PID/oom_score_adj"), ev("children with the same value", strconv.Itoa(n), "/proc/PID/oom_score_adj")},
 		Why: "Protected backends are not the OOM killer's choice even when one of them is the runaway query: it kills " +
 			"other processes instead (sshd, the monitoring agent), or at -1000 nothing of PostgreSQL at all.",
 		Fix:      "Set PG_OOM_ADJUST_FILE=/proc/self/oom_score_adj and PG_OOM_ADJUST_VALUE=0 in the service environment.",
-		Settings: oomSettings(PostgresUnit(in))[1:],
-	}}
+		Settings: childOOMSettings(in.Unit),
+	})}
 }
 
 func checkHugePagesTry(h host, in *postgres.Instance) []finding.Finding {
@@ -74,7 +73,6 @@ func checkHugePagesTry(h host, in *postgres.Instance) []finding.Finding {
 		!h.need("hugepages.try", PostgresSubject(in), have(inSharedSegment, in.Shared != nil)) || !in.Shared.Hugetlb {
 		return nil
 	}
-	unit := PostgresUnit(in)
 	return []finding.Finding{{
 		ID: "hugepages.try", Severity: finding.Notice, Subject: PostgresSubject(in),
 		Title:    "huge pages in use, but huge_pages=try would fall back silently next time",
@@ -82,7 +80,7 @@ func checkHugePagesTry(h host, in *postgres.Instance) []finding.Finding {
 		Why: "If the pool is short at the next start (fragmentation, a larger shared_buffers), try starts in 4 KiB pages " +
 			"without an error, and page tables and OOM risk come back unnoticed.",
 		Fix:      "Set huge_pages=on: a start that cannot get its pages then fails loudly.",
-		Settings: []finding.Setting{pgSetting(unit, "huge_pages", "on", "try", "on", "fail at start rather than run without huge pages")},
+		Settings: []finding.Setting{pgSetting(in.Unit, "huge_pages", "on", "try", "on", "fail at start rather than run without huge pages")},
 	}}
 }
 
@@ -97,6 +95,6 @@ func checkSysVHuge(in *postgres.Instance) []finding.Finding {
 		Evidence: []finding.Evidence{pgEvidence(in, "shared_memory_type"), pgEvidence(in, "huge_pages")},
 		Why:      "PostgreSQL asks for huge pages only for an mmap segment: with sysv, huge_pages=try always falls back and on refuses to start.",
 		Fix:      "Set shared_memory_type=mmap (the default).",
-		Settings: []finding.Setting{pgSetting(PostgresUnit(in), "shared_memory_type", "mmap", "sysv", "mmap", "huge pages need an mmap segment")},
+		Settings: []finding.Setting{pgSetting(in.Unit, "shared_memory_type", "mmap", "sysv", "mmap", "huge pages need an mmap segment")},
 	}}
 }

@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/dbmem/dbmem/internal/finding"
@@ -10,17 +11,13 @@ import (
 
 const srcSysvShm = "/proc/sysvipc/shm"
 
-// sysvChecks judge SysV shared memory (Oracle's SGA, MySQL's segments):
-// rights to SHM_HUGETLB, segments over the kernel limits, orphans, and big
-// segments in 4 KiB pages.
+// sysvChecks judge the host's SysV shared memory: segments over the kernel
+// limits and orphans. Their owners are instances (fromSysV).
 func sysvChecks(s *sysv.Snapshot) []finding.Finding {
 	if s == nil {
 		return nil
 	}
 	var out []finding.Finding
-	for _, r := range sysv.CheckHugetlbRights(*s) {
-		out = append(out, sysvRightsFinding(s.Kernel, r))
-	}
 	for _, o := range sysv.CheckShmMax(s.Segments, s.Kernel) {
 		out = append(out, finding.Finding{ID: "sysv.over_shmmax", Severity: finding.Warning, Subject: "host",
 			Title:    fmt.Sprintf("segment %d (%s) is bigger than kernel.shmmax %s", o.ID, units.Bytes(o.SizeBytes), units.Bytes(o.ShmMaxBytes)),
@@ -31,40 +28,63 @@ func sysvChecks(s *sysv.Snapshot) []finding.Finding {
 				Formula: "the largest segment", Why: "shmget refuses bigger segments"}}})
 	}
 	out = append(out, sysvTotals(s)...)
-	out = append(out, sysvOrphans(s)...)
-	return append(out, sysvCandidates(s)...)
+	return append(out, sysvOrphans(s)...)
 }
 
-func sysvRightsFinding(k sysv.Kernel, r sysv.RightsFinding) finding.Finding {
-	o := r.Owner
-	f := finding.Finding{ID: "sysv." + string(r.Problem), Severity: finding.Warning, Subject: fmt.Sprintf("SysV segments of uid %d", o.UID),
+// checkHugetlbRights: whoever creates SHM_HUGETLB segments (an owner of
+// SysV segments its existing ones, a MySQL/MariaDB server at its next
+// start) must be allowed to create them again, and should have the
+// memlock limit MySQL and Oracle ask for.
+func checkHugetlbRights(h host, in instance) []finding.Finding {
+	if in.Rights == nil {
+		return nil
+	}
+	o := in.Rights
+	p, bad := o.Problem()
+	if !bad {
+		return nil
+	}
+	f := finding.Finding{ID: cmp.Or(in.words.rightsID, "sysv."+string(p)), Severity: finding.Warning, Subject: in.Subject,
 		Evidence: []finding.Evidence{
 			ev("SHM_HUGETLB segments", fmt.Sprintf("%v, %s", o.Segments, units.Bytes(o.NeededBytes)), srcSysvShm),
 			ev("memlock (smallest soft limit)", limitBytesText(o.MemlockBytes, o.MemlockKnown), fmt.Sprintf("/proc/%v/limits", o.PIDs)),
 			ev("vm.hugetlb_shm_group", fmt.Sprint(o.ShmGroup), srcSysctl),
 			ev("in the group / CAP_IPC_LOCK", fmt.Sprintf("%v / %v", o.InShmGroup, o.CapIPCLock), "/proc/PID/status"),
 		}}
-	switch r.Problem {
-	case sysv.NoRight, sysv.MemlockOnly:
-		f.Title = fmt.Sprintf("uid %d could not create its %s of SHM_HUGETLB segments again", o.UID, units.Bytes(o.NeededBytes))
-		f.Why = "The kernel creates SHM_HUGETLB segments only for CAP_IPC_LOCK or members of vm.hugetlb_shm_group " +
-			"(a memlock limit alone is refused since Linux 5.x: measured EPERM on 6.18): the next start fails or falls back to 4 KiB pages."
-		f.Fix = "Set vm.hugetlb_shm_group to the database's group (or give the service CAP_IPC_LOCK)."
-	default:
+	if o.Segments == nil {
+		f.Evidence[0] = ev("SHM_HUGETLB segments needed", units.Bytes(o.NeededBytes), "computed")
+	}
+	if p == sysv.MemlockBelowSize {
 		f.Severity = finding.Notice
-		f.Title = fmt.Sprintf("memlock of uid %d is below its %s of SHM_HUGETLB segments", o.UID, units.Bytes(o.NeededBytes))
+		f.Title = fmt.Sprintf("memlock is below its %s of SHM_HUGETLB segments", units.Bytes(o.NeededBytes))
 		f.Why = "The kernel does not need it, but Oracle checks memlock at startup (USE_LARGE_PAGES) and MySQL's documentation asks for it."
 		f.Fix = "Raise the memlock limit: LimitMEMLOCK= in the systemd unit (limits.conf does not apply to services)."
+	} else {
+		f.Title = fmt.Sprintf("its %s of SHM_HUGETLB segments could not be created again at the next start", units.Bytes(o.NeededBytes))
+		f.Why = "The kernel creates SHM_HUGETLB segments only for CAP_IPC_LOCK or members of vm.hugetlb_shm_group " +
+			"(a memlock limit alone is refused since Linux 5.x: measured EPERM on 6.18): the next start fails or falls back to 4 KiB pages."
+		f.Fix = "Set vm.hugetlb_shm_group to the database's group (or give the service CAP_IPC_LOCK), and LimitMEMLOCK= in its unit."
 	}
-	f.Settings = []finding.Setting{{Target: finding.TargetSystemd, Name: "LimitMEMLOCK", Value: fmt.Sprint(o.NeededBytes),
+	f.Settings = rightsSettings(h, in, p)
+	return []finding.Finding{f}
+}
+
+// rightsSettings: a MySQL/MariaDB server's own (its gid and unit are
+// known), else the memlock limit and, unless only memlock is short, the group.
+func rightsSettings(h host, in instance, p sysv.RightsProblem) []finding.Setting {
+	if in.my != nil {
+		return sysvMySQLSettings(h, in.my, in.Huge)
+	}
+	o := in.Rights
+	out := []finding.Setting{{Target: finding.TargetSystemd, Name: "LimitMEMLOCK", Value: fmt.Sprint(o.NeededBytes),
 		Current: limitBytesText(o.MemlockBytes, o.MemlockKnown), Formula: "sum of the owner's SHM_HUGETLB segment sizes",
 		Why: "memlock must cover the SGA / large-page segments", Restart: "the database"}}
-	if r.Problem != sysv.MemlockBelowSize {
-		f.Settings = append(f.Settings, finding.Setting{Target: finding.TargetSysctl, Name: "vm.hugetlb_shm_group", Value: "<the database's gid>",
-			Current: fmt.Sprint(k.HugetlbShmGroup), Formula: "gid of the processes that create the segments",
+	if p != sysv.MemlockBelowSize {
+		out = append(out, finding.Setting{Target: finding.TargetSysctl, Name: "vm.hugetlb_shm_group", Value: "<the database's gid>",
+			Current: fmt.Sprint(o.ShmGroup), Formula: "gid of the processes that create the segments",
 			Why: "grants SHM_HUGETLB without CAP_IPC_LOCK"})
 	}
-	return f
+	return out
 }
 
 func limitBytesText(v uint64, known bool) string {
@@ -104,26 +124,4 @@ func sysvOrphans(s *sysv.Snapshot) []finding.Finding {
 			Fix:      fmt.Sprintf("If no database will attach it again: ipcrm -m %d", o.ID)})
 	}
 	return out
-}
-
-func sysvCandidates(s *sysv.Snapshot) []finding.Finding {
-	var out []finding.Finding
-	for _, c := range sysv.CheckHugePageCandidates(s.Segments, sysv.DefaultCandidateBytes, s.Kernel.HugePageSize()) {
-		out = append(out, finding.Finding{ID: "sysv.4k_segment", Severity: finding.Notice, Subject: "host",
-			Title: fmt.Sprintf("SysV segment %d (%s) in 4 KiB pages, attached by %d processes", c.ID, units.Bytes(c.SizeBytes), len(c.Attachers)),
-			Evidence: []finding.Evidence{ev("page size", units.Bytes(c.PageSizeBytes), "smaps of an attaching process"),
-				ev("page tables per process", units.Bytes(c.PageTableBytesPerProcess), "size / 4 KiB x 8 B"),
-				ev("page tables, all attachers", units.Bytes(c.PageTableBytesAll), "computed"),
-				ev("in huge pages", hugeCandidateText(c), "computed")},
-			Why: "Every process that touches the segment pays 2 MiB of page table per GiB (the 5 GB of page tables of the Oracle field report).",
-			Fix: "Create it with SHM_HUGETLB (Oracle USE_LARGE_PAGES=ONLY, MySQL large_pages) with a pool of sum(size/page)+1 pages."})
-	}
-	return out
-}
-
-func hugeCandidateText(c sysv.HugePageCandidate) string {
-	if c.HugePages == nil {
-		return "unknown: the default huge page size is not known (no Hugepagesize in /proc/meminfo)"
-	}
-	return fmt.Sprintf("%d pages, %s of page table per process", *c.HugePages, units.Bytes(*c.HugePageTableBytesPerProcess))
 }

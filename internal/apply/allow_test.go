@@ -108,7 +108,7 @@ func TestPlannedSettingsPass(t *testing.T) {
 	o.Postgres, o.Boot = true, true
 	o.Render.PostgresConfDir, o.Render.Units = "/etc/postgresql/15/main/conf.d", []string{"postgresql@15-main.service"}
 	o.Engines = &Engines{Postgres: 1}
-	thp := kernelWord(readFile(t, "/sys/kernel/mm/transparent_hugepage/enabled"))
+	thp := linux.SelectedWord(readFile(t, "/sys/kernel/mm/transparent_hugepage/enabled"))
 	settings := []finding.Setting{
 		setting("vm.swappiness", readSysctl(t, "vm.swappiness")),
 		setting("vm.zone_reclaim_mode", "0"),

@@ -6,7 +6,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/mysql"
@@ -74,33 +73,30 @@ func engineOf(s finding.Setting, e Engines) (string, int) {
 	return "", 0
 }
 
-// PostgresTarget finds where an instance's settings go: the include_dir
-// of its postgresql.conf (Debian: /etc/postgresql/15/main/conf.d) and its
-// systemd unit (from its cgroup, else the packaged name:
-// postgresql@15-main.service, postgresql-15.service, else postgresql.service). confDir is "" when postgresql.conf has no
-// include_dir; err says why. The unit is advise.PostgresUnit's, the one
-// dbmem plan names in the settings.
-func PostgresTarget(fs linux.FS, in *postgres.Instance) (confDir, unit string, err error) {
-	unit = advise.PostgresUnit(in)
+// PostgresConfDir is where an instance's settings go: the include_dir of
+// its postgresql.conf (Debian: /etc/postgresql/15/main/conf.d); "" when
+// postgresql.conf has none, and err says why. (Its unit is in.Unit, the
+// one check and plan name.)
+func PostgresConfDir(fs linux.FS, in *postgres.Instance) (string, error) {
 	conf := in.Settings.String("config_file")
 	if conf == "" && in.DataDir != "" {
 		conf = path.Join(in.DataDir, "postgresql.conf")
 	}
 	if conf == "" {
-		return "", unit, fmt.Errorf("PostgreSQL %d: neither config_file nor the data directory is known", in.PostmasterPID)
+		return "", fmt.Errorf("PostgreSQL %d: neither config_file nor the data directory is known", in.PostmasterPID)
 	}
 	b, err := fs.ReadFile(fs.HostPath(conf))
 	if err != nil {
-		return "", unit, err
+		return "", err
 	}
 	dir := includeDir(string(b))
 	if dir == "" {
-		return "", unit, fmt.Errorf("%s has no include_dir: add include_dir = 'conf.d' (and create the directory) so dbmem can write its own file", conf)
+		return "", fmt.Errorf("%s has no include_dir: add include_dir = 'conf.d' (and create the directory) so dbmem can write its own file", conf)
 	}
 	if !path.IsAbs(dir) {
 		dir = path.Join(path.Dir(conf), dir)
 	}
-	return dir, unit, nil
+	return dir, nil
 }
 
 // includeDir returns the last active include_dir of a postgresql.conf.

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/finding"
+	"github.com/dbmem/dbmem/internal/hostchange"
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
 func TestParseSet(t *testing.T) {
@@ -61,5 +63,5 @@ func FuzzReadPlan(f *testing.F) {
 func FuzzKernelWord(f *testing.F) {
 	f.Add("always [madvise] never")
 	f.Add("]x[")
-	f.Fuzz(func(t *testing.T, s string) { sameValue(s, kernelWord(s)) })
+	f.Fuzz(func(t *testing.T, s string) { hostchange.SameValue(s, linux.SelectedWord(s)) })
 }

@@ -1,15 +1,8 @@
 package apply
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/finding"
@@ -62,97 +55,33 @@ type FileRecord struct {
 }
 
 func newJournal(p *Plan, o Options) (*Journal, error) {
-	if err := hostchange.StateDir(o.JournalDir); err != nil {
-		return nil, err
-	}
 	now := o.Now().UTC()
-	id, err := claimID(o.JournalDir, now.Format("20060102T150405.000Z"))
+	id, path, err := hostchange.ClaimRun(o.JournalDir, now)
 	if err != nil {
 		return nil, err
 	}
 	j := &Journal{Schema: JournalSchema, ID: id, Kind: p.Kind, Undoes: p.Undoes, Started: now, Settings: p.Persisted,
-		Status: StatusRunning, Notes: p.Notes, Live: []Change{}, Files: []FileRecord{},
-		Path: filepath.Join(o.JournalDir, id+".json")}
+		Status: StatusRunning, Notes: p.Notes, Live: []Change{}, Files: []FileRecord{}, Path: path}
 	return j, j.save()
 }
 
-// claimID creates the journal file of a new run exclusively (O_EXCL): two
-// runs never get one id, even within a millisecond.
-func claimID(dir, base string) (string, error) {
-	id := base
-	for i := 2; i < 1000; i++ {
-		f, err := os.OpenFile(filepath.Join(dir, id+".json"), os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
-		if err == nil {
-			return id, f.Close()
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return "", fmt.Errorf("journal directory: %w", err)
-		}
-		id = fmt.Sprintf("%s-%d", base, i)
-	}
-	return "", fmt.Errorf("journal directory %s: no free run id after %s", dir, id)
-}
-
 // save writes the journal atomically and durably.
-func (j *Journal) save() error {
-	b, err := json.MarshalIndent(j, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := hostchange.WriteFile(j.Path, append(b, '\n'), 0o600, -1, -1); err != nil {
-		return fmt.Errorf("write journal %s: %w", j.Path, err)
-	}
-	return nil
-}
+func (j *Journal) save() error { return hostchange.SaveRun(j.Path, j) }
 
 // ReadJournal reads one journal file: a regular file of the user running
 // dbmem, in a directory only that user can write, that no one else may
-// write (hostchange.ReadState).
+// write (hostchange.ReadRun).
 func ReadJournal(path string) (*Journal, error) {
-	b, ok, err := hostchange.ReadState(path)
-	if err == nil && !ok {
-		err = fmt.Errorf("read journal %s: %w", path, fs.ErrNotExist)
+	j, err := hostchange.ReadRun(path, JournalSchema, func(j *Journal) string { return j.Schema })
+	if err == nil {
+		j.Path = path
 	}
-	if err != nil {
-		return nil, err
-	}
-	var j Journal
-	if err := json.Unmarshal(b, &j); err != nil {
-		return nil, fmt.Errorf("parse journal %s: %w", path, err)
-	}
-	if j.Schema != JournalSchema {
-		return nil, fmt.Errorf("journal %s has schema %q, this dbmem reads %q", path, j.Schema, JournalSchema)
-	}
-	j.Path = path
-	return &j, nil
+	return j, err
 }
 
 // Journals reads every journal in dir, oldest first; a directory another
-// user could write is refused (hostchange.CheckDir).
-func Journals(dir string) ([]*Journal, error) {
-	if err := hostchange.CheckDir(dir); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
-	}
-	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	var out []*Journal
-	for _, n := range names {
-		if st, err := os.Lstat(n); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
-			continue // claimed by a run killed before it changed anything
-		}
-		j, err := ReadJournal(n)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].ID < out[b].ID })
-	return out, nil
-}
+// user could write is refused (hostchange.ListRuns).
+func Journals(dir string) ([]*Journal, error) { return hostchange.ListRuns(dir, ReadJournal) }
 
 // UndoneBy returns the rollback that undid j ("" if none); a run that
 // rolled itself back names itself.

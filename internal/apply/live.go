@@ -2,9 +2,9 @@ package apply
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/dbmem/dbmem/internal/finding"
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/render"
 )
@@ -33,7 +33,7 @@ func readLive(settings []finding.Setting, o Options) ([]Change, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w (is the name right for this kernel?)", s.Target, s.Name, err)
 		}
-		c := Change{Setting: s, Path: path, Old: kernelWord(old), New: s.Value}
+		c := Change{Setting: s, Path: path, Old: linux.SelectedWord(old), New: s.Value}
 		if pair := pairName(s.Name); pair != "" {
 			pv, err := o.Kernel.Read(o.FS.ProcPath("sys", render.SysctlPath(pair)))
 			if err != nil {
@@ -57,27 +57,10 @@ func fillCurrent(settings []finding.Setting, o Options) ([]finding.Setting, erro
 			if err != nil {
 				return nil, fmt.Errorf("%s %s: %w (is the name right for this kernel?)", s.Target, s.Name, err)
 			}
-			out[i].Current = kernelWord(v)
+			out[i].Current = linux.SelectedWord(v)
 		}
 	}
 	return out, nil
-}
-
-// kernelWord returns the selected word of "always [madvise] never", or
-// the value itself.
-func kernelWord(s string) string {
-	i := strings.IndexByte(s, '[')
-	j := strings.IndexByte(s, ']')
-	if i >= 0 && j > i {
-		return s[i+1 : j]
-	}
-	return strings.TrimSpace(s)
-}
-
-// sameValue compares values as the kernel prints them: whitespace runs
-// collapsed, the selected word of a choice list.
-func sameValue(a, b string) bool {
-	return strings.Join(strings.Fields(kernelWord(a)), " ") == strings.Join(strings.Fields(kernelWord(b)), " ")
 }
 
 func isOvercommitPair(name string) bool {
@@ -101,7 +84,7 @@ func pairName(name string) string {
 func driftNotes(live []Change) []string {
 	var out []string
 	for _, c := range live {
-		if cur := c.Setting.Current; cur != "" && !sameValue(cur, c.Old) {
+		if cur := c.Setting.Current; cur != "" && !hostchange.SameValue(cur, c.Old) {
 			out = append(out, fmt.Sprintf("%s is %s now, not the %s the plan was computed from: check the plan is still right",
 				c.Setting.Name, c.Old, cur))
 		}
@@ -119,8 +102,8 @@ func (c *Change) apply(k Kernel) error {
 	if err != nil {
 		return fmt.Errorf("read back %s: %w", c.Path, err)
 	}
-	c.Got = kernelWord(got)
-	if !sameValue(c.Got, c.New) {
+	c.Got = linux.SelectedWord(got)
+	if !hostchange.SameValue(c.Got, c.New) {
 		return verifyError(*c)
 	}
 	return nil

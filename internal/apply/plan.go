@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dbmem/dbmem/internal/finding"
+	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/render"
 )
 
@@ -41,7 +42,7 @@ func (c Change) Noop() bool {
 	if isOvercommitPair(c.Setting.Name) && c.PairOld != "" && c.PairOld != "0" {
 		return false
 	}
-	return sameValue(c.Old, c.New)
+	return hostchange.SameValue(c.Old, c.New)
 }
 
 // Skip is a setting apply does not carry out, and why.

@@ -11,7 +11,7 @@ import (
 	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgcluster"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 
@@ -31,13 +31,13 @@ func TestPostgresConfD(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := discover(t, ctx, c)
-	dir, unit, err := PostgresTarget(linux.DefaultFS(), in)
+	dir, err := PostgresConfDir(linux.DefaultFS(), in)
 	if err != nil || dir != confD {
-		t.Fatalf("PostgresTarget: %q %q %v, want %s", dir, unit, err, confD)
+		t.Fatalf("PostgresConfDir: %q %v, want %s", dir, err, confD)
 	}
 	o := testOptions(t)
 	o.FilesRoot, o.Engines, o.Postgres = "/", nil, true
-	o.Render.PostgresConfDir, o.Render.Units = dir, []string{unit}
+	o.Render.PostgresConfDir, o.Render.Units = dir, []string{in.Unit}
 	s := []finding.Setting{{Target: finding.TargetPostgres, Name: "work_mem", Value: "7MB", Restart: "PostgreSQL", Formula: "test", Why: "test"}}
 	p, err := Prepare(s, o)
 	if err != nil || len(p.Refusals) > 0 {

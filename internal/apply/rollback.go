@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/dbmem/dbmem/internal/hostchange"
+	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/render"
 )
 
@@ -86,7 +88,7 @@ func reversePlan(j *Journal, o Options) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if done := j.Live[i]; done.Got != "" && !sameValue(c.Old, done.Got) {
+		if done := j.Live[i]; done.Got != "" && !hostchange.SameValue(c.Old, done.Got) {
 			p.Notes = append(p.Notes, fmt.Sprintf("%s is %s now, not the %s this run set: restoring %s anyway",
 				done.Setting.Name, c.Old, done.Got, c.New))
 		}
@@ -126,7 +128,7 @@ func reverseChange(done Change, o Options) (Change, error) {
 	if err != nil {
 		return c, fmt.Errorf("read %s: %w", c.Path, err)
 	}
-	c.Old = kernelWord(cur)
+	c.Old = linux.SelectedWord(cur)
 	if pair := pairName(c.Setting.Name); pair != "" {
 		c.PairOld, _ = o.Kernel.Read(o.FS.ProcPath("sys", render.SysctlPath(pair)))
 	}

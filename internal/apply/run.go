@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/hostchange"
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
 // Run carries out a plan from Prepare or PrepareRollback and journals it in
@@ -99,7 +100,7 @@ func (r runner) live(c Change) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", c.Path, err)
 	}
-	c.Old = kernelWord(old)
+	c.Old = linux.SelectedWord(old)
 	if err := r.record(func(j *Journal) { j.Live = append(j.Live, c) }); err != nil {
 		return err
 	}

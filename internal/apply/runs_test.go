@@ -5,9 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/hostchange"
@@ -104,33 +102,6 @@ func TestRollbackRemovesLeftoverTemp(t *testing.T) {
 	mustRun(t, []finding.Setting{setting("vm.swappiness", "10")}, o)
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("a file that is not dbmem's temporary was removed: %v", err)
-	}
-}
-
-// TestRunIDsAreUnique: runs started within one millisecond get distinct
-// ids (the journal file is created exclusively).
-func TestRunIDsAreUnique(t *testing.T) {
-	dir := t.TempDir()
-	base := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC).Format("20060102T150405.000Z")
-	var mu sync.Mutex
-	seen := map[string]bool{}
-	var wg sync.WaitGroup
-	for i := 0; i < 40; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			id, err := claimID(dir, base)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil || seen[id] {
-				t.Errorf("claimID: %q, %v (seen before: %v)", id, err, seen[id])
-			}
-			seen[id] = true
-		}()
-	}
-	wg.Wait()
-	if len(seen) != 40 {
-		t.Errorf("%d distinct ids, want 40", len(seen))
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 	"github.com/dbmem/dbmem/internal/audit"
 	"github.com/dbmem/dbmem/internal/chart/charttest"
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 	"github.com/dbmem/dbmem/internal/plan"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot"

@@ -39,8 +39,8 @@ func TestPGBytesAndRounding(t *testing.T) {
 		b    uint64
 		want string
 	}{{64 * units.KiB, "64kB"}, {4 * units.MiB, "4MB"}, {2 * units.GiB, "2GB"}, {1536 * units.MiB, "1536MB"}, {1500 * units.KiB, "1500kB"}} {
-		if got := PGBytes(c.b); got != c.want {
-			t.Errorf("PGBytes(%d) = %s, want %s", c.b, got, c.want)
+		if got := units.PG(c.b); got != c.want {
+			t.Errorf("units.PG(%d) = %s, want %s", c.b, got, c.want)
 		}
 	}
 	for _, c := range []struct{ in, want uint64 }{{5*units.MiB + 7, 5 * units.MiB}, {1500 * units.KiB, 1472 * units.KiB}, {10, minWorkMem}} {

@@ -124,18 +124,18 @@ func (b *pgBudget) hashMem() {
 // GiB; one maintenance command at a time is budgeted.
 func (b *pgBudget) maintenance() {
 	cur := b.s.MaintenanceWorkMemBytes
-	set := Setting{Name: "maintenance_work_mem", Current: PGBytes(cur), Why: "VACUUM, CREATE INDEX, ALTER TABLE ADD FOREIGN KEY: one at a time is budgeted"}
+	set := Setting{Name: "maintenance_work_mem", Current: units.PG(cur), Why: "VACUUM, CREATE INDEX, ALTER TABLE ADD FOREIGN KEY: one at a time is budgeted"}
 	if b.in.Asked["maintenance_work_mem"] {
-		set.Value, set.Formula, set.Asked = PGBytes(cur), PGBytes(cur)+" (asked for)", true
+		set.Value, set.Formula, set.Asked = units.PG(cur), units.PG(cur)+" (asked for)", true
 	} else {
 		v := floorSetting(clamp(uint64(float64(b.r.LimitBytes)*MaintenanceShare), defaultMaintenance, maxMaintenance), defaultMaintenance)
 		b.s.MaintenanceWorkMemBytes = v
-		set.Value = PGBytes(v)
-		set.Formula = fmt.Sprintf("%s limit / 16, between 64MB and 2GB = %s", units.Bytes(b.r.LimitBytes), PGBytes(v))
+		set.Value = units.PG(v)
+		set.Formula = fmt.Sprintf("%s limit / 16, between 64MB and 2GB = %s", units.Bytes(b.r.LimitBytes), units.PG(v))
 	}
 	b.r.Settings = append(b.r.Settings, set)
 	b.fixed = append(b.fixed, Line{Name: "maintenance", Bytes: b.s.MaintenanceWorkMemBytes,
-		Formula: "1 x " + PGBytes(b.s.MaintenanceWorkMemBytes) + " maintenance_work_mem"})
+		Formula: "1 x " + units.PG(b.s.MaintenanceWorkMemBytes) + " maintenance_work_mem"})
 }
 
 // autovacuum: the workers share what one maintenance command gets (the
@@ -146,7 +146,7 @@ func (b *pgBudget) autovacuum() {
 	workers := max(s.AutovacuumMaxWorkers, 1)
 	cur := "-1"
 	if s.AutovacuumWorkMemBytes != nil {
-		cur = PGBytes(*s.AutovacuumWorkMemBytes)
+		cur = units.PG(*s.AutovacuumWorkMemBytes)
 	}
 	set := Setting{Name: "autovacuum_work_mem", Current: cur, Why: fmt.Sprintf("each of the %d autovacuum workers may use it at once", s.AutovacuumMaxWorkers)}
 	if b.in.Asked["autovacuum_work_mem"] && s.AutovacuumWorkMemBytes != nil {
@@ -159,11 +159,11 @@ func (b *pgBudget) autovacuum() {
 			v, set.Formula = vacuumCap, set.Formula+", at most 1GB before PostgreSQL 17"
 		}
 		s.AutovacuumWorkMemBytes = &v
-		set.Value = PGBytes(v)
+		set.Value = units.PG(v)
 		set.Formula += " = " + set.Value
 	}
 	b.r.Settings = append(b.r.Settings, set)
 	per := *s.AutovacuumWorkMemBytes
 	b.fixed = append(b.fixed, Line{Name: "autovacuum", Bytes: uint64(s.AutovacuumMaxWorkers) * per,
-		Formula: fmt.Sprintf("%d autovacuum_max_workers x %s", s.AutovacuumMaxWorkers, PGBytes(per))})
+		Formula: fmt.Sprintf("%d autovacuum_max_workers x %s", s.AutovacuumMaxWorkers, units.PG(per))})
 }

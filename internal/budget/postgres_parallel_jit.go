@@ -44,7 +44,7 @@ func (b *pgBudget) parallelWorkers() {
 // tempBuffers are kept; a session that touched a temporary table keeps
 // them: counted for every active session.
 func (b *pgBudget) tempBuffers() {
-	v := PGBytes(b.s.TempBuffersBytes)
+	v := units.PG(b.s.TempBuffersBytes)
 	b.r.Settings = append(b.r.Settings, Setting{Name: "temp_buffers", Value: v, Current: v, Formula: v + " (kept)",
 		Why: "allocated when a session first uses a temporary table, kept until it ends: counted for every active session"})
 	b.fixed = append(b.fixed, Line{Name: "temp_buffers", Bytes: uint64(b.active) * b.s.TempBuffersBytes,

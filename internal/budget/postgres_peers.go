@@ -71,17 +71,8 @@ func peerInt(p Peer, name string, dflt int) int {
 
 // peerBytes reads "11612kB", "306MB", "1GB".
 func peerBytes(p Peer, name string) (uint64, bool) {
-	v := peerString(p, name)
-	for _, u := range []struct {
-		suffix string
-		size   uint64
-	}{{"kB", units.KiB}, {"MB", units.MiB}, {"GB", units.GiB}, {"TB", units.TiB}} {
-		if n, ok := strings.CutSuffix(v, u.suffix); ok {
-			x, err := strconv.ParseUint(n, 10, 64)
-			return x * u.size, err == nil
-		}
-	}
-	return 0, false
+	b, err := units.ParsePG(peerString(p, name), "")
+	return b, err == nil
 }
 
 // differs says, at a glance, why dbmem's numbers are not the peers'.

@@ -62,15 +62,15 @@ func (b *pgBudget) role(rm RoleMeasure, sp spillSum, room uint64, spilling int) 
 	top := floorSetting(b.s.WorkMemBytes+uint64(float64(extra)/(float64(active)*b.factor)), minWorkMem)
 	w := min(want, top)
 	r.Formula = fmt.Sprintf("%s work_mem + %s largest spill, rounded up to %s = %s; at most %s work_mem + %s room / (%d active x %s) = %s",
-		PGBytes(eff), units.Bytes(sp.Bytes), PGBytes(RoleStep), PGBytes(want), PGBytes(b.s.WorkMemBytes), units.Bytes(extra), active,
-		factorText(b.nodes, b.factor-float64(b.nodes-1)), PGBytes(top))
+		units.PG(eff), units.Bytes(sp.Bytes), units.PG(RoleStep), units.PG(want), units.PG(b.s.WorkMemBytes), units.Bytes(extra), active,
+		factorText(b.nodes, b.factor-float64(b.nodes-1)), units.PG(top))
 	if w <= eff {
 		r.Why = "spills, but the budget has no room to give it more work_mem"
 		b.keepRole(rm, active)
 		return r
 	}
-	r.Proposed = PGBytes(w)
-	r.Why = fmt.Sprintf("its queries spill (%s): it held %s in memory and wrote the rest to disk", strings.Join(sp.sources, "; "), PGBytes(eff))
+	r.Proposed = units.PG(w)
+	r.Why = fmt.Sprintf("its queries spill (%s): it held %s in memory and wrote the rest to disk", strings.Join(sp.sources, "; "), units.PG(eff))
 	b.roleLines = append(b.roleLines, roleShare{name: rm.Name, active: active, workMem: w})
 	return r
 }
@@ -84,9 +84,9 @@ func (b *pgBudget) quietRole(r Role, rm RoleMeasure, active int, roleMax uint64)
 	}
 	top := floorSetting(uint64(float64(roleMax)/(float64(active)*b.factor)), minWorkMem)
 	if rm.WorkMemBytes > top && top >= b.s.WorkMemBytes {
-		r.Proposed = PGBytes(top)
+		r.Proposed = units.PG(top)
 		r.Formula = fmt.Sprintf("%s of the %s limit / (%d active x %s) = %s", units.Percent(roleMax, b.r.LimitBytes), units.Bytes(b.r.LimitBytes),
-			active, factorText(b.nodes, b.factor-float64(b.nodes-1)), PGBytes(top))
+			active, factorText(b.nodes, b.factor-float64(b.nodes-1)), units.PG(top))
 		r.Why = fmt.Sprintf("its own work_mem %s takes more than %.0f%% of the limit and no spill shows it is needed", rm.WorkMem, RoleShare*100)
 		b.roleLines = append(b.roleLines, roleShare{name: rm.Name, active: active, workMem: top})
 		return r

@@ -21,7 +21,7 @@ func (b *pgBudget) workCap() (uint64, string) {
 	per := float64(b.active+b.parallel) * b.factor
 	w := floorSetting(uint64(float64(room)/per), minWorkMem)
 	f := fmt.Sprintf("(%s limit - %s other lines) / ((%d active sessions + %d parallel workers) x %s) = %s",
-		units.Bytes(b.r.LimitBytes), units.Bytes(fixed), b.active, b.parallel, factorText(b.nodes, b.factor-float64(b.nodes-1)), PGBytes(w))
+		units.Bytes(b.r.LimitBytes), units.Bytes(fixed), b.active, b.parallel, factorText(b.nodes, b.factor-float64(b.nodes-1)), units.PG(w))
 	return w, f
 }
 
@@ -32,18 +32,18 @@ func (b *pgBudget) workCap() (uint64, string) {
 func (b *pgBudget) solveWorkMem() {
 	cap, f := b.workCap()
 	cur := b.s.WorkMemBytes
-	set := Setting{Name: "work_mem", Current: PGBytes(cur), Why: "each sort or hash node of each active query may use it (hash nodes x hash_mem_multiplier)"}
+	set := Setting{Name: "work_mem", Current: units.PG(cur), Why: "each sort or hash node of each active query may use it (hash nodes x hash_mem_multiplier)"}
 	switch {
 	case b.in.Asked["work_mem"]:
-		set.Value, set.Formula, set.Asked = PGBytes(cur), PGBytes(cur)+" (asked for); the budget allows "+PGBytes(cap), true
+		set.Value, set.Formula, set.Asked = units.PG(cur), units.PG(cur)+" (asked for); the budget allows "+units.PG(cap), true
 		if cur > cap {
-			b.r.Notes = append(b.r.Notes, fmt.Sprintf("work_mem %s was asked for; the budget allows %s: %s", PGBytes(cur), PGBytes(cap), f))
+			b.r.Notes = append(b.r.Notes, fmt.Sprintf("work_mem %s was asked for; the budget allows %s: %s", units.PG(cur), units.PG(cap), f))
 		}
 	case b.in.Measured != nil && cur <= cap:
-		set.Value, set.Formula = PGBytes(cur), fmt.Sprintf("%s (kept: it fits; the budget allows up to %s: %s)", PGBytes(cur), PGBytes(cap), f)
+		set.Value, set.Formula = units.PG(cur), fmt.Sprintf("%s (kept: it fits; the budget allows up to %s: %s)", units.PG(cur), units.PG(cap), f)
 	default:
 		b.s.WorkMemBytes = cap
-		set.Value, set.Formula = PGBytes(cap), f
+		set.Value, set.Formula = units.PG(cap), f
 	}
 	b.insertSetting(set, "hash_mem_multiplier")
 }
@@ -68,18 +68,18 @@ func (b *pgBudget) total() {
 	for _, r := range b.roleLines {
 		roleActive += r.active
 		roleBytes += mulBytes(r.active, r.workMem, b.factor)
-		roleF += fmt.Sprintf(" + %d x %s (%s)", r.active, PGBytes(r.workMem), r.name)
+		roleF += fmt.Sprintf(" + %d x %s (%s)", r.active, units.PG(r.workMem), r.name)
 	}
 	general := max(b.active-roleActive, 0)
 	ft := factorText(b.nodes, b.factor-float64(b.nodes-1))
 	lines = append(lines, Line{Name: "work areas", Bytes: mulBytes(general, b.s.WorkMemBytes, b.factor),
-		Formula: fmt.Sprintf("%d active sessions x %s work_mem x %s", general, PGBytes(b.s.WorkMemBytes), ft)})
+		Formula: fmt.Sprintf("%d active sessions x %s work_mem x %s", general, units.PG(b.s.WorkMemBytes), ft)})
 	if len(b.roleLines) > 0 {
 		lines = append(lines, Line{Name: "roles' work areas", Bytes: roleBytes,
 			Formula: fmt.Sprintf("(%s) x %s", roleF[3:], ft)})
 	}
 	lines = append(lines, Line{Name: "parallel workers", Bytes: mulBytes(b.parallel, b.s.WorkMemBytes, b.factor),
-		Formula: fmt.Sprintf("%d max_parallel_workers x %s work_mem x %s", b.parallel, PGBytes(b.s.WorkMemBytes), ft)})
+		Formula: fmt.Sprintf("%d max_parallel_workers x %s work_mem x %s", b.parallel, units.PG(b.s.WorkMemBytes), ft)})
 	b.r.Lines, b.r.TotalBytes = lines, sumOf(lines)
 	b.r.Fits = b.r.TotalBytes <= b.r.LimitBytes
 	if !b.r.Fits {

@@ -28,8 +28,8 @@ func (b *pgBudget) worstCase() {
 	}
 	b.r.WorstCase = WorstCase{Bytes: total,
 		Formula: fmt.Sprintf("(%d max_connections + %d parallel workers) x %s work_mem x %d nodes x %g + %d x %s temp_buffers + %d x %s autovacuum + %s maintenance + %d processes x %s baseline%s and page tables%s = %s",
-			s.MaxConnections, s.MaxParallelWorkers, PGBytes(w), b.nodes, hm, s.MaxConnections, PGBytes(s.TempBuffersBytes),
-			s.AutovacuumMaxWorkers, PGBytes(avMem(s)), PGBytes(s.MaintenanceWorkMemBytes), b.processes, units.Bytes(b.baselineAvg()+b.pageTables), avgNote(b.in.Measured), jit, units.Bytes(total)),
+			s.MaxConnections, s.MaxParallelWorkers, units.PG(w), b.nodes, hm, s.MaxConnections, units.PG(s.TempBuffersBytes),
+			s.AutovacuumMaxWorkers, units.PG(avMem(s)), units.PG(s.MaintenanceWorkMemBytes), b.processes, units.Bytes(b.baselineAvg()+b.pageTables), avgNote(b.in.Measured), jit, units.Bytes(total)),
 		Why: b.worstWhy(total)}
 }
 

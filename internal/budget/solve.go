@@ -3,22 +3,9 @@ package budget
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/dbmem/dbmem/internal/units"
 )
-
-// PGBytes writes a size as PostgreSQL reads a memory setting: "1GB",
-// "176MB", "640kB" (the largest unit that divides it).
-func PGBytes(b uint64) string {
-	switch {
-	case b >= units.GiB && b%units.GiB == 0:
-		return strconv.FormatUint(b/units.GiB, 10) + "GB"
-	case b >= units.MiB && b%units.MiB == 0:
-		return strconv.FormatUint(b/units.MiB, 10) + "MB"
-	}
-	return strconv.FormatUint(b/units.KiB, 10) + "kB"
-}
 
 // floorSetting rounds a size down as a person would write it: whole MiB
 // from 2 MiB, whole 64 kB below; never under minimum.

@@ -13,7 +13,7 @@ import (
 	"github.com/dbmem/dbmem/internal/logredact"
 	"github.com/dbmem/dbmem/internal/oomlog/memcgtest"
 	"github.com/dbmem/dbmem/internal/pgcluster"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/postmortem"
 	"github.com/dbmem/dbmem/internal/snapshot"

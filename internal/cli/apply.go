@@ -219,12 +219,12 @@ func (f applyFlags) options(e *env, settings []finding.Setting, ins []*postgres.
 	if err != nil || in == nil {
 		return o, err
 	}
-	dir, unit, derr := apply.PostgresTarget(e.fs(), in)
+	dir, derr := apply.PostgresConfDir(e.fs(), in)
 	if o.Render.PostgresConfDir == "" {
 		o.Render.PostgresConfDir = dir
 	}
-	if f.unit == "" {
-		o.Render.Units = []string{unit}
+	if f.unit == "" && in.Unit != "" { // the unit check and plan name (postgres.RunningUnit); none: no drop-in
+		o.Render.Units = []string{in.Unit}
 	}
 	if derr != nil && f.postgres && f.confDir == "" && len(render.Of(settings, finding.TargetPostgres)) > 0 {
 		return o, fmt.Errorf("where to write PostgreSQL settings: %w (or give --conf-dir)", derr)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -48,6 +49,13 @@ func TestApplyMySQLLive(t *testing.T) {
 	}
 	if got := variable(t, s, "max_connections"); got != "151" {
 		t.Errorf("max_connections = %s after rollback", got)
+	}
+	t.Log("\n" + out)
+	// rollback --list shows the live MySQL run beside the host's runs.
+	code, out, stderr = run(t, "rollback", "--list", "--journal-dir", journal)
+	want := regexp.MustCompile(`(?m)^MySQL/MariaDB runs made live \(rollback --mysql\):\n\d{8}T\d{6}\.\d{3}Z  undone on .*\n    max_connections=77$`)
+	if code != ExitOK || !want.MatchString(out) {
+		t.Errorf("rollback --list: exit %d: %s\n%s", code, stderr, out)
 	}
 	t.Log("\n" + out)
 }

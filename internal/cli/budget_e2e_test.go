@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ import (
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/pgcluster"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 const (
@@ -114,6 +115,14 @@ func TestBudgetPlanApplyRollback(t *testing.T) {
 	}
 	if got := roleWorkMem(t, c, e2eSpillRole); got != "" {
 		t.Errorf("after rollback the spilling role has work_mem %q", got)
+	}
+	// rollback --list shows both runs over SQL, the apply undone by the rollback.
+	code, out, errs = runAs(t, nil, env, "rollback", "--list", "--journal-dir", journal)
+	want := regexp.MustCompile(`(?m)^PostgreSQL runs over SQL \(rollback --postgres\):\n(\S+)  apply    done, undone by (\S+) on .*\n    ` +
+		regexp.QuoteMeta(e2eSpillRole+".work_mem="+pg[0].Value) + `.*\n(\S+)  rollback done, undoes (\S+) on `)
+	m := want.FindStringSubmatch(out)
+	if code != 0 || m == nil || m[2] != m[3] || m[1] != m[4] {
+		t.Errorf("rollback --list: exit %d\n%s\n%s", code, out, errs)
 	}
 }
 

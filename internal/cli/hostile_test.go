@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/pgcluster"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 // hostile is a process name that sets a terminal's title and clears its

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/pgcluster"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 // pgInstanceJSON is what the tests read of a PostgreSQL instance in

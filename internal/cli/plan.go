@@ -11,7 +11,6 @@ import (
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/mysql"
 	"github.com/dbmem/dbmem/internal/plan"
-	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/render"
 	"github.com/dbmem/dbmem/internal/snapshot"
 	"github.com/dbmem/dbmem/internal/units"
@@ -226,7 +225,7 @@ func (pf *planFlags) changes() (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		c[name] = postgres.FormatMemory(b)
+		c[name] = units.PG(b)
 	}
 	for name, v := range map[string]int{"max_connections": pf.maxConn, "max_locks_per_transaction": pf.maxLocks, "max_worker_processes": pf.maxWorkers} {
 		if v > 0 {

@@ -14,7 +14,7 @@ import (
 // run; a cluster without include_dir is refused, naming the fix.
 func planConfDir(e *env, req plan.Request) (string, error) {
 	if req.DataDir != "" {
-		dir, _, err := apply.PostgresTarget(e.fs(), &postgres.Instance{DataDir: req.DataDir})
+		dir, err := apply.PostgresConfDir(e.fs(), &postgres.Instance{DataDir: req.DataDir})
 		if err != nil {
 			return "", usageError{fmt.Errorf("--format postgresql for --data-dir %s: %w; or give --conf-dir", req.DataDir, err)}
 		}
@@ -32,7 +32,7 @@ func planConfDir(e *env, req plan.Request) (string, error) {
 	case len(chosen) > 1:
 		return "", usageError{fmt.Errorf("--format postgresql: %d PostgreSQL instances run here, each with its own configuration: choose one with --pg-port (or give --conf-dir)", len(chosen))}
 	}
-	dir, _, err := apply.PostgresTarget(e.fs(), chosen[0])
+	dir, err := apply.PostgresConfDir(e.fs(), chosen[0])
 	if err != nil {
 		return "", usageError{fmt.Errorf("--format postgresql for %s: %w; or give --conf-dir", chosen[0].DataDir, err)}
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 // TestPlanNamesItsInstance runs the built binary against real throwaway

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/oomlog/memcgtest"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 // TestRootRecordPostmortemExample records the README's postmortem example

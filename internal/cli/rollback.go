@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/apply"
+	"github.com/dbmem/dbmem/internal/myapply"
+	"github.com/dbmem/dbmem/internal/pgapply"
 )
 
 func newRollbackCmd(e *env) *cobra.Command {
@@ -78,19 +80,41 @@ Exit codes: 0 done (or dry run), 1 error, 2 usage, 4 refused (nothing changed).`
 	return cmd
 }
 
+// listRuns lists every run journaled in dir: the host's (files and kernel
+// values), and those made over SQL on PostgreSQL and live on MySQL/MariaDB.
 func listRuns(e *env, dir string) error {
 	all, err := apply.Journals(dir)
 	if err != nil {
 		return err
 	}
-	if e.json {
-		return writeJSON(e.stdout, map[string]any{"schema": "dbmem.journals/v1", "runs": all})
+	pg, err := pgapply.Journals(dir)
+	if err != nil {
+		return err
 	}
-	if len(all) == 0 {
+	my, err := myapply.Journals(mysqlJournalDir(dir))
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return writeJSON(e.stdout, map[string]any{"schema": "dbmem.journals/v1", "runs": all, "postgres_runs": pg, "mysql_runs": my})
+	}
+	if len(all)+len(pg)+len(my) == 0 {
 		fmt.Fprintf(e.stdout, "no runs journaled in %s\n", dir)
 	}
 	for _, j := range all {
 		fmt.Fprintln(e.stdout, j.Summary(all))
+	}
+	if len(pg) > 0 {
+		fmt.Fprintln(e.stdout, "PostgreSQL runs over SQL (rollback --postgres):")
+	}
+	for _, j := range pg {
+		fmt.Fprintln(e.stdout, j.Summary(pg))
+	}
+	if len(my) > 0 {
+		fmt.Fprintln(e.stdout, "MySQL/MariaDB runs made live (rollback --mysql):")
+	}
+	for _, j := range my {
+		fmt.Fprintln(e.stdout, j.Summary())
 	}
 	return nil
 }

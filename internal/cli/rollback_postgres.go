@@ -82,7 +82,7 @@ func reloadRestored(ctx context.Context, e *env, p *apply.Plan) {
 		return
 	}
 	for _, in := range ins {
-		dir, _, err := apply.PostgresTarget(e.fs(), in)
+		dir, err := apply.PostgresConfDir(e.fs(), in)
 		if err != nil || !restoredIn(p, dir) {
 			continue
 		}

@@ -49,7 +49,7 @@ func TestOneVerdict(t *testing.T) {
 			for i, got := range watchFindings(t, host, 4) {
 				compareFindings(t, fmt.Sprintf("watch tick %d", i+1), want, got)
 			}
-			samePlan(t, name, host, want)
+			samePlan(t, host, want)
 			for _, cmd := range []string{"check", "report"} {
 				if d := cmp.Diff(htmlView(want), auditFindings(t, host, cmd)); d != "" {
 					t.Errorf("%s --html differs from check (-check +audit):\n%s", cmd, d)
@@ -207,19 +207,13 @@ func htmlView(fs []finding.Finding) []string {
 	return out
 }
 
-// planDiffers are the archetypes where plan and check disagree on strict
-// overcommit today, and why: check judges the host as it is, plan the host
-// with the pool it plans. Not resolved here (reported); one that starts
-// agreeing fails until it is removed.
-var planDiffers = map[string]string{
-	"pg16-pool-starves-host": "check: the oversized pool leaves no ratio now; plan shrinks the pool, then a ratio exists",
-	"vm4g-pg13-swap2g":       "check: no pool now, a ratio exists; plan adds a 1.1 GiB pool, then none keeps the reserve",
-}
-
 // samePlan: plan sets vm.overcommit_memory=2 exactly when check's
 // overcommit.mode advises it (the software beside the databases, a pod,
-// Committed_AS or the pools decide both).
-func samePlan(t *testing.T, name string, host []string, fs []finding.Finding) {
+// Committed_AS or the pools decide both). Both judge it with the huge page
+// pools after the plan (advise's poolsPlanned): a pool that starves the
+// host (pg16-pool-starves-host) or one the databases still need
+// (vm4g-pg13-swap2g) is judged as it will be.
+func samePlan(t *testing.T, host []string, fs []finding.Finding) {
 	t.Helper()
 	var f *finding.Finding
 	for i := range fs {
@@ -236,13 +230,7 @@ func samePlan(t *testing.T, name string, host []string, fs []finding.Finding) {
 	}
 	planStrict := regexp.MustCompile(`"name": "vm.overcommit_memory",\s*"value": "2"`).MatchString(out)
 	checkStrict := strings.Contains(f.Fix, "set vm.overcommit_memory=2")
-	why, known := planDiffers[name]
-	switch {
-	case planStrict != checkStrict && known:
-		t.Logf("KNOWN: plan and check differ on strict overcommit (%s)", why)
-	case planStrict != checkStrict:
+	if planStrict != checkStrict {
 		t.Errorf("plan sets vm.overcommit_memory=2: %v; check's overcommit.mode advises it: %v (%s)", planStrict, checkStrict, f.Title)
-	case known:
-		t.Errorf("plan and check agree now: remove %s from planDiffers", name)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/dblog"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 // TestRootLivePostgresOutOfMemoryError (root only) caps one backend's

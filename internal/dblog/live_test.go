@@ -12,7 +12,7 @@ import (
 	"github.com/dbmem/dbmem/internal/oomlog"
 	"github.com/dbmem/dbmem/internal/oomlog/memcgtest"
 	"github.com/dbmem/dbmem/internal/pgcluster"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 // TestRootLivePostgresBackendOOMKill (root only) moves one backend into a

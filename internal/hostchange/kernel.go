@@ -147,19 +147,8 @@ func writeInt(path string, v int) (int, error) {
 	return ReadInt(path)
 }
 
-// Word returns the selected word of "always [madvise] never", or the
-// value itself, trimmed.
-func Word(s string) string {
-	i := strings.IndexByte(s, '[')
-	j := strings.IndexByte(s, ']')
-	if i >= 0 && j > i {
-		return s[i+1 : j]
-	}
-	return strings.TrimSpace(s)
-}
-
 // SameValue compares values as the kernel prints them: white space runs
 // collapsed, the selected word of a choice list.
 func SameValue(a, b string) bool {
-	return strings.Join(strings.Fields(Word(a)), " ") == strings.Join(strings.Fields(Word(b)), " ")
+	return strings.Join(strings.Fields(linux.SelectedWord(a)), " ") == strings.Join(strings.Fields(linux.SelectedWord(b)), " ")
 }

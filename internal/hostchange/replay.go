@@ -81,7 +81,7 @@ func (e Entry) kinds() int {
 // (when Set is known): a value changed by someone else since is theirs.
 func (k Kernel) Undo(fs linux.FS) Undone {
 	r := Undone{What: k.Setting.String(), Before: k.Before, Set: k.Set}
-	if why := checkValue(fs, k.Setting, Word(k.Before)); why != "" {
+	if why := checkValue(fs, k.Setting, linux.SelectedWord(k.Before)); why != "" {
 		r.Error = why + ": dbmem does not write it back; check " + k.Setting.String() + " and set it yourself"
 		return r
 	}
@@ -92,16 +92,16 @@ func (k Kernel) Undo(fs linux.FS) Undone {
 		r.Error = err.Error()
 		return r
 	case SameValue(cur, k.Before):
-		r.After, r.OK = Word(cur), true
+		r.After, r.OK = linux.SelectedWord(cur), true
 		return r
 	case k.Set != "" && !SameValue(cur, k.Set):
-		r.After = Word(cur)
+		r.After = linux.SelectedWord(cur)
 		r.Error = fmt.Sprintf("it holds %s, not the %s dbmem set (it was %s before): changed by someone else since, so dbmem leaves it; "+
-			"check it and set it yourself", Word(cur), k.Set, k.Before)
+			"check it and set it yourself", linux.SelectedWord(cur), k.Set, k.Before)
 		return r
 	}
-	got, err := Write(path, Word(k.Before))
-	r.After = Word(got)
+	got, err := Write(path, linux.SelectedWord(k.Before))
+	r.After = linux.SelectedWord(got)
 	if err != nil {
 		r.Error = err.Error()
 	} else if !SameValue(got, k.Before) {

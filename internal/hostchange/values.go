@@ -30,7 +30,7 @@ func checkValue(fs linux.FS, s Setting, value string) string {
 		return offered(cur, value)
 	case IsPool(s) || s == Sysctl("vm.nr_overcommit_hugepages"):
 		return poolFits(fs, s, cur, value)
-	case s == Sysctl("vm.overcommit_memory") && value == "2" && Word(cur) != "2":
+	case s == Sysctl("vm.overcommit_memory") && value == "2" && linux.SelectedWord(cur) != "2":
 		return commitHeadroom(fs, nil)
 	case (s == Sysctl("vm.overcommit_ratio") || s == Sysctl("vm.overcommit_kbytes")) && strict(fs):
 		return commitHeadroom(fs, &pending{s, value})

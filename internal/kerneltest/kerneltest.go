@@ -61,7 +61,7 @@ func record(t testing.TB, path string) {
 		t.Fatalf("read %s before changing it: %v", path, err)
 	}
 	setting, ok := hostchange.SettingAt(linux.DefaultFS(), path)
-	if why := hostchange.Allowed(setting, hostchange.Word(old)); !ok || why != "" {
+	if why := hostchange.Allowed(setting, linux.SelectedWord(old)); !ok || why != "" {
 		t.Fatalf("kerneltest changes only the kernel settings dbmem's journal can restore (internal/hostchange, allow.go): %s: %s", path, why)
 	}
 	surplus := surplusPath(path)
@@ -69,11 +69,11 @@ func record(t testing.TB, path string) {
 	if err != nil {
 		surplus = "" // not a pool, or no surplus to wait for
 	}
-	if err := procLock.journalAdd(hostchange.Kernel{Setting: setting, Before: hostchange.Word(old)}); err != nil {
+	if err := procLock.journalAdd(hostchange.Kernel{Setting: setting, Before: linux.SelectedWord(old)}); err != nil {
 		t.Fatalf("journal %s: %v", path, err)
 	}
 	t.Cleanup(func() {
-		if err := hostchange.Restore(path, hostchange.Word(old)); err != nil {
+		if err := hostchange.Restore(path, linux.SelectedWord(old)); err != nil {
 			t.Errorf("restore %s to %q: %v", path, old, err)
 			return
 		}

@@ -1,16 +1,14 @@
 package kerneltest
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/hostchange"
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
 // overcommitHugePath is vm.nr_overcommit_hugepages.
@@ -39,18 +37,14 @@ func surplusPath(path string) string {
 }
 
 func defaultHugePageKB() (int, error) {
-	f, err := os.Open("/proc/meminfo")
+	m, err := linux.ReadMeminfo(linux.DefaultFS())
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "Hugepagesize:"); ok {
-			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-		}
+	if m.HugepagesizeBytes == nil {
+		return 0, fmt.Errorf("no Hugepagesize in /proc/meminfo")
 	}
-	return 0, fmt.Errorf("no Hugepagesize in /proc/meminfo")
+	return int(*m.HugepagesizeBytes / 1024), nil
 }
 
 // waitSurplus waits, polling, until the pool's surplus pages are back to

@@ -18,7 +18,8 @@ type CgroupLine struct {
 	Path        string
 }
 
-func parseProcCgroup(r io.Reader) []CgroupLine {
+// ParseProcCgroup parses /proc/PID/cgroup (memcg reads its own with it).
+func ParseProcCgroup(r io.Reader) []CgroupLine {
 	var out []CgroupLine
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
@@ -69,7 +70,7 @@ func ReadCgroupMemory(fs FS, pid int) (CgroupMemory, bool, error) {
 	if err != nil {
 		return CgroupMemory{}, false, err
 	}
-	lines := parseProcCgroup(bytes.NewReader(b))
+	lines := ParseProcCgroup(bytes.NewReader(b))
 	for _, l := range lines {
 		if slices.Contains(l.Controllers, "memory") {
 			return readCgroup(fs, cgroupV1Root, l.Path, cgroupV1Files), true, nil

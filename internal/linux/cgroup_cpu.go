@@ -18,7 +18,7 @@ func ReadCgroupCPUs(fs FS, pid int) (cpus int, at string, ok bool, err error) {
 	if err != nil {
 		return 0, "", false, err
 	}
-	lines := parseProcCgroup(bytes.NewReader(b))
+	lines := ParseProcCgroup(bytes.NewReader(b))
 	for _, l := range lines {
 		if slices.Contains(l.Controllers, "cpu") {
 			for _, root := range []string{"fs/cgroup/cpu,cpuacct", "fs/cgroup/cpu"} {

@@ -63,7 +63,7 @@ func ReadCgroupHugetlb(fs FS, pid int, pageSizes []uint64) ([]CgroupHugetlb, boo
 	if err != nil {
 		return nil, false, err
 	}
-	root, cg, version, ok := hugetlbHierarchy(fs, parseProcCgroup(bytes.NewReader(b)))
+	root, cg, version, ok := hugetlbHierarchy(fs, ParseProcCgroup(bytes.NewReader(b)))
 	if !ok {
 		return nil, false, nil
 	}

@@ -40,7 +40,7 @@ func ReadCgroupInfo(fs FS, pid int, pageSizes []uint64) (CgroupInfo, []Gap, erro
 	if err != nil {
 		return info, nil, err
 	}
-	lines := parseProcCgroup(bytes.NewReader(b))
+	lines := ParseProcCgroup(bytes.NewReader(b))
 	if c, ok := ContainerOf(lines); ok {
 		info.Container = &c
 	}
@@ -116,7 +116,7 @@ var containerMarkers = []string{"/.dockerenv", "/run/.containerenv"}
 func ReadEnvironment(fs FS) Environment {
 	var e Environment
 	if b, err := fs.ReadFile(fs.ProcPath("self", "cgroup")); err == nil {
-		if c, ok := ContainerOf(parseProcCgroup(bytes.NewReader(b))); ok {
+		if c, ok := ContainerOf(ParseProcCgroup(bytes.NewReader(b))); ok {
 			e.Container, e.InContainer = &c, true
 		}
 	}

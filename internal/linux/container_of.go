@@ -10,5 +10,5 @@ func ContainerOfProc(fs FS, name string) (Container, bool) {
 	if err != nil {
 		return Container{}, false
 	}
-	return ContainerOf(parseProcCgroup(bytes.NewReader(b)))
+	return ContainerOf(ParseProcCgroup(bytes.NewReader(b)))
 }

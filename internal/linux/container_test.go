@@ -89,9 +89,9 @@ func TestReadEnvironmentLive(t *testing.T) {
 }
 
 func TestSystemdUnit(t *testing.T) {
-	v1 := parseProcCgroup(strings.NewReader("9:name=systemd:/system.slice/mariadb.service\n4:memory:/system.slice/mariadb.service\n0::/\n"))
-	v2 := parseProcCgroup(strings.NewReader("0::/system.slice/postgresql@15-main.service\n"))
-	none := parseProcCgroup(strings.NewReader("9:name=systemd:/\n4:memory:/process_api/x\n0::/\n"))
+	v1 := ParseProcCgroup(strings.NewReader("9:name=systemd:/system.slice/mariadb.service\n4:memory:/system.slice/mariadb.service\n0::/\n"))
+	v2 := ParseProcCgroup(strings.NewReader("0::/system.slice/postgresql@15-main.service\n"))
+	none := ParseProcCgroup(strings.NewReader("9:name=systemd:/\n4:memory:/process_api/x\n0::/\n"))
 	if SystemdUnit(v1) != "mariadb.service" || SystemdUnit(v2) != "postgresql@15-main.service" || SystemdUnit(none) != "" {
 		t.Errorf("units %q %q %q", SystemdUnit(v1), SystemdUnit(v2), SystemdUnit(none))
 	}

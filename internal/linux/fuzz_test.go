@@ -48,8 +48,8 @@ func FuzzParseMapsAndSmaps(f *testing.F) {
 func FuzzParseProcCgroup(f *testing.F) {
 	f.Add("0::/system.slice/x.service\n4:memory:/a\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		parseProcCgroup(bytes.NewReader([]byte(s)))
-		selectedWord(s)
+		ParseProcCgroup(bytes.NewReader([]byte(s)))
+		SelectedWord(s)
 		KernelVersion(s)
 		poolSizeKB(s)
 	})

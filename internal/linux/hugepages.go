@@ -163,14 +163,14 @@ func ReadTHP(fs FS) (THP, []Gap) {
 			gaps = append(gaps, gapFor("transparent_hugepage/"+f.name, err))
 			continue
 		}
-		*f.dst = selectedWord(string(b))
+		*f.dst = SelectedWord(string(b))
 	}
 	return t, gaps
 }
 
-// selectedWord returns the bracketed word of "always [madvise] never", or the
+// SelectedWord returns the bracketed word of "always [madvise] never", or the
 // whole trimmed text when nothing is bracketed.
-func selectedWord(s string) string {
+func SelectedWord(s string) string {
 	i := strings.IndexByte(s, '[')
 	j := strings.IndexByte(s, ']')
 	if i >= 0 && j > i {

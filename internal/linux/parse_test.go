@@ -350,7 +350,7 @@ func TestParseCmdline(t *testing.T) {
 }
 
 func TestSelectedWordAndPoolName(t *testing.T) {
-	if selectedWord("always [madvise] never\n") != "madvise" || selectedWord("never\n") != "never" {
+	if SelectedWord("always [madvise] never\n") != "madvise" || SelectedWord("never\n") != "never" {
 		t.Error("selectedWord")
 	}
 	if kb, err := poolSizeKB("hugepages-1048576kB"); err != nil || kb != 1<<20 {
@@ -365,7 +365,7 @@ func TestSelectedWordAndPoolName(t *testing.T) {
 
 func TestParseProcCgroup(t *testing.T) {
 	in := "12:memory:/docker/abc\n11:cpu,cpuacct:/docker/abc\n0::/system.slice/postgresql@15-main.service\nbad line\n"
-	got := parseProcCgroup(strings.NewReader(in))
+	got := ParseProcCgroup(strings.NewReader(in))
 	want := []CgroupLine{
 		{ID: 12, Controllers: []string{"memory"}, Path: "/docker/abc"},
 		{ID: 11, Controllers: []string{"cpu", "cpuacct"}, Path: "/docker/abc"},

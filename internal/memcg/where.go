@@ -1,12 +1,13 @@
 package memcg
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/linux"
 )
 
 // Place is where a new memory cgroup goes.
@@ -26,17 +27,12 @@ type Own struct{ V1Memory, V2 string }
 // ParseOwn reads /proc/self/cgroup text: "4:memory:/a/b" (v1), "0::/c" (v2).
 func ParseOwn(text string) Own {
 	var o Own
-	sc := bufio.NewScanner(strings.NewReader(text))
-	for sc.Scan() {
-		f := strings.SplitN(sc.Text(), ":", 3)
-		if len(f) != 3 {
-			continue
-		}
+	for _, l := range linux.ParseProcCgroup(strings.NewReader(text)) {
 		switch {
-		case f[0] == "0" && f[1] == "":
-			o.V2 = f[2]
-		case hasWord(f[1], "memory"):
-			o.V1Memory = f[2]
+		case l.ID == 0 && len(l.Controllers) == 0:
+			o.V2 = l.Path
+		case slices.Contains(l.Controllers, "memory"):
+			o.V1Memory = l.Path
 		}
 	}
 	return o

@@ -3,7 +3,6 @@ package myapply
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -20,6 +19,7 @@ const JournalSchema = "dbmem.mysql-apply/v1"
 // "rolled-back", "failed").
 type Journal struct {
 	Schema   string    `json:"schema"`
+	ID       string    `json:"id"`
 	Instance string    `json:"instance"`
 	Started  time.Time `json:"started"`
 	Changes  []Change  `json:"changes"`
@@ -37,8 +37,10 @@ func Run(ctx context.Context, db *sql.DB, settings map[string]string, dir, insta
 	if err != nil {
 		return nil, err
 	}
-	j := &Journal{Schema: JournalSchema, Instance: instance, Started: time.Now().UTC(), Restart: restart, Status: "running",
-		Path: filepath.Join(dir, time.Now().UTC().Format("20060102T150405.000Z")+".json")}
+	j := &Journal{Schema: JournalSchema, Instance: instance, Started: time.Now().UTC(), Restart: restart, Status: "running"}
+	if j.ID, j.Path, err = hostchange.ClaimRun(dir, j.Started); err != nil {
+		return nil, err
+	}
 	for _, c := range live {
 		if c.Old, err = show(ctx, db, c.Name); err != nil {
 			return nil, err
@@ -120,16 +122,7 @@ func show(ctx context.Context, db *sql.DB, name string) (string, error) {
 	return v, nil
 }
 
-func (j *Journal) save() error {
-	b, err := json.MarshalIndent(j, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := hostchange.StateDir(filepath.Dir(j.Path)); err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	return hostchange.WriteFile(j.Path, append(b, '\n'), 0o600, -1, -1)
-}
+func (j *Journal) save() error { return hostchange.SaveRun(j.Path, j) }
 
 func sortedNames(m map[string]string) []string {
 	var out []string
@@ -140,22 +133,40 @@ func sortedNames(m map[string]string) []string {
 	return out
 }
 
+// Journals reads every run journaled in dir, oldest first
+// (hostchange.ListRuns).
+func Journals(dir string) ([]*Journal, error) {
+	return hostchange.ListRuns(dir, func(p string) (*Journal, error) {
+		j, err := hostchange.ReadRun(p, JournalSchema, func(j *Journal) string { return j.Schema })
+		if err == nil {
+			j.Path = p
+			if j.ID == "" { // a run journaled before runs had ids
+				j.ID = strings.TrimSuffix(filepath.Base(p), ".json")
+			}
+		}
+		return j, err
+	})
+}
+
+// Summary is one line for a list of runs: when, on which server, its
+// status and each change.
+func (j *Journal) Summary() string {
+	var what []string
+	for _, c := range j.Changes {
+		what = append(what, c.Name+"="+c.New)
+	}
+	return fmt.Sprintf("%s  %s on %s\n    %s", j.ID, j.Status, j.Instance, strings.Join(what, " "))
+}
+
 // Latest is the newest run in dir that is done and not yet undone.
 func Latest(dir string) (*Journal, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	all, err := Journals(dir)
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(names)
-	for i := len(names) - 1; i >= 0; i-- {
-		b, ok, err := hostchange.ReadState(names[i])
-		if err != nil || !ok {
-			continue
-		}
-		var j Journal
-		if json.Unmarshal(b, &j) == nil && j.Schema == JournalSchema && j.Status == "done" {
-			j.Path = names[i]
-			return &j, nil
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].Status == "done" {
+			return all[i], nil
 		}
 	}
 	return nil, fmt.Errorf("no MySQL run to undo in %s", dir)

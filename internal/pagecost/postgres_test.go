@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 // TestPostgresBackends compares the fast path with smaps_rollup on the

@@ -1,13 +1,8 @@
 package pgapply
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -45,91 +40,54 @@ type Journal struct {
 // directory only the user running dbmem may write (hostchange.StateDir:
 // made 0700, refused when another user could change it or a link of
 // theirs leads there).
-func dir(journalDir string) (string, error) {
-	d := filepath.Join(journalDir, "postgres")
-	if err := hostchange.StateDir(d); err != nil {
-		return "", fmt.Errorf("journal: %w", err)
-	}
-	return d, nil
-}
+func dir(journalDir string) string { return filepath.Join(journalDir, "postgres") }
 
 func newJournal(journalDir, kind, undoes, instance string, now time.Time, changes []Change) (*Journal, error) {
-	d, err := dir(journalDir)
+	id, p, err := hostchange.ClaimRun(dir(journalDir), now)
 	if err != nil {
 		return nil, err
 	}
-	id := now.UTC().Format("20060102T150405.000Z")
-	for i := 1; ; i++ {
-		p := filepath.Join(d, id+".json")
-		f, err := hostchange.OpenState(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err == nil {
-			f.Close()
-			j := &Journal{Schema: JournalSchema, ID: id, Kind: kind, Undoes: undoes, Instance: instance, Started: now.UTC(),
-				Status: StatusRunning, Changes: changes, Path: p}
-			return j, j.save()
-		}
-		if !errors.Is(err, fs.ErrExist) || i > 100 {
-			return nil, fmt.Errorf("journal: %w", err)
-		}
-		id = fmt.Sprintf("%s-%d", now.UTC().Format("20060102T150405.000Z"), i)
-	}
+	j := &Journal{Schema: JournalSchema, ID: id, Kind: kind, Undoes: undoes, Instance: instance, Started: now.UTC(),
+		Status: StatusRunning, Changes: changes, Path: p}
+	return j, j.save()
 }
 
-// save writes the journal atomically (hostchange.WriteFile).
-func (j *Journal) save() error {
-	b, err := json.MarshalIndent(j, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := hostchange.WriteFile(j.Path, append(b, '\n'), 0o600, -1, -1); err != nil {
-		return fmt.Errorf("journal %s: %w", j.Path, err)
-	}
-	return nil
-}
+// save writes the journal atomically (hostchange.SaveRun).
+func (j *Journal) save() error { return hostchange.SaveRun(j.Path, j) }
 
 // Journals lists the runs journaled in journalDir, oldest first. A
-// directory another user could write is refused (hostchange.CheckDir).
+// directory another user could write is refused (hostchange.ListRuns).
 func Journals(journalDir string) ([]*Journal, error) {
-	d := filepath.Join(journalDir, "postgres")
-	if err := hostchange.CheckDir(d); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
-	}
-	ents, err := os.ReadDir(d)
-	if err != nil {
-		return nil, err
-	}
-	var out []*Journal
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		j, err := readJournal(filepath.Join(d, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].ID < out[b].ID })
-	return out, nil
+	return hostchange.ListRuns(dir(journalDir), readJournal)
 }
 
 func readJournal(p string) (*Journal, error) {
-	b, ok, err := hostchange.ReadState(p)
-	if err != nil {
-		return nil, err
+	j, err := hostchange.ReadRun(p, JournalSchema, func(j *Journal) string { return j.Schema })
+	if err == nil {
+		j.Path = p
 	}
-	if !ok {
-		return nil, fmt.Errorf("journal %s: gone", p)
+	return j, err
+}
+
+// Summary is one line for a list of runs (all: every run, to say which
+// rollback undid this one): id, kind, status, server and each change.
+func (j *Journal) Summary(all []*Journal) string {
+	state := j.Status
+	for _, r := range all {
+		if r.Undoes == j.ID && r.Status == StatusDone {
+			state += ", undone by " + r.ID
+		}
 	}
-	var j Journal
-	if err := json.Unmarshal(b, &j); err != nil {
-		return nil, fmt.Errorf("journal %s: %w", p, err)
+	if j.Undoes != "" {
+		state += ", undoes " + j.Undoes
 	}
-	if j.Schema != JournalSchema {
-		return nil, fmt.Errorf("journal %s: schema %q, want %s", p, j.Schema, JournalSchema)
+	var what []string
+	for _, c := range j.Changes {
+		name := c.Name
+		if c.Role != "" {
+			name = c.Role + "." + name
+		}
+		what = append(what, name+"="+c.New)
 	}
-	j.Path = p
-	return &j, nil
+	return fmt.Sprintf("%s  %-8s %s on %s\n    %s", j.ID, j.Kind, state, j.Instance, strings.Join(what, " "))
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // VerifyTimeout bounds the wait for the server to take a reload: the
@@ -26,8 +26,8 @@ func sameValue(want, got, unit string) bool {
 	if base == "" {
 		base = "kB"
 	}
-	a, err1 := postgres.ParseMemory(want, base)
-	b, err2 := postgres.ParseMemory(got, base)
+	a, err1 := units.ParsePG(want, base)
+	b, err2 := units.ParsePG(got, base)
 	if err1 == nil && err2 == nil && (unit != "" || hasUnit(want) || hasUnit(got)) {
 		return a == b
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/pgcluster"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 func TestStartConnectStop(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/kerneltest"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 // TestInitdbTakesNoHugePages grows the huge page pool (so free pages are

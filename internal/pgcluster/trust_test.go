@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/pgcluster"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 // TestCheckBin: root runs a program only when only root could have put it

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/advise"
-	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -46,7 +45,7 @@ func buffersFit(r Request, ram uint64) error {
 	if !ok || ram == 0 {
 		return nil
 	}
-	if sb, err := postgres.ParseMemory(v, "8kB"); err == nil && sb >= ram {
+	if sb, err := units.ParsePG(v, "8kB"); err == nil && sb >= ram {
 		return usage("shared_buffers %s is at or above the %s of RAM (%s): PostgreSQL cannot start; "+
 			"plan shared_buffers well under RAM (a quarter of it is usual), or a host with more --ram",
 			units.Bytes(sb), units.Bytes(ram), ramSource(r))

@@ -104,7 +104,7 @@ func summarize(m *budget.Measured, pg *postgres.Instance, costs []backendCost) {
 			Active: active[role], JITCompiled: jit[role]}
 		if pg.Work != nil {
 			rm.WorkMem = pg.Work.RoleWorkMem(role)
-			rm.WorkMemBytes, _ = postgres.ParseMemory(rm.WorkMem, "kB")
+			rm.WorkMemBytes, _ = units.ParsePG(rm.WorkMem, "kB")
 		}
 		m.Roles = append(m.Roles, rm)
 	}
@@ -194,7 +194,7 @@ func addSettingOnlyRoles(m *budget.Measured, pg *postgres.Instance) {
 	for _, rs := range pg.Work.RoleSettings {
 		if v := pg.Work.RoleWorkMem(rs.Role); v != "" && !have[rs.Role] {
 			have[rs.Role] = true
-			b, _ := postgres.ParseMemory(v, "kB")
+			b, _ := units.ParsePG(v, "kB")
 			m.Roles = append(m.Roles, budget.RoleMeasure{Name: rs.Role, WorkMem: v, WorkMemBytes: b})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // askNeed asks PostgreSQL (15+) for the pool at pageSize with set applied:
@@ -15,7 +16,7 @@ import (
 // No library is loaded (server.args), so what shared_preload_libraries
 // would add is not in it (libraries.go).
 func askNeed(ctx context.Context, s server, pageSize uint64, set map[string]string, source string) (advise.HugePageNeed, error) {
-	c := map[string]string{"huge_pages": "on", "huge_page_size": postgres.FormatMemory(pageSize)}
+	c := map[string]string{"huge_pages": "on", "huge_page_size": units.PG(pageSize)}
 	for k, v := range set {
 		c[k] = v
 	}

@@ -59,8 +59,8 @@ func runningInstance(ctx context.Context, a *asker, r Request, pg *postgres.Inst
 		Engine: advise.Engine{Name: finding.EnginePostgres, Major: pg.Major}, Subject: advise.PostgresSubject(pg),
 		Changes: r.Changes, Current: currentOf(pg.Settings, r.Changes), GID: -1, DataDir: pg.DataDir,
 	}
-	pi.Unit, pi.NoUnit = serviceUnit(r.fs(), pg, r.Unit) // unit.go
-	pi.Ctl = ctlCommand(pg.Settings.String("config_file"), pg.DataDir)
+	pi.Unit, pi.NoUnit = r.unitOr(pg.Unit, pg.NoUnit) // postgres.RunningUnit's, as check and apply name it
+	pi.Ctl = postgres.Ctl(pg.Settings.String("config_file"), pg.DataDir)
 	if cg, ok := r.Snapshot.CgroupOf(pg.PostmasterPID); ok && cg.Container != nil && !sameContainer(r.Snapshot.Environment, cg.Container) {
 		pi.Container = cg.Container.String()
 	}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // sizingNames are the settings that size the main shared memory segment,
@@ -36,7 +37,7 @@ func overlay(base postgres.Settings, values map[string]string, src postgres.Sour
 	for k, v := range values {
 		st := postgres.Setting{Value: v, Source: src}
 		if unit, ok := postgres.BaseUnit(k); ok {
-			if b, err := postgres.ParseMemory(v, unit); err == nil {
+			if b, err := units.ParsePG(v, unit); err == nil {
 				st.Bytes = &b
 			}
 		}

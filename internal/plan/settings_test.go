@@ -3,7 +3,6 @@ package plan
 import (
 	"testing"
 
-	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
@@ -38,8 +37,8 @@ func FuzzParseSize(f *testing.F) {
 
 func TestPGValue(t *testing.T) {
 	for b, want := range map[uint64]string{16 << 30: "16GB", 1536 << 20: "1536MB", 64 << 10: "64kB", 1000: "1kB", 2<<20 + 1: "2049kB"} {
-		if got := postgres.FormatMemory(b); got != want {
-			t.Errorf("postgres.FormatMemory(%d) = %q, want %q", b, got, want)
+		if got := units.PG(b); got != want {
+			t.Errorf("units.PG(%d) = %q, want %q", b, got, want)
 		}
 	}
 }

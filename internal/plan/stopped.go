@@ -54,8 +54,8 @@ func stoppedInstance(d dataDir, r Request, set postgres.Settings) advise.Planned
 		Subject: fmt.Sprintf("postgresql %d (%s, stopped)", d.major, d.given),
 		Changes: r.Changes, Current: currentOf(set, r.Changes), GID: -1, DataDir: strings.TrimSuffix(d.given, "/"),
 	}
-	pi.Unit, pi.NoUnit = stoppedUnit(pi.DataDir, r.Unit) // unit.go
-	pi.Ctl = ctlCommand("", pi.DataDir)
+	pi.Unit, pi.NoUnit = r.unitOr(postgres.StoppedUnit(pi.DataDir))
+	pi.Ctl = postgres.Ctl("", pi.DataDir)
 	pi.Work = advise.PostgresWorkload(&postgres.Instance{Major: d.major, Settings: overlay(set, r.Changes, postgres.FromCommandLine)}, r.NodesPerQuery)
 	return pi
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 	"github.com/dbmem/dbmem/internal/pooler"
 	"github.com/dbmem/dbmem/internal/pooler/bouncertest"
 )

@@ -2,30 +2,27 @@ package pooler
 
 import (
 	"context"
-	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
 // readConfig reads the pooler's configuration files with fs (the pooler's
 // own rights) and cwd (its working directory, for relative includes).
-func (p *Pooler) readConfig(ctx context.Context, fs linux.FS, cwd string, lim Limits) {
+func (p *Pooler) readConfig(ctx context.Context, fs linux.FS, cwd string) {
 	switch p.Kind {
 	case PgBouncer:
-		l := loadINI(ctx, fs, p.ConfigFile, cwd, lim)
+		l := loadINI(ctx, fs, p.ConfigFile, cwd, Budget)
 		c, probs := parsePgBouncer(l)
 		p.Files, p.Problems, p.Refused = l.Files, append(l.Problems, probs...), l.Refused || len(probs) > 0
 		p.PgBouncer = &c
 		p.NotRead = []string{"auth_file and auth_query (credentials: never read)", "[peers] (cancel requests between PgBouncers)"}
 	case PgCat:
-		p.readPgCat(fs, lim)
+		p.readPgCat(fs)
 	case Odyssey:
-		lim = lim.withDefaults()
-		if lim.Depth == DefaultLimits.Depth {
-			lim.Depth = 16 // Odyssey's own OD_CFG_MAX_INCLUDE_DEPTH
-		}
-		l := &loader{ctx: ctx, fs: fs, cwd: cwd, lim: lim, deadline: time.Now().Add(lim.Time)}
-		nodes := l.odysseyFile(p.ConfigFile, nil, 0, "")
+		b := Budget
+		b.Depth = 16 // Odyssey's own OD_CFG_MAX_INCLUDE_DEPTH
+		l := newLoader(ctx, fs, cwd, b)
+		nodes := l.odysseyFile(p.ConfigFile, 0, "")
 		c, probs := interpretOdyssey(nodes)
 		p.Files, p.Problems, p.Refused = l.out.Files, append(l.out.Problems, probs...), l.out.Refused || len(probs) > 0
 		p.Odyssey = &c
@@ -35,9 +32,8 @@ func (p *Pooler) readConfig(ctx context.Context, fs linux.FS, cwd string, lim Li
 }
 
 // readPgCat reads one pgcat.toml (pgcat has no includes).
-func (p *Pooler) readPgCat(fs linux.FS, lim Limits) {
-	lim = lim.withDefaults()
-	b, err := readBounded(fs, p.ConfigFile, lim.FileBytes)
+func (p *Pooler) readPgCat(fs linux.FS) {
+	b, err := fs.ReadFileMax(fs.HostPath(p.ConfigFile), Budget.FileBytes)
 	if err != nil {
 		p.Problems, p.Refused = append(p.Problems, Problem{File: p.ConfigFile, What: err.Error()}), true
 		return
@@ -57,18 +53,13 @@ func (p *Pooler) readPgCat(fs linux.FS, lim Limits) {
 }
 
 // odysseyFile reads one Odyssey file and, in place, its include "file"
-// statements, within the loader's limits.
-func (l *loader) odysseyFile(name string, stack []string, line int, from string) []odNode {
-	if !l.admit(name, stack, line, from) {
+// statements, within the loader's budget.
+func (l *loader) odysseyFile(name string, line int, from string) []odNode {
+	b, ok := l.enter(name, line, from)
+	if !ok {
 		return nil
 	}
-	b, err := readBounded(l.fs, name, min(l.lim.FileBytes, l.lim.TotalBytes-l.total))
-	if err != nil {
-		l.refuse(firstNonEmpty(from, name), line, readProblem(name, err, l.lim))
-		return nil
-	}
-	l.total += int64(len(b))
-	l.out.Files = append(l.out.Files, name)
+	defer l.r.Leave()
 	nodes, err := parseOdyssey(name, string(b))
 	if err != nil {
 		l.refuse(name, 0, err.Error()+": Odyssey refuses the file")
@@ -81,7 +72,7 @@ func (l *loader) odysseyFile(name string, stack []string, line int, from string)
 			continue
 		}
 		// Odyssey opens the path as written: from its working directory.
-		out = append(out, l.odysseyFile(l.resolve(arg(n, 0)), append(stack, name), n.Line, name)...)
+		out = append(out, l.odysseyFile(l.resolve(arg(n, 0)), n.Line, name)...)
 		if l.out.Refused {
 			return out
 		}

@@ -22,7 +22,6 @@ type ConsoleSource interface {
 type Options struct {
 	// Console reads SHOW POOLS/DATABASES/CONFIG; nil reads files only.
 	Console ConsoleSource
-	Limits  Limits
 }
 
 // Discover finds every pooler process under fs and reads its
@@ -83,7 +82,7 @@ func discoverOne(ctx context.Context, fs linux.FS, pid int, kind Kind, opt Optio
 		p.gap("configuration file", fmt.Sprintf("%q is relative and the working directory is unreadable: %v", conf, cwdErr))
 		p.Refused = true
 	} else {
-		p.readConfig(ctx, fs.As(linux.AccountOf(fs, pid)), cwd, opt.Limits)
+		p.readConfig(ctx, fs.As(linux.AccountOf(fs, pid)), cwd)
 	}
 	p.askConsole(ctx, opt.Console)
 	return p, nil

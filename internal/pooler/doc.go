@@ -10,8 +10,9 @@
 // Poolers are found in /proc as internal/postgres finds servers, from a
 // linux.FS root (a live host, a recorded tree, a capture bundle). Their
 // configuration files are untrusted input: read with the pooler's own
-// rights (linux.OpenAs), bounded in files, bytes, include depth and time,
-// include loops detected, a malformed line said and never guessed, and
+// rights (linux.OpenAs), bounded by internal/confbudget (Budget: files,
+// bytes, include depth, time, include cycles), a malformed line said and
+// never guessed, and
 // every string printed inert. Authentication files are never opened and
 // passwords in connection strings are never kept.
 //

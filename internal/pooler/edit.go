@@ -273,7 +273,7 @@ func PlanEdits(ctx context.Context, fs linux.FS, p *Pooler, changes []Change) ([
 	rec := &recorder{}
 	afs := fs.As(linux.AccountOf(fs, p.PID))
 	afs.Tap = rec
-	l := loadINI(ctx, afs, p.ConfigFile, p.Cwd, Limits{})
+	l := loadINI(ctx, afs, p.ConfigFile, p.Cwd, Budget)
 	if _, probs := parsePgBouncer(l); l.Refused || len(probs) > 0 {
 		return nil, fmt.Errorf("pgbouncer %d: its configuration would not load as it stands (%s): fix it first",
 			p.PID, problemsText(&Pooler{Problems: append(l.Problems, probs...)}))

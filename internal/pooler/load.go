@@ -2,13 +2,11 @@ package pooler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
-	"slices"
-	"strings"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/confbudget"
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
@@ -45,48 +43,48 @@ type loaded struct {
 	Refused bool
 }
 
-// loader expands includes within Limits.
+// Budget bounds reading one pooler's configuration (its files are written
+// by whoever runs the pooler): a real pgbouncer.ini is a few KiB
+// (Debian's, all comments, is 9.5 KiB); a host with a thousand databases,
+// one line each, is about 100 KiB. Depth is PgBouncer's own limit, 10
+// (libusual's MAX_INCLUDE); Odyssey's is 16.
+var Budget = confbudget.Budget{Files: 64, FileBytes: 1 << 20, TotalBytes: 4 << 20, Depth: 10, Time: 10 * time.Second}
+
+// loader expands includes within a confbudget.Budget.
 type loader struct {
-	ctx      context.Context
-	fs       linux.FS
-	cwd      string // relative includes are taken from the pooler's working directory
-	lim      Limits
-	deadline time.Time
-	total    int64
-	out      loaded
+	ctx context.Context
+	r   *confbudget.Reader
+	cwd string // relative includes are taken from the pooler's working directory
+	out loaded
+}
+
+func newLoader(ctx context.Context, fs linux.FS, cwd string, b confbudget.Budget) *loader {
+	return &loader{ctx: ctx, r: confbudget.New(fs, b), cwd: cwd}
 }
 
 // loadINI reads a pgbouncer.ini and, in place, the files it %includes.
 // cwd is the pooler's working directory ("" when unknown: a relative
 // include is then a problem).
-func loadINI(ctx context.Context, fs linux.FS, file, cwd string, lim Limits) loaded {
-	lim = lim.withDefaults()
-	l := &loader{ctx: ctx, fs: fs, cwd: cwd, lim: lim, deadline: time.Now().Add(lim.Time)}
-	l.file(file, nil, 0, "")
+func loadINI(ctx context.Context, fs linux.FS, file, cwd string, b confbudget.Budget) loaded {
+	l := newLoader(ctx, fs, cwd, b)
+	l.file(file, 0, "")
 	return l.out
 }
 
-// file reads one file; stack holds the files including it (a loop is a
-// file that includes one of them, or itself).
-func (l *loader) file(name string, stack []string, line int, from string) {
-	if !l.admit(name, stack, line, from) {
+// file reads one file, an include of from at line ("" for the main one).
+func (l *loader) file(name string, line int, from string) {
+	b, ok := l.enter(name, line, from)
+	if !ok {
 		return
 	}
-	b, err := readBounded(l.fs, name, min(l.lim.FileBytes, l.lim.TotalBytes-l.total))
-	if err != nil {
-		l.refuse(firstNonEmpty(from, name), line, readProblem(name, err, l.lim))
-		return
-	}
-	l.total += int64(len(b))
-	l.out.Files = append(l.out.Files, name)
-	stack = append(stack, name)
+	defer l.r.Leave()
 	for _, it := range parseINI(string(b)) {
 		switch it.Kind {
 		case itemBad:
 			l.refuse(name, it.Line, it.Value+": PgBouncer stops loading here")
 			return
 		case itemInclude:
-			l.file(l.resolve(it.Name), stack, it.Line, name)
+			l.file(l.resolve(it.Name), it.Line, name)
 		default:
 			l.out.Items = append(l.out.Items, located{iniItem: it, File: name})
 		}
@@ -96,25 +94,27 @@ func (l *loader) file(name string, stack []string, line int, from string) {
 	}
 }
 
-// admit checks the limits before a file is read.
-func (l *loader) admit(name string, stack []string, line int, from string) bool {
+// enter reads name within the budget (confbudget refuses an include
+// cycle, a file nested too deep or over the files, bytes or time budget,
+// naming it); a successful enter is followed by l.r.Leave.
+func (l *loader) enter(name string, line int, from string) ([]byte, bool) {
 	switch {
 	case name == "":
 		l.refuse(from, line, "an %include without a file name")
 	case !path.IsAbs(name):
 		l.refuse(from, line, "%include of a relative path and the pooler's working directory is unknown: not read")
-	case len(stack) > l.lim.Depth:
-		l.refuse(from, line, fmt.Sprintf("includes nested deeper than %d: PgBouncer refuses them too", l.lim.Depth))
-	case slices.Contains(stack, name):
-		l.refuse(from, line, fmt.Sprintf("include loop: %s includes %s again", strings.Join(stack, " -> "), name))
-	case len(l.out.Files) >= l.lim.Files:
-		l.refuse(from, line, fmt.Sprintf("more than %d configuration files: the rest is not read", l.lim.Files))
-	case l.ctx.Err() != nil || time.Now().After(l.deadline):
-		l.refuse(from, line, fmt.Sprintf("reading took longer than %s: the rest is not read", l.lim.Time))
+	case l.ctx.Err() != nil:
+		l.refuse(from, line, "not read: "+l.ctx.Err().Error())
 	default:
-		return true
+		b, err := l.r.Enter(name)
+		if err != nil {
+			l.refuse(firstNonEmpty(from, name), line, err.Error())
+			return nil, false
+		}
+		l.out.Files = append(l.out.Files, name)
+		return b, true
 	}
-	return false
+	return nil, false
 }
 
 // resolve makes an include absolute from the pooler's working directory,
@@ -132,12 +132,4 @@ func (l *loader) refuse(file string, line int, what string) {
 	}
 	l.out.Problems = append(l.out.Problems, Problem{File: file, Line: line, What: what})
 	l.out.Refused = true
-}
-
-// readProblem says why a file was not read.
-func readProblem(name string, err error, lim Limits) string {
-	if errors.Is(err, errTooBig) {
-		return fmt.Sprintf("%s is not read: larger than %d bytes, or past %d bytes for all files (%v)", name, lim.FileBytes, lim.TotalBytes, err)
-	}
-	return err.Error()
 }

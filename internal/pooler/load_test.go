@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/confbudget"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/throwaway"
 )
@@ -38,9 +40,9 @@ func confDir(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func load(t *testing.T, dir, main string, lim Limits) loaded {
+func load(t *testing.T, dir, main string, b confbudget.Budget) loaded {
 	t.Helper()
-	return loadINI(context.Background(), linux.DefaultFS().As(nobody), filepath.Join(dir, main), dir, lim)
+	return loadINI(context.Background(), linux.DefaultFS().As(nobody), filepath.Join(dir, main), dir, b)
 }
 
 // TestLoadIncludes: includes are expanded where they stand (a section
@@ -53,7 +55,7 @@ func TestLoadIncludes(t *testing.T) {
 		"b.ini":     "[databases]\napp = dbname=app\n",
 	})
 	os.WriteFile(filepath.Join(dir, "main.ini"), []byte(strings.ReplaceAll(mustRead(t, filepath.Join(dir, "main.ini")), "DIR", dir)), 0o644)
-	l := load(t, dir, "main.ini", Limits{})
+	l := load(t, dir, "main.ini", Budget)
 	if l.Refused || len(l.Problems) > 0 {
 		t.Fatal(l.Problems)
 	}
@@ -91,28 +93,28 @@ func TestLoadRefusesHostileConfigs(t *testing.T) {
 	cases := []struct {
 		name  string
 		files map[string]string
-		lim   Limits
+		b     confbudget.Budget
 		setup func(dir string)
 		want  string
 	}{
-		{"loop", map[string]string{"a.ini": "[pgbouncer]\n%include b.ini\n", "b.ini": "%include a.ini\n"}, Limits{}, nil, "include loop: "},
-		{"depth", chain, Limits{}, nil, "includes nested deeper than 10"},
-		{"malformed", map[string]string{"a.ini": "[pgbouncer]\npool_mode session\n"}, Limits{}, nil, `a.ini:2: no = after the key "pool_mode"`},
-		{"too big", map[string]string{"a.ini": "%include big.ini\n", "big.ini": strings.Repeat(";\n", 600000)}, Limits{}, nil, "larger than 1048576 bytes"},
-		{"total", map[string]string{"a.ini": "%include b.ini\n%include b.ini\n", "b.ini": strings.Repeat(";\n", 1000)}, Limits{TotalBytes: 3000}, nil, "larger than"},
-		{"files", map[string]string{"a.ini": "%include b.ini\n%include b.ini\n%include b.ini\n", "b.ini": ";\n"}, Limits{Files: 3}, nil, "more than 3 configuration files"},
-		{"time", map[string]string{"a.ini": ";\n"}, Limits{Time: time.Nanosecond}, nil, "reading took longer than 1ns"},
-		{"missing", map[string]string{"a.ini": "%include nowhere.ini\n"}, Limits{}, nil, "no such file or directory"},
-		{"root only", map[string]string{"a.ini": "%include secret.ini\n", "secret.ini": "x\n"}, Limits{},
+		{"loop", map[string]string{"a.ini": "[pgbouncer]\n%include b.ini\n", "b.ini": "%include a.ini\n"}, Budget, nil, "DIR/b.ini:1: DIR/a.ini: refused: an include cycle: DIR/a.ini includes DIR/b.ini includes DIR/a.ini"},
+		{"depth", chain, Budget, nil, "includes nested more than 10 deep: DIR/c0.ini includes DIR/c1.ini"},
+		{"malformed", map[string]string{"a.ini": "[pgbouncer]\npool_mode session\n"}, Budget, nil, `a.ini:2: no = after the key "pool_mode"`},
+		{"too big", map[string]string{"a.ini": "%include big.ini\n", "big.ini": strings.Repeat(";\n", 600000)}, Budget, nil, "DIR/a.ini:1: DIR/big.ini: refused: more than 1048576 bytes"},
+		{"total", map[string]string{"a.ini": "%include b.ini\n%include b.ini\n", "b.ini": strings.Repeat(";\n", 1000)}, confbudget.Budget{TotalBytes: 3000}, nil, "more than 970 bytes (one file may hold 1048576, all of them 3000; 2030 read before it)"},
+		{"files", map[string]string{"a.ini": "%include b.ini\n%include b.ini\n%include b.ini\n", "b.ini": ";\n"}, confbudget.Budget{Files: 3}, nil, "more than 3 files in one configuration"},
+		{"time", map[string]string{"a.ini": ";\n"}, confbudget.Budget{Time: time.Nanosecond}, nil, "reading the configuration took more than 1ns"},
+		{"missing", map[string]string{"a.ini": "%include nowhere.ini\n"}, Budget, nil, "no such file or directory"},
+		{"root only", map[string]string{"a.ini": "%include secret.ini\n", "secret.ini": "x\n"}, Budget,
 			func(dir string) { os.Chmod(filepath.Join(dir, "secret.ini"), 0o600) }, "not readable by the database account"},
-		{"account's link", map[string]string{"a.ini": "%include link.ini\n"}, Limits{},
+		{"account's link", map[string]string{"a.ini": "%include link.ini\n"}, Budget,
 			func(dir string) {
 				os.Symlink("/etc/shadow", filepath.Join(dir, "link.ini"))
 				os.Lchown(filepath.Join(dir, "link.ini"), 65534, 65534)
 			}, "symbolic link owned by uid 65534"},
-		{"main file unreadable", map[string]string{"a.ini": "[pgbouncer]\n"}, Limits{},
+		{"main file unreadable", map[string]string{"a.ini": "[pgbouncer]\n"}, Budget,
 			func(dir string) { os.Chmod(filepath.Join(dir, "a.ini"), 0o600) }, "a.ini: read "},
-		{"fifo", map[string]string{"a.ini": "%include fifo.ini\n"}, Limits{},
+		{"fifo", map[string]string{"a.ini": "%include fifo.ini\n"}, Budget,
 			func(dir string) { syscall.Mkfifo(filepath.Join(dir, "fifo.ini"), 0o644) }, "not a regular file"},
 	}
 	for _, c := range cases {
@@ -125,9 +127,10 @@ func TestLoadRefusesHostileConfigs(t *testing.T) {
 			if c.name == "depth" {
 				main = "c0.ini"
 			}
-			l := load(t, dir, main, c.lim)
-			if !l.Refused || len(l.Problems) != 1 || !strings.Contains(l.Problems[0].String(), c.want) {
-				t.Errorf("refused %v, problems %v; want one saying %q", l.Refused, l.Problems, c.want)
+			l := load(t, dir, main, c.b)
+			want := strings.ReplaceAll(c.want, "DIR", dir)
+			if !l.Refused || len(l.Problems) != 1 || !strings.Contains(l.Problems[0].String(), want) {
+				t.Errorf("refused %v, problems %v; want one saying %q", l.Refused, l.Problems, want)
 			}
 			if strings.Contains(fmt.Sprint(l.Items), "root:") {
 				t.Error("a line of /etc/shadow was read")
@@ -139,8 +142,49 @@ func TestLoadRefusesHostileConfigs(t *testing.T) {
 // TestRelativeIncludeWithoutCwd: a relative include is not guessed.
 func TestRelativeIncludeWithoutCwd(t *testing.T) {
 	dir := confDir(t, map[string]string{"a.ini": "%include b.ini\n", "b.ini": "[pgbouncer]\n"})
-	l := loadINI(context.Background(), linux.DefaultFS(), filepath.Join(dir, "a.ini"), "", Limits{})
+	l := loadINI(context.Background(), linux.DefaultFS(), filepath.Join(dir, "a.ini"), "", Budget)
 	if !l.Refused || !strings.Contains(l.Problems[0].What, "working directory is unknown") {
 		t.Errorf("%+v", l)
+	}
+}
+
+// TestLoadRefusesASparseIncludeUnread: the pooler's reads are
+// confbudget's: an included 512 MiB sparse file is refused by its size,
+// naming it and the bound, and nothing of it is read.
+func TestLoadRefusesASparseIncludeUnread(t *testing.T) {
+	dir := confDir(t, map[string]string{"a.ini": "[pgbouncer]\n%include big.ini\n", "big.ini": "[databases]\n"})
+	if err := os.Truncate(filepath.Join(dir, "big.ini"), 512<<20); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	l := load(t, dir, "a.ini", Budget)
+	runtime.ReadMemStats(&after)
+	want := filepath.Join(dir, "a.ini") + ":2: " + filepath.Join(dir, "big.ini") + ": refused: more than 1048576 bytes"
+	if !l.Refused || len(l.Problems) != 1 || !strings.HasPrefix(l.Problems[0].String(), want) ||
+		!strings.HasSuffix(l.Problems[0].What, "("+confbudget.ErrOverBudget.Error()+")") {
+		t.Errorf("problems %v; want one starting %q, confbudget's refusal", l.Problems, want)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("refusing it allocated %d bytes", alloc)
+	}
+}
+
+// TestOdysseyIncludesShareTheBudget: Odyssey's includes go through the
+// same reader, 16 deep (its own limit, not PgBouncer's 10), a cycle
+// refused naming the chain.
+func TestOdysseyIncludesShareTheBudget(t *testing.T) {
+	files := map[string]string{"o12.conf": "workers 1\n", "loop.conf": "include \"loop2.conf\"\n", "loop2.conf": "include \"loop.conf\"\n"}
+	for i := 0; i < 12; i++ {
+		files[fmt.Sprintf("o%d.conf", i)] = fmt.Sprintf("include \"o%d.conf\"\n", i+1)
+	}
+	dir := confDir(t, files)
+	for main, want := range map[string]string{"o0.conf": "", "loop.conf": "loop2.conf:1: DIR/loop.conf: refused: an include cycle: DIR/loop.conf includes DIR/loop2.conf includes DIR/loop.conf"} {
+		p := &Pooler{Kind: Odyssey, ConfigFile: filepath.Join(dir, main)}
+		p.readConfig(context.Background(), linux.DefaultFS().As(nobody), dir)
+		want = strings.ReplaceAll(want, "DIR", dir)
+		if got := fmt.Sprint(p.Problems); want == "" && (p.Refused || len(p.Files) != 13) || want != "" && !strings.Contains(got, want) {
+			t.Errorf("%s: refused %v, %d files, problems %s; want %q", main, p.Refused, len(p.Files), got, want)
+		}
 	}
 }

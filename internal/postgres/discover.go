@@ -113,6 +113,7 @@ func discoverOne(ctx context.Context, fs linux.FS, pm int, children []int, opt O
 	// Configuration files with the postmaster's rights, through no link it made.
 	in.readFiles(fs.As(in.Account), cmd)
 	in.readLive(ctx, opt.Live)
+	in.readUnit(fs)
 	in.readProcesses(fs, pm, children, opt)
 	in.readShared(fs)
 	if cg, ok, err := linux.ReadCgroupMemory(fs, pm); err != nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbmem/dbmem/internal/capture"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 

@@ -27,7 +27,6 @@ func FuzzParseConf(f *testing.F) {
 		parseConf(bytes.NewReader([]byte(s)), "fuzz.conf")
 		parsePIDFile(s)
 		parseCommandLine(splitOpts(s))
-		ParseMemory(s, "kB")
 	})
 }
 

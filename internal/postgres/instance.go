@@ -21,9 +21,13 @@ type Instance struct {
 	Settings   Settings            `json:"settings"`
 	Shared     *SharedSegment      `json:"shared_segment,omitempty"`
 	Cgroup     *linux.CgroupMemory `json:"cgroup,omitempty"`
-	Processes  []Proc              `json:"processes"`
-	Gaps       []linux.Gap         `json:"gaps,omitempty"`
-	PIDFile    *PIDFile            `json:"pid_file,omitempty"`
+	// Unit is the systemd unit that runs it (RunningUnit), the one every
+	// command names; "" when none does, and NoUnit says why.
+	Unit      string      `json:"-"`
+	NoUnit    string      `json:"-"`
+	Processes []Proc      `json:"processes"`
+	Gaps      []linux.Gap `json:"gaps,omitempty"`
+	PIDFile   *PIDFile    `json:"pid_file,omitempty"`
 	// SessionPID is the backend that served dbmem's own connection (0: not
 	// connected). It is not among Processes: they are listed before dbmem
 	// connects, and a later read (watch) leaves it out while it exits.

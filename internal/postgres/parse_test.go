@@ -54,32 +54,6 @@ func TestRoleFromBackendType(t *testing.T) {
 	}
 }
 
-func TestParseMemory(t *testing.T) {
-	tests := []struct {
-		value, unit string
-		want        uint64
-		err         bool
-	}{
-		{"128MB", "8kB", 128 << 20, false},
-		{"16384", "8kB", 16384 * 8192, false},
-		{"4096", "kB", 4 << 20, false},
-		{"1.5GB", "kB", 3 << 29, false},
-		{"64kB", "8kB", 64 << 10, false},
-		{"1TB", "kB", 1 << 40, false},
-		{"-1", "kB", 0, true},
-		{"", "kB", 0, true},
-		{"12XB", "kB", 0, true},
-		{"1mb", "kB", 0, true}, // PostgreSQL units are case-sensitive
-		{"99999999999999999999TB", "kB", 0, true},
-	}
-	for _, tc := range tests {
-		got, err := ParseMemory(tc.value, tc.unit)
-		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("ParseMemory(%q, %q) = %d, %v; want %d, err=%v", tc.value, tc.unit, got, err, tc.want, tc.err)
-		}
-	}
-}
-
 func TestParseConf(t *testing.T) {
 	in := `# comment
 shared_buffers = 4GB            # min 128kB

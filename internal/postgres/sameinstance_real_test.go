@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
 )
 

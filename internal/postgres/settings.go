@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // Source says where a setting's value came from.
@@ -104,7 +106,7 @@ func (s Settings) set(name, value string, src Source, file string) {
 	}
 	st := Setting{Value: value, Source: src, File: file}
 	if unit, ok := baseUnits[name]; ok {
-		if b, err := ParseMemory(value, unit); err == nil {
+		if b, err := units.ParsePG(value, unit); err == nil {
 			st.Bytes = &b
 		}
 	}

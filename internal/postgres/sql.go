@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbmem/dbmem/internal/servertrust"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // ConnOptions say how to connect. Empty fields follow libpq's conventions:
@@ -162,7 +163,7 @@ func readSettings(ctx context.Context, conn *pgx.Conn) (Settings, error) {
 			return nil, fmt.Errorf("read pg_settings: %w", err)
 		}
 		st := Setting{Value: shown, Source: FromServer}
-		if m, ok := unitBytes(unit); ok {
+		if m, ok := units.PGUnit(unit); ok {
 			if v, err := strconv.ParseUint(raw, 10, 64); err == nil {
 				b := v * m
 				st.Bytes = &b

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"context"
-	"path"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/oomguard"
@@ -16,14 +15,8 @@ import (
 func (s *Snapshot) readGuard(ctx context.Context, o Options) {
 	var ts []oomguard.Target
 	for _, in := range s.Postgres {
-		t := oomguard.Target{Subject: GuardKey("postgresql", in.DataDir), Comms: postgres.ServerComms, PID: in.PostmasterPID}
-		if u, packaged := unitname.PostgresPackaged(in.Settings.String("config_file"), in.DataDir); packaged {
-			t.Unit = u // else no unit is known to run it (pg_ctl, a test cluster): nothing to audit
-		}
-		if in.Cgroup != nil && strings.HasSuffix(in.Cgroup.Path, ".service") {
-			t.Unit = path.Base(in.Cgroup.Path)
-		}
-		ts = append(ts, t)
+		// in.Unit is "" when no unit runs it (pg_ctl, a test cluster): nothing to audit
+		ts = append(ts, oomguard.Target{Subject: GuardKey("postgresql", in.DataDir), Comms: postgres.ServerComms, PID: in.PostmasterPID, Unit: in.Unit})
 	}
 	for _, m := range s.MySQL {
 		t := oomguard.Target{Subject: GuardKey("mysql", m.DataDir), Comms: []string{"mysqld", "mariadbd"}, PID: m.PID}

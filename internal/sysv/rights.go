@@ -119,20 +119,29 @@ type RightsFinding struct {
 	Problem RightsProblem
 }
 
+// Problem is why the owner could not create its segments again, or the
+// memlock it lacks; false when nothing is wrong or no process was read.
+func (o HugetlbOwner) Problem() (RightsProblem, bool) {
+	switch {
+	case !o.Known():
+	case !o.Privileged() && (o.MemlockShort() || !o.MemlockKnown):
+		return NoRight, true
+	case !o.Privileged():
+		return MemlockOnly, true
+	case o.MemlockShort():
+		return MemlockBelowSize, true
+	}
+	return "", false
+}
+
 // CheckHugetlbRights returns the owners of SHM_HUGETLB segments whose
 // processes could not create them again, or lack the memlock the databases
 // ask for. Owners with no readable process are not judged.
 func CheckHugetlbRights(s Snapshot) []RightsFinding {
 	var out []RightsFinding
 	for _, o := range HugetlbOwners(s) {
-		switch {
-		case !o.Known():
-		case !o.Privileged() && (o.MemlockShort() || !o.MemlockKnown):
-			out = append(out, RightsFinding{o, NoRight})
-		case !o.Privileged():
-			out = append(out, RightsFinding{o, MemlockOnly})
-		case o.MemlockShort():
-			out = append(out, RightsFinding{o, MemlockBelowSize})
+		if p, bad := o.Problem(); bad {
+			out = append(out, RightsFinding{o, p})
 		}
 	}
 	return out

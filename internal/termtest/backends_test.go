@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 // At 80 columns watch shows BACKENDS, pg_activity's view of every backend

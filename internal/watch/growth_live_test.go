@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/growth"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 	"github.com/dbmem/dbmem/internal/postgres"
 	"github.com/dbmem/dbmem/internal/snapshot/sampler"
 	"github.com/dbmem/dbmem/internal/xray"

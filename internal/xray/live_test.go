@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/pgcluster"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 )
 
 // noJIT keeps JIT out of the tests that are not about it.

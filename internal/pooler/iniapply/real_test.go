@@ -11,7 +11,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/apply"
 	"github.com/dbmem/dbmem/internal/linux"
-	"github.com/dbmem/dbmem/internal/pgtest"
+	"github.com/dbmem/dbmem/internal/pgcluster/pgtest"
 	"github.com/dbmem/dbmem/internal/pooler"
 	"github.com/dbmem/dbmem/internal/pooler/bouncertest"
 	"github.com/dbmem/dbmem/internal/pooler/iniapply"

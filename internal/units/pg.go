@@ -1,4 +1,4 @@
-package postgres
+package units
 
 import (
 	"fmt"
@@ -7,13 +7,16 @@ import (
 	"strings"
 )
 
+// PostgreSQL spells memory settings its own way: "128MB", "64kB", a bare
+// number in the setting's base unit ("8kB" pages for shared_buffers).
+
 // memoryUnits are PostgreSQL's memory units (case-sensitive, as in guc.c).
 var memoryUnits = map[string]uint64{
 	"B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40,
 }
 
-// unitBytes converts a pg_settings unit ("8kB", "kB", "MB", "B") into bytes.
-func unitBytes(unit string) (uint64, bool) {
+// PGUnit converts a pg_settings unit ("8kB", "kB", "MB", "B") into bytes.
+func PGUnit(unit string) (uint64, bool) {
 	if m, ok := memoryUnits[unit]; ok {
 		return m, true
 	}
@@ -24,11 +27,11 @@ func unitBytes(unit string) (uint64, bool) {
 	return 0, false
 }
 
-// ParseMemory converts a memory setting as written in postgresql.conf or by
+// ParsePG converts a memory setting as written in postgresql.conf or by
 // SHOW ("128MB", "4096", "1.5GB") into bytes. A bare number is in the
 // setting's base unit (baseUnit, e.g. "8kB" for shared_buffers, "kB" for
 // work_mem). Negative values (-1: "use another setting") give ok=false.
-func ParseMemory(value, baseUnit string) (uint64, error) {
+func ParsePG(value, baseUnit string) (uint64, error) {
 	v := strings.TrimSpace(value)
 	num, unit := splitNumber(v)
 	if num == "" {
@@ -44,7 +47,7 @@ func ParseMemory(value, baseUnit string) (uint64, error) {
 	if unit == "" {
 		unit = baseUnit
 	}
-	mult, ok := unitBytes(unit)
+	mult, ok := PGUnit(unit)
 	if !ok {
 		return 0, fmt.Errorf("memory value %q: unknown unit %q (valid: B, kB, MB, GB, TB)", value, unit)
 	}
@@ -64,9 +67,9 @@ func splitNumber(s string) (string, string) {
 	return s[:i], strings.TrimSpace(s[i:])
 }
 
-// FormatMemory writes bytes as a PostgreSQL memory value in the largest exact
+// PG writes bytes as a PostgreSQL memory value in the largest exact
 // unit ("16GB", "1536MB", "64kB"; rounded up to whole kB).
-func FormatMemory(b uint64) string {
+func PG(b uint64) string {
 	switch {
 	case b >= 1<<30 && b%(1<<30) == 0:
 		return strconv.FormatUint(b>>30, 10) + "GB"

@@ -11,7 +11,7 @@ import (
 
 // TestVersionsPinned: ExtraMajors are the majors scripts/fetch-postgres pins.
 func TestVersionsPinned(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "scripts", "fetch-postgres"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "scripts", "fetch-postgres"))
 	if err != nil {
 		t.Fatal(err)
 	}
