@@ -56,9 +56,7 @@ type experiment interface {
 // newCore fills o's defaults (the live host, the default journal) and
 // starts rec's clock.
 func newCore(o *Common, rec fields) core {
-	if o.FS.Proc == "" {
-		o.FS = linux.DefaultFS()
-	}
+	o.FS = o.FS.OrDefault()
 	if o.JournalPath == "" {
 		o.JournalPath = DefaultJournalPath
 	}

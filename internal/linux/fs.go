@@ -80,6 +80,15 @@ type Files interface {
 // DefaultFS returns the roots of the running host.
 func DefaultFS() FS { return FS{Proc: "/proc", Sys: "/sys", Root: "/"} }
 
+// OrDefault is fs, or DefaultFS when fs was left empty (no procfs root):
+// every Options' zero value reads the running host.
+func (fs FS) OrDefault() FS {
+	if fs.Proc == "" {
+		return DefaultFS()
+	}
+	return fs
+}
+
 // ProcPath joins elements under the procfs root.
 func (fs FS) ProcPath(elem ...string) string {
 	return filepath.Join(append([]string{fs.Proc}, elem...)...)

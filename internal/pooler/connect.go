@@ -32,12 +32,7 @@ type Connector struct {
 	Timeout time.Duration
 }
 
-func (c Connector) fs() linux.FS {
-	if c.FS.Proc == "" {
-		return linux.DefaultFS()
-	}
-	return c.FS
-}
+func (c Connector) fs() linux.FS { return c.FS.OrDefault() }
 
 // Console proves the pooler's socket and reads its console. The second
 // result says how it was reached ("as pgbouncer via ...; proven: ...").

@@ -31,12 +31,7 @@ type Connector struct {
 	backends *backendsRequest
 }
 
-func (c Connector) fs() linux.FS {
-	if c.FS.Proc == "" {
-		return linux.DefaultFS()
-	}
-	return c.FS
-}
+func (c Connector) fs() linux.FS { return c.FS.OrDefault() }
 
 // Live connects to the instance and reads version, settings and activity.
 // PGHOST and PGPORT apply where the options do not say (WithEnv).

@@ -36,9 +36,7 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.FS.Proc == "" {
-		o.FS = linux.DefaultFS()
-	}
+	o.FS = o.FS.OrDefault()
 	if o.Wait <= 0 {
 		o.Wait = 10 * time.Second
 	}
