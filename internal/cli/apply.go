@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -220,9 +221,7 @@ func (f applyFlags) options(e *env, settings []finding.Setting, ins []*postgres.
 		return o, err
 	}
 	dir, derr := apply.PostgresConfDir(e.fs(), in)
-	if o.Render.PostgresConfDir == "" {
-		o.Render.PostgresConfDir = dir
-	}
+	o.Render.PostgresConfDir = cmp.Or(o.Render.PostgresConfDir, dir)
 	if f.unit == "" && in.Unit != "" { // the unit check and plan name (postgres.RunningUnit); none: no drop-in
 		o.Render.Units = []string{in.Unit}
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -112,9 +113,7 @@ environments are never read, and query texts in the logs unless --with-queries.`
 
 func defaultBundleName(now time.Time) string {
 	host, _ := os.Hostname()
-	if host == "" {
-		host = "host"
-	}
+	host = cmp.Or(host, "host")
 	return fmt.Sprintf("dbmem-%s-%s.tar.gz", host, now.UTC().Format("20060102T150405Z"))
 }
 

@@ -1,6 +1,7 @@
 package dblog
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"regexp"
@@ -193,9 +194,7 @@ func (s *oraState) termination(l, raw string) bool {
 		if t.PID == nil {
 			t.PID = pid
 		}
-		if t.Error == "" {
-			t.Error = code
-		}
+		t.Error = cmp.Or(t.Error, code)
 		return true
 	}
 	s.out.Terminations = append(ts, Termination{Time: s.now.t, TimeRaw: s.now.raw, ZoneKnown: s.now.zoneKnown, By: by, PID: pid,

@@ -1,6 +1,9 @@
 package enginemem
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // Scope says how a worst-case line is allocated.
 type Scope string
@@ -106,8 +109,6 @@ const PteBytes = 8
 // PageTableBytes is what processes mapping shared bytes in pages of
 // pageSize (0: 4 KiB) pay in page tables: 8 bytes per page each.
 func PageTableBytes(processes int, shared, pageSize uint64) uint64 {
-	if pageSize == 0 {
-		pageSize = 4096
-	}
+	pageSize = cmp.Or(pageSize, 4096)
 	return uint64(processes) * (shared/pageSize + min(shared%pageSize, 1)) * PteBytes
 }

@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log"
@@ -86,9 +87,7 @@ func Registry(e *Exporter) *prometheus.Registry {
 // at /.
 func Handler(reg *prometheus.Registry, o ServeOptions) (http.Handler, error) {
 	path := o.MetricsPath
-	if path == "" {
-		path = "/metrics"
-	}
+	path = cmp.Or(path, "/metrics")
 	mux := http.NewServeMux()
 	mux.Handle(path, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		ErrorLog: slog.NewLogLogger(o.logger().Handler(), slog.LevelError), Registry: reg,

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -84,9 +85,7 @@ func ResolveBudget(o BudgetOptions) (BudgetConfig, error) {
 	c.Rounds = orInt(o.Rounds, rounds)
 	c.OLTPClients = orInt(c.OLTPClients, clients)
 	c.RunSeconds = secondsOr(o.Duration, secs)
-	if c.FactRows == 0 {
-		c.FactRows = rows
-	}
+	c.FactRows = cmp.Or(c.FactRows, rows)
 	c.DimRows = max(c.FactRows/2, 1)
 	c.SharedBuffersBytes = c.LimitBytes / 4 / units.MiB * units.MiB // PGTune's RAM / 4
 	c.PgbenchScale = max(1, int(c.SharedBuffersBytes/8/(15<<20)))

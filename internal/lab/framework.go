@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,9 +58,7 @@ type experiment interface {
 // starts rec's clock.
 func newCore(o *Common, rec fields) core {
 	o.FS = o.FS.OrDefault()
-	if o.JournalPath == "" {
-		o.JournalPath = DefaultJournalPath
-	}
+	o.JournalPath = cmp.Or(o.JournalPath, DefaultJournalPath)
 	prog := o.Progress
 	if prog == nil {
 		prog = nopProgress{}

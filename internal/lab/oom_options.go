@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -83,9 +84,7 @@ func ResolveOOM(o OOMOptions) (OOMConfig, error) {
 	c.Clients = orInt(c.Clients, 4)
 	c.IdleSessions = orInt(c.IdleSessions, idle)
 	c.BeforeSeconds, c.AfterSeconds = secondsOr(o.Before, secs), secondsOr(o.After, secs)
-	if c.Rows == 0 {
-		c.Rows = FieldReportRows
-	}
+	c.Rows = cmp.Or(c.Rows, FieldReportRows)
 	// pgbench_accounts at about a third of shared_buffers: the load's data
 	// stays cached, as the field report's prewarmed tables.
 	c.Scale = max(1, int(c.SharedBuffersBytes/3/(15<<20)))

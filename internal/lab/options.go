@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -120,9 +121,7 @@ func Resolve(o Options, m Mem) (Config, error) {
 	if len(c.Modes) == 0 {
 		c.Modes = []Mode{ModeOff, ModeOn}
 	}
-	if c.BenchRuns == 0 {
-		c.BenchRuns = runs
-	}
+	c.BenchRuns = cmp.Or(c.BenchRuns, runs)
 	if o.NoBench {
 		c.BenchRuns = 0
 	}
@@ -130,9 +129,7 @@ func Resolve(o Options, m Mem) (Config, error) {
 	if o.BenchDuration > 0 {
 		c.BenchSeconds = o.BenchDuration.Seconds()
 	}
-	if c.BenchClients == 0 {
-		c.BenchClients = 4
-	}
+	c.BenchClients = cmp.Or(c.BenchClients, 4)
 	c.MaxConnections = c.Connections + c.BenchClients + 10
 	c.Scale = max(1, int(math.Round(0.8*float64(c.SharedBuffersBytes)/BytesPerScale)))
 	return c, c.validate()

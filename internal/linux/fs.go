@@ -2,6 +2,7 @@ package linux
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -103,9 +104,7 @@ func (fs FS) SysPath(elem ...string) string {
 // to where it can be read under Root.
 func (fs FS) HostPath(abs string) string {
 	root := fs.Root
-	if root == "" {
-		root = "/"
-	}
+	root = cmp.Or(root, "/")
 	return filepath.Join(root, strings.TrimPrefix(abs, "/"))
 }
 

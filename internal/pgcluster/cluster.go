@@ -2,6 +2,7 @@ package pgcluster
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -97,9 +98,7 @@ func credential(name string) (*syscall.Credential, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
-	if name == "" {
-		name = "postgres"
-	}
+	name = cmp.Or(name, "postgres")
 	cred, err := throwaway.Credential(name)
 	if err != nil {
 		return nil, fmt.Errorf("PostgreSQL refuses to run as root: %w", err)

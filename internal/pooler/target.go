@@ -1,6 +1,7 @@
 package pooler
 
 import (
+	"cmp"
 	"net"
 	"path"
 	"slices"
@@ -75,9 +76,7 @@ func (t Target) reaches(host string, port int, sockDir string) reach {
 	if port != t.Port || t.Port == 0 {
 		return reachNo
 	}
-	if host == "" {
-		host = sockDir
-	}
+	host = cmp.Or(host, sockDir)
 	switch {
 	case strings.HasPrefix(host, "/"):
 		return t.boolReach(t.hasSocketDir(host))

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,9 +52,7 @@ func (c Connector) Live(ctx context.Context, in *Instance) (Live, error) {
 	if err != nil {
 		return Live{}, err
 	}
-	if o.Timeout == 0 {
-		o.Timeout = 5 * time.Second
-	}
+	o.Timeout = cmp.Or(o.Timeout, 5*time.Second)
 	return c.connect(ctx, in, t, o)
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -33,9 +34,7 @@ func writeMySQL(b *strings.Builder, s *snapshot.Snapshot, st style) {
 
 func writeMySQLInstance(b *strings.Builder, in *mysql.Instance, h linux.Host, st style) {
 	version := in.Version
-	if version == "" {
-		version = "(version unknown)"
-	}
+	version = cmp.Or(version, "(version unknown)")
 	title := strings.ToUpper(string(in.Flavor)) + " " + version
 	port := "port unknown"
 	if in.Port > 0 {

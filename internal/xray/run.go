@@ -1,6 +1,7 @@
 package xray
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -46,9 +47,7 @@ func (o Options) withDefaults() Options {
 	if o.Top <= 0 {
 		o.Top = 8
 	}
-	if o.Method == "" {
-		o.Method = measure.Auto
-	}
+	o.Method = cmp.Or(o.Method, measure.Auto)
 	return o
 }
 
