@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pagecost"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // measureOut is what `fleet measure` prints: dbmem's numbers per PID and
@@ -22,15 +23,6 @@ type measureOut struct {
 	Skipped   int         `json:"skipped"`
 	Fallbacks []string    `json:"fallbacks,omitempty"`
 	Costs     []procValue `json:"costs"`
-}
-
-// omitUnknown is *p, or 0 when p is nil: procValue's fields are omitempty,
-// so an unknown value is left out of the JSON like a tool's missing column.
-func omitUnknown(p *uint64) uint64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 // procValue is one process's numbers from any reader, in bytes.
@@ -85,7 +77,7 @@ func measureOnce(pids []int, opt pagecost.Options) (measureOut, error) {
 	for _, c := range costs {
 		private, _ := c.PrivateBytes()
 		out.Costs = append(out.Costs, procValue{PID: c.PID, Method: c.Method.String(), PssAnon: c.PssAnonBytes,
-			VmPTE: omitUnknown(c.VmPTEBytes), Swap: omitUnknown(c.VmSwapBytes), RssAnon: omitUnknown(c.RssAnonBytes), Private: private})
+			VmPTE: units.Deref(c.VmPTEBytes), Swap: units.Deref(c.VmSwapBytes), RssAnon: units.Deref(c.RssAnonBytes), Private: private})
 	}
 	return out, nil
 }

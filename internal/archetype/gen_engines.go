@@ -1,6 +1,7 @@
 package archetype
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -33,9 +34,7 @@ func pgRoles(pg PGSpec) []pgRole {
 		{"logical replication launcher", 1024, 1280},
 	}
 	anon := pg.BackendAnonKB
-	if anon == 0 {
-		anon = 6144
-	}
+	anon = cmp.Or(anon, 6144)
 	for i := 0; i < pg.Backends; i++ {
 		roles = append(roles, pgRole{fmt.Sprintf("app app 10.0.0.%d(%d) idle", 10+i%200, 40000+i), pg.BackendShmemKB, anon})
 	}

@@ -1,6 +1,7 @@
 package archetype
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -19,9 +20,7 @@ func (s Spec) allMaps(p proc) []mapping {
 	}
 	addr := uint64(0x7f0000000000)
 	for _, m := range p.maps {
-		if m.start == 0 {
-			m.start = addr
-		}
+		m.start = cmp.Or(m.start, addr)
 		addr = m.start + roundUp(m.sizeKB, 1<<20)*1024 + 1<<30
 		out = append(out, m)
 	}

@@ -4,9 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -17,13 +18,8 @@ const SumFile = "tree.sum"
 // Sum is the hash of a tree: every path and content, in path order, so a
 // changed byte, a file added or one gone changes it.
 func (t Tree) Sum() string {
-	paths := make([]string, 0, len(t))
-	for p := range t {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
 	h := sha256.New()
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(t)) {
 		fmt.Fprintf(h, "%s\x00%d\x00%s", p, len(t[p]), t[p])
 	}
 	return fmt.Sprintf("sha256:%s %d files", hex.EncodeToString(h.Sum(nil)), len(t))

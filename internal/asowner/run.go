@@ -2,6 +2,7 @@ package asowner
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -71,9 +72,7 @@ func (r *Runner) Run(ctx context.Context, a Account, req, resp any) error {
 // returns its bounded answer.
 func (r *Runner) answer(ctx context.Context, a Account, stdin []byte) ([]byte, error) {
 	max := r.MaxAnswer
-	if max == 0 {
-		max = DefaultMaxAnswer
-	}
+	max = cmp.Or(max, DefaultMaxAnswer)
 	sock, serr := r.socketFor(a)
 	if sock != "" {
 		return r.dial(ctx, a, sock, stdin, max)

@@ -46,7 +46,7 @@ func RAM(s *snapshot.Snapshot) []Part {
 	pools, poolText := hugePools(s.Host)
 	parts = append(parts, Part{"huge page pools", pools, poolText, Vermilion})
 	parts = append(parts, roles...)
-	parts = append(parts, Part{"page tables", add(m.PageTablesBytes, orZero(m.SecPageTablesBytes)),
+	parts = append(parts, Part{"page tables", add(m.PageTablesBytes, units.Deref(m.SecPageTablesBytes)),
 		"PageTables + SecPageTables (/proc/meminfo): kernel memory outside every RSS", Purple})
 	cache, ok := m.PageCacheBytes()
 	parts = append(parts, Part{"page cache", opt(cache, ok), "Cached + Buffers - Shmem (/proc/meminfo)", SkyBlue})
@@ -176,7 +176,7 @@ func kernelRest(m linux.Meminfo, pools *uint64, cache uint64, cacheOK bool) Part
 		}
 		used += *t
 	}
-	used += orZero(m.SecPageTablesBytes)
+	used += units.Deref(m.SecPageTablesBytes)
 	if m.MemTotalBytes != nil && *m.MemTotalBytes >= used {
 		v := *m.MemTotalBytes - used
 		p.Bytes = &v
@@ -197,13 +197,6 @@ func opt(v uint64, ok bool) *uint64 {
 		return nil
 	}
 	return &v
-}
-
-func orZero(p *uint64) uint64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 func add(a *uint64, b uint64) *uint64 {

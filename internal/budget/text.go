@@ -59,9 +59,9 @@ func settingsText(b *strings.Builder, r Result, width int) {
 	}
 	t := texttable.New(append(cols, "FORMULA")...).Fit(width)
 	for _, s := range r.Settings {
-		row := []string{s.Name, s.Value, dash(s.Current)}
+		row := []string{s.Name, s.Value, units.Or(s.Current, "-")}
 		for _, p := range r.Peers {
-			row = append(row, dash(peerString(p, s.Name)))
+			row = append(row, units.Or(peerString(p, s.Name), "-"))
 		}
 		f := s.Formula
 		if s.Restart {
@@ -84,7 +84,7 @@ func rolesText(b *strings.Builder, r Result, width int) {
 			spill = units.Bytes(x.SpillBytes)
 		}
 		t.Add(x.Name, fmt.Sprint(x.Backends), optBytes(x.BaselineMedianBytes), optBytes(x.BaselineP95Bytes), fmt.Sprint(x.Active),
-			spill, dash(x.Current), dash(x.Proposed), x.Why)
+			spill, units.Or(x.Current, "-"), units.Or(x.Proposed, "-"), x.Why)
 	}
 	b.WriteString(t.Render("  "))
 	b.WriteString("\n")
@@ -103,13 +103,6 @@ func peersText(b *strings.Builder, r Result) {
 		}
 		fmt.Fprintf(b, "    from %s\n", p.Source)
 	}
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func optBytes(b uint64) string {

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/capture"
@@ -159,12 +160,7 @@ func addLinks(l *loader) error {
 	if err := json.Unmarshal(b, &links); err != nil {
 		return fmt.Errorf("links.json: %w", err)
 	}
-	names := make([]string, 0, len(links))
-	for name := range links {
-		names = append(names, name)
-	}
-	sort.Strings(names) // the same error for the same bundle
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(links)) { // the same error for the same bundle
 		if err := l.addLink(name, links[name]); err != nil {
 			return err
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/dbmem/dbmem/internal/postgres"
 )
@@ -33,7 +32,7 @@ func (r *LiveRecorder) WriteTree(dst string) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFile(filepath.Join(dst, "live", strconv.Itoa(pid)+".json"), b); err != nil {
+		if err := writeFile(filepath.Join(dst, LivePath(pid)), b); err != nil {
 			return err
 		}
 	}
@@ -63,18 +62,25 @@ func orReadFile(read func(string) ([]byte, error)) func(string) ([]byte, error) 
 
 // Live returns the recorded answer for the instance's postmaster.
 func (t TreeLive) Live(_ context.Context, in *postgres.Instance) (postgres.Live, error) {
-	var l postgres.Live
-	read := orReadFile(t.Read)
-	p := filepath.Join(t.Dir, "live", strconv.Itoa(in.PostmasterPID)+".json")
+	return readAnswer[postgres.Live](t.Read, t.Dir, LivePath(in.PostmasterPID), LiveErrorPath(in.PostmasterPID), "instance")
+}
+
+// readAnswer reads the answer a recorder kept at path in the tree dir, or
+// returns the failure it kept at errPath: what the live source said at
+// capture time. what names the server in the error when neither is there.
+func readAnswer[T any](read func(string) ([]byte, error), dir, path, errPath, what string) (T, error) {
+	var v T
+	read = orReadFile(read)
+	p := filepath.Join(dir, filepath.FromSlash(path))
 	b, err := read(p)
 	if err != nil {
-		if why, err := read(filepath.Join(t.Dir, LiveErrorPath(in.PostmasterPID))); err == nil {
-			return l, errors.New(string(why)) // what the live source said at capture time
+		if why, err := read(filepath.Join(dir, filepath.FromSlash(errPath))); err == nil {
+			return v, errors.New(string(why))
 		}
-		return l, fmt.Errorf("no settings were captured for this instance (%s)", filepath.Base(p))
+		return v, fmt.Errorf("no settings were captured for this %s (%s)", what, filepath.Base(p))
 	}
-	if err := json.Unmarshal(b, &l); err != nil {
-		return l, fmt.Errorf("read %s: %w", p, err)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return v, fmt.Errorf("read %s: %w", p, err)
 	}
-	return l, nil
+	return v, nil
 }

@@ -3,9 +3,7 @@ package capture
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -102,18 +100,5 @@ type TreeMySQLLive struct {
 
 // Live returns the recorded answer for the server's PID.
 func (t TreeMySQLLive) Live(_ context.Context, in *mysql.Instance) (mysql.Live, error) {
-	var l mysql.Live
-	read := orReadFile(t.Read)
-	p := filepath.Join(t.Dir, filepath.FromSlash(MySQLLivePath(in.PID)))
-	b, err := read(p)
-	if err != nil {
-		if why, err := read(filepath.Join(t.Dir, filepath.FromSlash(MySQLLiveErrorPath(in.PID)))); err == nil {
-			return l, errors.New(string(why))
-		}
-		return l, fmt.Errorf("no settings were captured for this server (%s)", filepath.Base(p))
-	}
-	if err := json.Unmarshal(b, &l); err != nil {
-		return l, fmt.Errorf("read %s: %w", p, err)
-	}
-	return l, nil
+	return readAnswer[mysql.Live](t.Read, t.Dir, MySQLLivePath(in.PID), MySQLLiveErrorPath(in.PID), "server")
 }

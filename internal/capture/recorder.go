@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -172,9 +173,7 @@ func treePath(p string, src linux.FS) string {
 		}
 	}
 	root := src.Root
-	if root == "" {
-		root = "/"
-	}
+	root = cmp.Or(root, "/")
 	rel, _ := under(p, root)
 	return filepath.Join("root", rel)
 }

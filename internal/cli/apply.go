@@ -1,8 +1,8 @@
 package cli
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -221,9 +221,7 @@ func (f applyFlags) options(e *env, settings []finding.Setting, ins []*postgres.
 		return o, err
 	}
 	dir, derr := apply.PostgresConfDir(e.fs(), in)
-	if o.Render.PostgresConfDir == "" {
-		o.Render.PostgresConfDir = dir
-	}
+	o.Render.PostgresConfDir = cmp.Or(o.Render.PostgresConfDir, dir)
 	if f.unit == "" && in.Unit != "" { // the unit check and plan name (postgres.RunningUnit); none: no drop-in
 		o.Render.Units = []string{in.Unit}
 	}
@@ -334,10 +332,4 @@ func lockError(e *env, err error) error {
 		return exitError{ExitRefused}
 	}
 	return err
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

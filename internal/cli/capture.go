@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -96,9 +96,7 @@ environments are never read, and query texts in the logs unless --with-queries.`
 				return err
 			}
 			if e.json {
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(c.Manifest)
+				return writeJSON(e.stdout, c.Manifest)
 			}
 			return writeCaptureSummary(e, out, c.Manifest)
 		},
@@ -115,9 +113,7 @@ environments are never read, and query texts in the logs unless --with-queries.`
 
 func defaultBundleName(now time.Time) string {
 	host, _ := os.Hostname()
-	if host == "" {
-		host = "host"
-	}
+	host = cmp.Or(host, "host")
 	return fmt.Sprintf("dbmem-%s-%s.tar.gz", host, now.UTC().Format("20060102T150405Z"))
 }
 

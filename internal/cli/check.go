@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -113,13 +112,11 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 findings at or above --exit-code's severit
 
 func writeCheck(e *env, snap *snapshot.Snapshot, r advise.Result, gaps []linux.Gap) error {
 	if e.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
 		skipped := r.Skipped
 		if skipped == nil {
 			skipped = []advise.Skipped{}
 		}
-		return enc.Encode(checkDoc{Schema: checkSchema, Host: snap.Host.Hostname, TakenAt: snap.TakenAt, Findings: r.Findings, Skipped: skipped, Gaps: gaps})
+		return writeJSON(e.stdout, checkDoc{Schema: checkSchema, Host: snap.Host.Hostname, TakenAt: snap.TakenAt, Findings: r.Findings, Skipped: skipped, Gaps: gaps})
 	}
 	return report.Findings(e.stdout, r, report.Options{Color: e.color(), Width: e.width()})
 }

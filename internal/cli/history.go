@@ -64,7 +64,7 @@ recorded; with two X-rays of a backend (watch --xray-growing), what grew.
 				}
 			}
 			if e.json {
-				return history.JSON(e.stdout, h)
+				return writeJSON(e.stdout, h)
 			}
 			return history.Text(e.stdout, h, history.TextOptions{Width: width})
 		},

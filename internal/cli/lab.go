@@ -10,20 +10,20 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/lab"
 	"github.com/dbmem/dbmem/internal/lab/htmlreport"
-	"github.com/dbmem/dbmem/internal/units"
 )
 
 // labFlags are `dbmem lab`'s flags as typed.
 type labFlags struct {
+	labCommon
 	o             lab.Options
 	sharedBuffers string
 	modes         []string
-	html, from    string
 	restore       bool
 }
 
@@ -67,8 +67,7 @@ shared_buffers take longer: about 3 minutes more per GiB with 100 connections.`,
 
 func (lf *labFlags) define(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&lf.o.Bin, "pg-bin", "", "PostgreSQL binary directory (default: $DBMEM_PG_BIN, the newest /usr/lib/postgresql/*/bin)")
-	f.StringVar(&lf.o.BaseDir, "dir", "", "directory for the throwaway cluster (default: $TMPDIR or /tmp; not a tmpfs)")
+	lf.labCommon.define(f, &lf.o.Common, "directory for the throwaway cluster (default: $TMPDIR or /tmp; not a tmpfs)", "small and fast (under 2 minutes): for CI")
 	f.StringVar(&lf.sharedBuffers, "shared-buffers", "", "shared_buffers (default: min(25% of MemAvailable, 1.5GB); 1GB with --quick)")
 	f.IntVarP(&lf.o.Connections, "connections", "n", 0, "idle connections that each read the table (default 100; 25 with --quick)")
 	f.StringSliceVar(&lf.modes, "modes", []string{"off", "on"}, "huge_pages settings to compare")
@@ -76,9 +75,6 @@ func (lf *labFlags) define(cmd *cobra.Command) {
 	f.BoolVar(&lf.o.NoBench, "no-bench", false, "skip the pgbench runs")
 	f.DurationVar(&lf.o.BenchDuration, "bench-time", 0, "length of each pgbench run (default 15s; 5s with --quick)")
 	f.IntVar(&lf.o.BenchClients, "bench-clients", 0, "pgbench clients (default 4)")
-	f.BoolVar(&lf.o.Quick, "quick", false, "small and fast (under 2 minutes): for CI")
-	f.StringVar(&lf.html, "html", "", "also write a self-contained HTML report with charts to this file")
-	f.StringVar(&lf.from, "from", "", "render a result saved with --json instead of running the lab")
 	f.BoolVar(&lf.restore, "restore", false, "only undo what a killed lab or lab oom run left (journal "+lab.DefaultJournalPath+")")
 }
 
@@ -86,55 +82,22 @@ func (lf *labFlags) run(cmd *cobra.Command, e *env) error {
 	if lf.restore {
 		return labRestore(cmd, e)
 	}
-	res, err := lf.result(cmd, e)
-	if errors.Is(err, context.Canceled) {
-		err = fmt.Errorf("interrupted: %w", err)
-	}
-	if res == nil || len(res.Modes) == 0 && len(res.Restored) == 0 {
-		return err
-	}
-	html := func(w io.Writer) error { return htmlreport.Write(w, res) }
-	text := func(w io.Writer) error { return lab.Text(w, res) }
-	return errors.Join(writeLabResult(e, lf.html, html, res, text), err)
+	k := labKind[lab.Result]{name: "dbmem lab", schema: lab.Schema, html: htmlreport.Write, text: lab.Text,
+		empty: func(r *lab.Result) bool { return len(r.Modes) == 0 && len(r.Restored) == 0 }}
+	_, err := runLab(cmd, e, &lf.labCommon, k, lf.start)
+	return err
 }
 
-// writeLabResult writes a lab's result: the HTML report to htmlPath if
-// set (hostchange.WriteOutput: atomically, never through a link or into
-// another user's file), then JSON or text on stdout.
-func writeLabResult(e *env, htmlPath string, html func(io.Writer) error, res any, text func(io.Writer) error) error {
-	if htmlPath != "" {
-		if err := hostchange.WriteOutput(htmlPath, 0o644, html); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "HTML report: %s\n", htmlPath)
-	}
-	if !e.json {
-		return text(e.stdout)
-	}
-	enc := json.NewEncoder(e.stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(res)
-}
-
-// result runs the lab, or reads a saved result with --from.
-func (lf *labFlags) result(cmd *cobra.Command, e *env) (*lab.Result, error) {
-	if lf.from != "" {
-		return readResult(lf.from)
-	}
-	if lf.sharedBuffers != "" {
-		b, err := units.ParseSize(lf.sharedBuffers)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		lf.o.SharedBuffersBytes = b
+// start runs the experiment.
+func (lf *labFlags) start(ctx context.Context) (*lab.Result, error) {
+	var err error
+	if lf.o.SharedBuffersBytes, err = sizeFlag("shared-buffers", lf.sharedBuffers); err != nil {
+		return nil, err
 	}
 	for _, m := range lf.modes {
 		lf.o.Modes = append(lf.o.Modes, lab.Mode(strings.TrimSpace(m)))
 	}
-	lf.o.FS = e.fs()
-	lf.o.LockPath, lf.o.JournalPath = lab.DefaultLockPath, lab.DefaultJournalPath
-	lf.o.Progress = lab.NewProgress(e.rawStderr, isTerminal(e.rawStderr)) // dbmem's own text, redrawn with \r
-	return lab.Run(cmd.Context(), lf.o)
+	return lab.Run(ctx, lf.o)
 }
 
 func labRestore(cmd *cobra.Command, e *env) error {
@@ -160,9 +123,77 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb"
 }
 
+// labCommon are the flags every lab experiment has.
+type labCommon struct {
+	o          *lab.Common
+	html, from string
+}
+
+// define defines the flags every experiment has; dir and quick are --dir's
+// and --quick's help.
+func (c *labCommon) define(f *pflag.FlagSet, o *lab.Common, dir, quick string) {
+	c.o = o
+	f.StringVar(&o.Bin, "pg-bin", "", "PostgreSQL binary directory (default: $DBMEM_PG_BIN, the newest /usr/lib/postgresql/*/bin)")
+	f.StringVar(&o.BaseDir, "dir", "", dir)
+	f.BoolVar(&o.Quick, "quick", false, quick)
+	f.StringVar(&c.html, "html", "", "also write a self-contained HTML report with charts to this file")
+	f.StringVar(&c.from, "from", "", "render a result saved with --json instead of running the experiment")
+}
+
+// labKind is what runLab needs of an experiment's result: the command
+// and schema that write it (--from refuses another), when it holds
+// nothing, its renderings, and what to compute again once read (nil:
+// nothing).
+type labKind[R any] struct {
+	name, schema string
+	empty        func(*R) bool
+	html, text   func(io.Writer, *R) error
+	loaded       func(*R)
+}
+
+// runLab runs an experiment on this host (start parses its own flags and
+// runs it), or reads the result saved with --from, then writes what there
+// is, also on error: the HTML report to --html (hostchange.WriteOutput:
+// atomically, never through a link or into another user's file), then
+// JSON or text on stdout. It returns the result written, nil if none.
+func runLab[R any](cmd *cobra.Command, e *env, c *labCommon, k labKind[R], start func(context.Context) (*R, error)) (*R, error) {
+	var res *R
+	var err error
+	if c.from != "" {
+		if res, err = readSaved[R](c.from, k.name, k.schema); err == nil && k.loaded != nil {
+			k.loaded(res)
+		}
+	} else {
+		c.o.FS = e.fs()
+		c.o.LockPath, c.o.JournalPath = lab.DefaultLockPath, lab.DefaultJournalPath
+		c.o.Progress = lab.NewProgress(e.rawStderr, isTerminal(e.rawStderr)) // dbmem's own text, redrawn with \r
+		res, err = start(cmd.Context())
+	}
+	if errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("interrupted: %w", err)
+	}
+	if res == nil || k.empty(res) {
+		return nil, err
+	}
+	return res, errors.Join(writeLabResult(e, c.html, k, res), err)
+}
+
+func writeLabResult[R any](e *env, htmlPath string, k labKind[R], res *R) error {
+	if htmlPath != "" {
+		if err := hostchange.WriteOutput(htmlPath, 0o644, func(w io.Writer) error { return k.html(w, res) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "HTML report: %s\n", htmlPath)
+	}
+	if !e.json {
+		return k.text(e.stdout, res)
+	}
+	return writeJSON(e.stdout, res)
+}
+
 // readSaved reads a result that the lab command named what saved with
 // --json, refusing another file or another schema.
-func readSaved[T any](path, what, schema string, schemaOf func(*T) string) (*T, error) {
+func readSaved[T any](path, what, schema string) (*T, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -171,12 +202,12 @@ func readSaved[T any](path, what, schema string, schemaOf func(*T) string) (*T, 
 	if err := json.Unmarshal(b, r); err != nil {
 		return nil, fmt.Errorf("%s: not a %s result: %w", path, what, err)
 	}
-	if got := schemaOf(r); got != schema {
-		return nil, fmt.Errorf("%s: schema %q, want %q (written by %s --json)", path, got, schema, what)
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	_ = json.Unmarshal(b, &head) // b is a JSON object: r's Unmarshal took it
+	if head.Schema != schema {
+		return nil, fmt.Errorf("%s: schema %q, want %q (written by %s --json)", path, head.Schema, schema, what)
 	}
 	return r, nil
-}
-
-func readResult(path string) (*lab.Result, error) {
-	return readSaved(path, "dbmem lab", lab.Schema, func(r *lab.Result) string { return r.Schema })
 }

@@ -2,22 +2,19 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/lab"
 	"github.com/dbmem/dbmem/internal/lab/htmlreport"
-	"github.com/dbmem/dbmem/internal/units"
 )
 
 // labBudgetFlags are `dbmem lab budget`'s flags as typed.
 type labBudgetFlags struct {
-	o          lab.BudgetOptions
-	limit      string
-	html, from string
+	labCommon
+	o     lab.BudgetOptions
+	limit string
 }
 
 func newLabBudgetCmd(e *env) *cobra.Command {
@@ -59,64 +56,43 @@ Needs root. --quick takes under 5 minutes on 2 cores.`,
 
 func (f *labBudgetFlags) define(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.o.Bin, "pg-bin", "", "PostgreSQL binary directory (default: $DBMEM_PG_BIN, the newest /usr/lib/postgresql/*/bin)")
-	fl.StringVar(&f.o.BaseDir, "dir", "", "directory for the throwaway cluster (default: $TMPDIR or /tmp)")
+	f.labCommon.define(fl, &f.o.Common, "directory for the throwaway cluster (default: $TMPDIR or /tmp)", "small and fast (under 5 minutes on 2 cores): for CI")
 	fl.StringVar(&f.limit, "limit", "", "memory cgroup limit: the small host's memory (default 2GB)")
 	fl.IntVar(&f.o.OLTPClients, "clients", 0, "pgbench clients of the OLTP role (default 30; 16 with --quick)")
 	fl.IntVar(&f.o.Reporters, "reporters", 0, "concurrent sessions of the reporting role (default 3)")
 	fl.IntVar(&f.o.Rounds, "rounds", 0, "times each reporting session runs every query (default 3; 1 with --quick)")
 	fl.DurationVar(&f.o.Duration, "duration", 0, "the OLTP load's least time in each run; it runs as long as the reports (default 45s; 15s with --quick)")
 	fl.Int64Var(&f.o.FactRows, "rows", 0, "rows of the reporting role's fact table (default 2000000; 600000 with --quick)")
-	fl.BoolVar(&f.o.Quick, "quick", false, "small and fast (under 5 minutes on 2 cores): for CI")
-	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report to this file")
-	fl.StringVar(&f.from, "from", "", "render a result saved with --json instead of running the experiment")
 }
 
 func (f *labBudgetFlags) run(cmd *cobra.Command, e *env) error {
-	res, err := f.result(cmd, e)
-	if errors.Is(err, context.Canceled) {
-		err = fmt.Errorf("interrupted: %w", err)
-	}
-	if res == nil || len(res.Configs) == 0 && len(res.Restored) == 0 {
-		return err
-	}
-	html := func(w io.Writer) error { return htmlreport.WriteBudget(w, res) }
-	text := func(w io.Writer) error { return lab.BudgetText(w, res) }
-	err = errors.Join(writeLabResult(e, f.html, html, res, text), err)
-	if err == nil && !res.Passed() {
+	k := labKind[lab.BudgetResult]{name: "dbmem lab budget", schema: lab.BudgetSchema, html: htmlreport.WriteBudget, text: lab.BudgetText,
+		empty:  func(r *lab.BudgetResult) bool { return len(r.Configs) == 0 && len(r.Restored) == 0 },
+		loaded: recheckBudget}
+	res, err := runLab(cmd, e, &f.labCommon, k, f.start)
+	if err == nil && res != nil && !res.Passed() {
 		fmt.Fprintln(e.stderr, "dbmem lab budget: a check failed (see the checks)")
 		return exitError{ExitFindings}
 	}
 	return err
 }
 
-// result runs the experiment, or reads a saved result with --from.
-func (f *labBudgetFlags) result(cmd *cobra.Command, e *env) (*lab.BudgetResult, error) {
-	if f.from != "" {
-		return readBudgetResult(f.from)
-	}
-	if f.limit != "" {
-		b, err := units.ParseSize(f.limit)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		f.o.LimitBytes = b
+// start runs the experiment.
+func (f *labBudgetFlags) start(ctx context.Context) (*lab.BudgetResult, error) {
+	var err error
+	if f.o.LimitBytes, err = sizeFlag("limit", f.limit); err != nil {
+		return nil, err
 	}
 	if _, err := lab.ResolveBudget(f.o); err != nil {
 		return nil, usageError{err}
 	}
-	f.o.FS = e.fs()
-	f.o.LockPath, f.o.JournalPath = lab.DefaultLockPath, lab.DefaultJournalPath
-	f.o.Progress = lab.NewProgress(e.stderr, isTerminal(e.stderr))
-	return lab.RunBudget(cmd.Context(), f.o)
+	return lab.RunBudget(ctx, f.o)
 }
 
-// readBudgetResult reads a saved result; its checks are computed again
-// (pure: this dbmem's checks on what was measured).
-func readBudgetResult(path string) (*lab.BudgetResult, error) {
-	r, err := readSaved(path, "dbmem lab budget", lab.BudgetSchema, func(r *lab.BudgetResult) string { return r.Schema })
-	if err == nil && len(r.Configs) > 0 {
+// recheckBudget computes a saved result's checks again (pure: this
+// dbmem's checks on what was measured).
+func recheckBudget(r *lab.BudgetResult) {
+	if len(r.Configs) > 0 {
 		r.Checks = lab.BudgetChecks(r)
 	}
-	return r, err
 }

@@ -2,22 +2,18 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dbmem/dbmem/internal/lab"
 	"github.com/dbmem/dbmem/internal/lab/htmlreport"
-	"github.com/dbmem/dbmem/internal/units"
 )
 
 // labOOMFlags are `dbmem lab oom`'s flags as typed.
 type labOOMFlags struct {
+	labCommon
 	o                       lab.OOMOptions
 	limit, shared, headroom string
-	html, from              string
 }
 
 func newLabOOMCmd(e *env) *cobra.Command {
@@ -55,8 +51,7 @@ a killed run is undone by the next 'dbmem lab' or 'dbmem lab --restore'. Needs r
 
 func (f *labOOMFlags) define(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.o.Bin, "pg-bin", "", "PostgreSQL binary directory (default: $DBMEM_PG_BIN, the newest /usr/lib/postgresql/*/bin)")
-	fl.StringVar(&f.o.BaseDir, "dir", "", "directory for the throwaway cluster (default: $TMPDIR or /tmp)")
+	f.labCommon.define(fl, &f.o.Common, "directory for the throwaway cluster (default: $TMPDIR or /tmp)", "small and fast (under 2 minutes): for CI")
 	fl.StringVar(&f.limit, "limit", "", "memory cgroup limit: the machine's memory (default 2GB; 1GB with --quick)")
 	fl.StringVar(&f.shared, "shared-buffers", "", "shared_buffers (default: a fifth of --limit, as 1 GB on the field report's 5 GB)")
 	fl.IntVar(&f.o.Clients, "clients", 0, "pgbench clients (default 4)")
@@ -66,48 +61,26 @@ func (f *labOOMFlags) define(cmd *cobra.Command) {
 	fl.Int64Var(&f.o.Rows, "rows", 0, "rows the runaway sort generates (default the field report's 50000000)")
 	fl.BoolVar(&f.o.StrictOvercommit, "strict-overcommit", false, "set vm.overcommit_memory=2 for real for the protected run, when provably safe")
 	fl.StringVar(&f.headroom, "headroom", "", "with --strict-overcommit: commit kept for everything else on the host (default 2GB)")
-	fl.BoolVar(&f.o.Quick, "quick", false, "small and fast (under 2 minutes): for CI")
-	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report to this file")
-	fl.StringVar(&f.from, "from", "", "render a result saved with --json instead of running the experiment")
 }
 
 func (f *labOOMFlags) run(cmd *cobra.Command, e *env) error {
-	res, err := f.result(cmd, e)
-	if errors.Is(err, context.Canceled) {
-		err = fmt.Errorf("interrupted: %w", err)
-	}
-	if res == nil || res.Unprotected == nil && len(res.Restored) == 0 {
-		return err
-	}
-	html := func(w io.Writer) error { return htmlreport.WriteOOM(w, res) }
-	text := func(w io.Writer) error { return lab.OOMText(w, res) }
-	return errors.Join(writeLabResult(e, f.html, html, res, text), err)
+	k := labKind[lab.OOMResult]{name: "dbmem lab oom", schema: lab.OOMSchema, html: htmlreport.WriteOOM, text: lab.OOMText,
+		empty: func(r *lab.OOMResult) bool { return r.Unprotected == nil && len(r.Restored) == 0 }}
+	_, err := runLab(cmd, e, &f.labCommon, k, f.start)
+	return err
 }
 
-// result runs the experiment, or reads a saved result with --from.
-func (f *labOOMFlags) result(cmd *cobra.Command, e *env) (*lab.OOMResult, error) {
-	if f.from != "" {
-		return readOOMResult(f.from)
+// start runs the experiment.
+func (f *labOOMFlags) start(ctx context.Context) (*lab.OOMResult, error) {
+	var err error
+	if f.o.LimitBytes, err = sizeFlag("limit", f.limit); err != nil {
+		return nil, err
 	}
-	for _, s := range []struct {
-		text string
-		dst  *uint64
-	}{{f.limit, &f.o.LimitBytes}, {f.shared, &f.o.SharedBuffersBytes}, {f.headroom, &f.o.HeadroomBytes}} {
-		if s.text == "" {
-			continue
-		}
-		b, err := units.ParseSize(s.text)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		*s.dst = b
+	if f.o.SharedBuffersBytes, err = sizeFlag("shared-buffers", f.shared); err != nil {
+		return nil, err
 	}
-	f.o.FS = e.fs()
-	f.o.LockPath, f.o.JournalPath = lab.DefaultLockPath, lab.DefaultJournalPath
-	f.o.Progress = lab.NewProgress(e.stderr, isTerminal(e.stderr))
-	return lab.RunOOM(cmd.Context(), f.o)
-}
-
-func readOOMResult(path string) (*lab.OOMResult, error) {
-	return readSaved(path, "dbmem lab oom", lab.OOMSchema, func(r *lab.OOMResult) string { return r.Schema })
+	if f.o.HeadroomBytes, err = sizeFlag("headroom", f.headroom); err != nil {
+		return nil, err
+	}
+	return lab.RunOOM(ctx, f.o)
 }

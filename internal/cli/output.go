@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
+	"io"
+
 	"github.com/dbmem/dbmem/internal/inert"
 )
 
@@ -29,4 +32,11 @@ func (e *env) flushOutput() {
 			iw.Flush()
 		}
 	}
+}
+
+// writeJSON writes v as indented JSON: every --json output.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

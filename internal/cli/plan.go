@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -277,9 +276,7 @@ func writePlan(e *env, in advise.PlanInput, res advise.PlanResult, req plan.Requ
 		return renderPlan(e, in, res, req, pf)
 	}
 	if e.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(e.stdout, res)
 	}
 	return plan.TextWidth(e.stdout, res, e.width())
 }

@@ -153,5 +153,3 @@ func (c CrashRestart) RecoveryWait() (time.Duration, bool) {
 	}
 	return c.RedoStartAt.Sub(from), true
 }
-
-func intPtr(v int) *int { return &v }

@@ -1,6 +1,7 @@
 package dblog
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"sort"
@@ -173,9 +174,7 @@ func (d *dumps) cut(pid int, why string) {
 	if c == nil {
 		return
 	}
-	if c.Problem == "" {
-		c.Problem = why
-	}
+	c.Problem = cmp.Or(c.Problem, why)
 	d.done = append(d.done, *c)
 	delete(d.open, pid)
 }

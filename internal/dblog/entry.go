@@ -1,6 +1,7 @@
 package dblog
 
 import (
+	"cmp"
 	"regexp"
 	"strconv"
 	"strings"
@@ -134,9 +135,7 @@ func (e *entry) attach(d entry) {
 	case "CONTEXT":
 		e.context = d.message
 	}
-	if e.pid == 0 {
-		e.pid = d.pid // the message's own line had no prefix, its detail has
-	}
+	e.pid = cmp.Or(e.pid, d.pid) // the message's own line had no prefix, its detail has
 	if e.st.t.IsZero() && !d.st.t.IsZero() {
 		e.st = d.st
 	}

@@ -80,10 +80,10 @@ func (m *matcher) byPID() {
 				continue
 			}
 			shift, delta, timed := offset(e, c)
-			if timed && abs(delta) > pidWindow {
+			if timed && delta.Abs() > pidWindow {
 				continue
 			}
-			if abs(delta) < abs(bestDelta) {
+			if delta.Abs() < bestDelta.Abs() {
 				best, bestDelta, bestShift = ki, delta, shift
 			}
 		}
@@ -105,7 +105,7 @@ func (m *matcher) byTime(tol time.Duration, shifted bool) {
 			if !shifted {
 				shift, delta = 0, shift+delta
 			}
-			if !timed || abs(delta) > tol || (shifted && shift == 0) {
+			if !timed || delta.Abs() > tol || (shifted && shift == 0) {
 				continue
 			}
 			by := ByTime
@@ -115,7 +115,7 @@ func (m *matcher) byTime(tol time.Duration, shifted bool) {
 			cands = append(cands, Pair{Kernel: ki, Crash: ci, By: by, Shift: shift, Delta: delta})
 		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return abs(cands[i].Delta) < abs(cands[j].Delta) })
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Delta.Abs() < cands[j].Delta.Abs() })
 	for _, p := range cands {
 		if !m.usedC[p.Crash] && !m.usedK[p.Kernel] {
 			m.add(p)
@@ -139,15 +139,8 @@ func offset(e oomlog.Event, c CrashRestart) (shift, delta time.Duration, timed b
 	d := c.Time.Sub(kt)
 	const half = 30 * time.Minute
 	shift = d.Round(half)
-	if abs(shift) > 14*time.Hour {
+	if shift.Abs() > 14*time.Hour {
 		return 0, d, true
 	}
 	return shift, d - shift, true
-}
-
-func abs(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
-	}
-	return d
 }

@@ -34,7 +34,7 @@ func TestMatchRealByPID(t *testing.T) {
 
 func TestMatchByTime(t *testing.T) {
 	events, crashes := realPair(t, oomlog.Options{})
-	crashes[0].KilledPID = intPtr(1) // e.g. a log that names another process
+	crashes[0].KilledPID = new(1) // e.g. a log that names another process
 	p := Match(events, crashes, 5*time.Second)
 	if len(p) != 1 || p[0].By != ByTime || p[0].Certain {
 		t.Errorf("pairs = %+v", p)
@@ -53,7 +53,7 @@ func TestMatchAcrossZones(t *testing.T) {
 	if len(p) != 1 || p[0].By != ByPID || p[0].Shift != -time.Hour || p[0].Delta > time.Second {
 		t.Errorf("pid pairs = %+v", p)
 	}
-	crashes[0].KilledPID = intPtr(1)
+	crashes[0].KilledPID = new(1)
 	p = Match(events, crashes, 5*time.Second)
 	if len(p) != 1 || p[0].By != ByShiftedTime || p[0].Certain || p[0].Shift != -time.Hour {
 		t.Errorf("shifted pairs = %+v", p)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,16 +36,6 @@ type MySQLLog struct {
 	// finished.
 	Ready []Milestone
 	Stats loglines.Stats
-}
-
-// ParseMySQL reads a MySQL or MariaDB error log with default Options.
-func ParseMySQL(r io.Reader) ([]CrashRestart, error) { return Options{}.ParseMySQL(r) }
-
-// ParseMySQL reads a MySQL or MariaDB error log and returns the restarts
-// after a crash; see ReadMySQL.
-func (o Options) ParseMySQL(r io.Reader) ([]CrashRestart, error) {
-	l, err := o.ReadMySQL(r)
-	return l.Crashes, err
 }
 
 // ReadMySQL reads a MySQL or MariaDB error log: the restarts after a crash
@@ -152,7 +143,7 @@ func (s *mysqlState) onSignal(raw string) {
 func (s *mysqlState) onStart(st stamp, msg, raw string) {
 	n, _ := strconv.Atoi(processRe.FindStringSubmatch(msg)[1])
 	if s.cur != nil && s.cur.ServerPID == nil {
-		s.cur.ServerPID = intPtr(n) // the server mysqld_safe restarted
+		s.cur.ServerPID = new(n) // the server mysqld_safe restarted
 		s.cur.ReinitializedAt = st.t
 		s.cur.step(StepStart, st)
 		s.cur.Lines = append(s.cur.Lines, raw)
@@ -160,7 +151,7 @@ func (s *mysqlState) onStart(st stamp, msg, raw string) {
 		s.close("another start before the server was ready")
 		if s.started && !s.clean {
 			s.open(st, raw)
-			s.cur.ServerPID = intPtr(n)
+			s.cur.ServerPID = new(n)
 			s.cur.ReinitializedAt = st.t
 			s.cur.step(StepStart, st)
 		}
@@ -182,7 +173,7 @@ func (s *mysqlState) onRecovery(st stamp, raw string) {
 		s.cur = &CrashRestart{Engine: "mysql", Time: st.t, TimeRaw: st.raw, ZoneKnown: st.zoneKnown,
 			StartupRecovery: true, Lines: []string{raw}}
 		if s.pid != 0 {
-			s.cur.ServerPID = intPtr(s.pid)
+			s.cur.ServerPID = new(s.pid)
 			s.cur.Time, s.cur.TimeRaw, s.cur.ZoneKnown = s.startSt.t, s.startSt.raw, s.startSt.zoneKnown
 			s.cur.step(StepStart, s.startSt)
 		}
@@ -198,19 +189,14 @@ func (s *mysqlState) onRecovery(st stamp, raw string) {
 }
 
 func hasStep(c *CrashRestart, kind string) bool {
-	for _, m := range c.Steps {
-		if m.Kind == kind {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.Steps, func(m Milestone) bool { return m.Kind == kind })
 }
 
 func (s *mysqlState) open(st stamp, raw string) {
 	s.cur = &CrashRestart{Engine: "mysql", Time: st.t, TimeRaw: st.raw, ZoneKnown: st.zoneKnown,
 		Signal: s.signal, Lines: []string{raw}}
 	if s.pid != 0 {
-		s.cur.KilledPID = intPtr(s.pid)
+		s.cur.KilledPID = new(s.pid)
 	}
 	if s.signal != nil {
 		s.cur.SignalName = "signal " + strconv.Itoa(*s.signal)

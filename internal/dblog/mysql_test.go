@@ -1,6 +1,7 @@
 package dblog
 
 import (
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -69,4 +70,14 @@ func TestMySQLFormats(t *testing.T) {
 func recovery(c CrashRestart) time.Duration {
 	d, _ := c.RecoveryDuration()
 	return d
+}
+
+// ParseMySQL reads a MySQL or MariaDB error log with default Options.
+func ParseMySQL(r io.Reader) ([]CrashRestart, error) { return Options{}.ParseMySQL(r) }
+
+// ParseMySQL reads a MySQL or MariaDB error log and returns the restarts
+// after a crash; see ReadMySQL.
+func (o Options) ParseMySQL(r io.Reader) ([]CrashRestart, error) {
+	l, err := o.ReadMySQL(r)
+	return l.Crashes, err
 }

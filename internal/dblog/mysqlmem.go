@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 var (
@@ -49,7 +51,7 @@ func (m *mysqlMem) line(st stamp, msg, raw string) {
 	case mmapFailRe.MatchString(msg):
 		f := mmapFailRe.FindStringSubmatch(msg)
 		e := m.open(st, msg, raw, "mmap")
-		e.RequestBytes, e.Errno = u64Ptr(f[1]), intOf(f[2])
+		e.RequestBytes, e.Errno = u64Ptr(f[1]), units.AtoiPtr(f[2])
 		if m.n-m.poolAt <= 2 {
 			e.Code, e.Area = "buffer-pool", "buffer pool"
 		}
@@ -97,14 +99,6 @@ func normalizeMySQL(raw string) string {
 
 func u64Ptr(s string) *uint64 {
 	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return nil
-	}
-	return &n
-}
-
-func intOf(s string) *int {
-	n, err := strconv.Atoi(s)
 	if err != nil {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package dblog
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/loglines"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // OracleLog is what ReadOracle found in an alert log or trace file.
@@ -121,7 +123,7 @@ func (s *oraState) follow(l, raw string) bool {
 	}
 	switch {
 	case c.Code == "ORA-27102" && osErrRe.MatchString(l):
-		c.Errno, c.Area = intOf(osErrRe.FindStringSubmatch(l)[1]), l
+		c.Errno, c.Area = units.AtoiPtr(osErrRe.FindStringSubmatch(l)[1]), l
 	case c.Code == "ORA-27300" && ora27301Re.MatchString(l):
 		c.Area += ": " + ora27301Re.FindStringSubmatch(l)[1]
 	case c.Code == "ORA-04036" && pgaLimitRe.MatchString(l):
@@ -150,7 +152,7 @@ func (s *oraState) memoryError(l, raw string) {
 		e = MemoryError{Code: "ORA-27102"}
 	case ora27300Re.MatchString(l):
 		m := ora27300Re.FindStringSubmatch(l)
-		e = MemoryError{Code: "ORA-27300", Errno: intOf(m[2]), Area: m[1]}
+		e = MemoryError{Code: "ORA-27300", Errno: units.AtoiPtr(m[2]), Area: m[1]}
 	case ora00600Re.MatchString(l) && len(s.out.MemoryErrors) > 0:
 		e = MemoryError{Code: "ORA-00600", Area: ora00600Re.FindStringSubmatch(l)[1]}
 	default:
@@ -167,7 +169,7 @@ func (s *oraState) add(e MemoryError, l, raw string) {
 	e.Time, e.TimeRaw, e.ZoneKnown = s.now.t, s.now.raw, s.now.zoneKnown
 	e.TraceFile, e.Incident = s.trace, s.inc
 	if m := traceName.FindStringSubmatch(s.trace); m != nil {
-		e.Process, e.PID = m[1], intOf(m[2])
+		e.Process, e.PID = m[1], units.AtoiPtr(m[2])
 	}
 	s.out.MemoryErrors = append(s.out.MemoryErrors, e)
 	s.cur = &s.out.MemoryErrors[len(s.out.MemoryErrors)-1]
@@ -179,9 +181,9 @@ func (s *oraState) termination(l, raw string) bool {
 	var by, code string
 	var pid *int
 	if m := terminRe.FindStringSubmatch(l); m != nil {
-		by, pid, code = m[1], intOf(m[2]), oraCode(m[3])
+		by, pid, code = m[1], units.AtoiPtr(m[2]), oraCode(m[3])
 	} else if m := termByRe.FindStringSubmatch(l); m != nil {
-		by, pid = m[1], intOf(m[2])
+		by, pid = m[1], units.AtoiPtr(m[2])
 	} else {
 		return false
 	}
@@ -192,9 +194,7 @@ func (s *oraState) termination(l, raw string) bool {
 		if t.PID == nil {
 			t.PID = pid
 		}
-		if t.Error == "" {
-			t.Error = code
-		}
+		t.Error = cmp.Or(t.Error, code)
 		return true
 	}
 	s.out.Terminations = append(ts, Termination{Time: s.now.t, TimeRaw: s.now.raw, ZoneKnown: s.now.zoneKnown, By: by, PID: pid,
@@ -204,7 +204,7 @@ func (s *oraState) termination(l, raw string) bool {
 
 // oraCode writes an error number as its ORA- code ("4030" is ORA-04030).
 func oraCode(n string) string {
-	v := intOf(n)
+	v := units.AtoiPtr(n)
 	if v == nil {
 		return ""
 	}

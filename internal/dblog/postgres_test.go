@@ -39,7 +39,7 @@ func TestRealPostgresCrashRestart(t *testing.T) {
 	}
 	c := log.Crashes[0]
 	want := CrashRestart{Engine: "postgresql", Time: utc("2026-11-22 21:57:27.056"), TimeRaw: "2026-11-22 21:57:27.056 UTC",
-		ZoneKnown: true, ServerPID: intPtr(4129), Process: "server process", KilledPID: intPtr(4180), Signal: intPtr(9), SignalName: "Killed",
+		ZoneKnown: true, ServerPID: new(4129), Process: "server process", KilledPID: new(4180), Signal: new(9), SignalName: "Killed",
 		Query:           "SELECT sum(i) FROM (SELECT i FROM generate_series(1, 20000000) i ORDER BY i DESC) s",
 		TerminatingAt:   utc("2026-11-22 21:57:27.057"),
 		ReinitializedAt: utc("2026-11-22 21:57:27.076"), RecoveryAt: utc("2026-11-22 21:57:27.338"), // the startup process: "was interrupted"

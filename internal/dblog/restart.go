@@ -33,7 +33,7 @@ func pidOf(e entry) *int {
 	if e.pid == 0 {
 		return nil
 	}
-	return intPtr(e.pid)
+	return new(e.pid)
 }
 
 // onMilestone files the postmaster's restart messages.

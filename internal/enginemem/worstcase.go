@@ -1,5 +1,10 @@
 package enginemem
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Scope says how a worst-case line is allocated.
 type Scope string
 
@@ -96,14 +101,7 @@ func (w WorstCase) Line(name string) (Line, bool) {
 }
 
 // Measured reports whether the term was measured (or needs no measure).
-func (w WorstCase) Measured(term string) bool {
-	for _, u := range w.Unmeasured {
-		if u == term {
-			return false
-		}
-	}
-	return true
-}
+func (w WorstCase) Measured(term string) bool { return !slices.Contains(w.Unmeasured, term) }
 
 // PteBytes is the size of one page table entry (x86-64, arm64).
 const PteBytes = 8
@@ -111,8 +109,6 @@ const PteBytes = 8
 // PageTableBytes is what processes mapping shared bytes in pages of
 // pageSize (0: 4 KiB) pay in page tables: 8 bytes per page each.
 func PageTableBytes(processes int, shared, pageSize uint64) uint64 {
-	if pageSize == 0 {
-		pageSize = 4096
-	}
+	pageSize = cmp.Or(pageSize, 4096)
 	return uint64(processes) * (shared/pageSize + min(shared%pageSize, 1)) * PteBytes
 }

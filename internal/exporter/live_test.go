@@ -15,6 +15,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/linux"
@@ -174,4 +175,19 @@ func TestFastPassMatchesSmaps(t *testing.T) {
 	if smaps < 1<<20 || fast < 0.95*smaps || fast > 1.05*smaps {
 		t.Errorf("fast path %.0f B, smaps_rollup %.0f B: want within 5%%", fast, smaps)
 	}
+}
+
+// ServeListener serves h on an open listener (tests use a free loopback
+// port) with the web configuration file, if any, until ctx ends.
+func ServeListener(ctx context.Context, l net.Listener, h http.Handler, webConfig string, log *slog.Logger) error {
+	return ServeOn(ctx, l, h, ServeOptions{WebConfig: webConfig, Logger: log})
+}
+
+// ServeOn serves h on an open listener as o says (its Listen and
+// SystemdSocket aside) until ctx ends.
+func ServeOn(ctx context.Context, l net.Listener, h http.Handler, o ServeOptions) error {
+	no := false
+	flags := &web.FlagConfig{WebListenAddresses: &[]string{l.Addr().String()}, WebSystemdSocket: &no, WebConfigFile: &o.WebConfig}
+	srv := newServer(h, o)
+	return run(ctx, srv, func() error { return web.Serve(l, srv, flags, o.logger()) })
 }

@@ -1,7 +1,8 @@
 package exporter
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -111,7 +112,7 @@ func collectRoles(out *sink, in *postgres.Instance, l []string) {
 		}
 		r.add(p)
 	}
-	for _, role := range sortedKeys(sums) {
+	for _, role := range slices.Sorted(maps.Keys(sums)) {
 		r, rl := sums[role], with(l, role)
 		out.gauge(descProcesses, float64(r.processes), rl...)
 		if r.privateKnown {
@@ -150,19 +151,10 @@ func collectLongLived(out *sink, in *postgres.Instance, boot, now time.Time, l [
 		sums[string(p.Role)] += *st.RssAnonBytes + *st.VmPTEBytes + *st.VmSwapBytes
 		counts[string(p.Role)]++
 	}
-	for _, role := range sortedKeys(sums) {
+	for _, role := range slices.Sorted(maps.Keys(sums)) {
 		out.gauge(descLongLived, float64(sums[role]), with(l, role)...)
 		out.gauge(descLongLivedN, float64(counts[role]), with(l, role)...)
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // collectHugeNeed: pages of the huge page size the instance asks for
@@ -243,7 +235,7 @@ func pssByRole(s *sampler.Sample) (out map[int]map[string]uint64, read, tried in
 // collectPss sends the last smaps pass's costs of an instance still
 // running (nil m: none).
 func collectPss(out *sink, m map[string]uint64, l []string) {
-	for _, role := range sortedKeys(m) {
+	for _, role := range slices.Sorted(maps.Keys(m)) {
 		out.gauge(descPssPrivate, float64(m[role]), with(l, role)...)
 	}
 }

@@ -1,11 +1,11 @@
 package exporter
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -87,9 +87,7 @@ func Registry(e *Exporter) *prometheus.Registry {
 // at /.
 func Handler(reg *prometheus.Registry, o ServeOptions) (http.Handler, error) {
 	path := o.MetricsPath
-	if path == "" {
-		path = "/metrics"
-	}
+	path = cmp.Or(path, "/metrics")
 	mux := http.NewServeMux()
 	mux.Handle(path, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		ErrorLog: slog.NewLogLogger(o.logger().Handler(), slog.LevelError), Registry: reg,
@@ -128,21 +126,6 @@ func Serve(ctx context.Context, h http.Handler, o ServeOptions) error {
 	flags := &web.FlagConfig{WebListenAddresses: &listen, WebSystemdSocket: &o.SystemdSocket, WebConfigFile: &o.WebConfig}
 	srv := newServer(h, o)
 	return run(ctx, srv, func() error { return web.ListenAndServe(srv, flags, o.logger()) })
-}
-
-// ServeListener serves h on an open listener (tests use a free loopback
-// port) with the web configuration file, if any, until ctx ends.
-func ServeListener(ctx context.Context, l net.Listener, h http.Handler, webConfig string, log *slog.Logger) error {
-	return ServeOn(ctx, l, h, ServeOptions{WebConfig: webConfig, Logger: log})
-}
-
-// ServeOn serves h on an open listener as o says (its Listen and
-// SystemdSocket aside) until ctx ends.
-func ServeOn(ctx context.Context, l net.Listener, h http.Handler, o ServeOptions) error {
-	no := false
-	flags := &web.FlagConfig{WebListenAddresses: &[]string{l.Addr().String()}, WebSystemdSocket: &no, WebConfigFile: &o.WebConfig}
-	srv := newServer(h, o)
-	return run(ctx, srv, func() error { return web.Serve(l, srv, flags, o.logger()) })
 }
 
 // newServer is the HTTP server of h: every connection has timeouts, its

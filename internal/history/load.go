@@ -3,9 +3,7 @@ package history
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
-	"io"
 	"sort"
 	"time"
 )
@@ -179,11 +177,4 @@ func (h *History) Find(name, labels string) (Series, bool) {
 		}
 	}
 	return Series{}, false
-}
-
-// JSON writes the history as indented JSON (schema in History.Schema).
-func JSON(w io.Writer, h *History) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(h)
 }

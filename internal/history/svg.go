@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -79,9 +80,7 @@ func Marks(c Chart, fs []FindingSpan) []chart.Mark {
 	for i, f := range fs {
 		if about(f, c.Instance) {
 			color := severityColors[f.Severity]
-			if color == "" {
-				color = severityColors["info"]
-			}
+			color = cmp.Or(color, severityColors["info"])
 			out = append(out, chart.Mark{From: unixSeconds(f.First), To: unixSeconds(f.Last), Color: color,
 				Label: fmt.Sprint(i + 1), Title: fmt.Sprintf("%d. %s %s: %s: %s", i+1, strings.ToUpper(f.Severity), f.ID, f.Subject, f.Title)})
 		}

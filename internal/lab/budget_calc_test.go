@@ -60,7 +60,7 @@ func TestBudgetChecks(t *testing.T) {
 }
 
 func TestResolveBudget(t *testing.T) {
-	c, err := ResolveBudget(BudgetOptions{Quick: true})
+	c, err := ResolveBudget(BudgetOptions{Common: Common{Quick: true}})
 	if err != nil || c.LimitBytes != 2<<30 || c.SharedBuffersBytes != 512<<20 || c.OLTPClients != 16 || c.Rounds != 1 || len(c.Queries) != 3 {
 		t.Errorf("quick: %+v, %v", c, err)
 	}

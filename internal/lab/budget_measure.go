@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dbmem/dbmem/internal/measure"
 	"strings"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/measure"
 
 	"github.com/dbmem/dbmem/internal/advise"
 	"github.com/dbmem/dbmem/internal/inert"

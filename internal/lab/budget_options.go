@@ -1,17 +1,17 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
 // BudgetOptions choose the budget experiment (`dbmem lab budget`). Zero
 // values take the defaults of ResolveBudget.
 type BudgetOptions struct {
-	Bin, BaseDir string
+	Common
 	// LimitBytes is the memory cgroup the cluster runs in: the small
 	// host of the experiment (default 2 GiB).
 	LimitBytes uint64
@@ -29,12 +29,6 @@ type BudgetOptions struct {
 	// FactRows is the reporting table's size (default 2,000,000; 600,000
 	// with Quick): much larger than a small work_mem.
 	FactRows int64
-	Quick    bool
-	FS       linux.FS
-	// LockPath and JournalPath as for Run: the same lock and journal, so a
-	// killed lab experiment is undone by the next of any.
-	LockPath, JournalPath string
-	Progress              Progress
 }
 
 // BudgetConfig is the budget experiment as run, defaults resolved.
@@ -91,9 +85,7 @@ func ResolveBudget(o BudgetOptions) (BudgetConfig, error) {
 	c.Rounds = orInt(o.Rounds, rounds)
 	c.OLTPClients = orInt(c.OLTPClients, clients)
 	c.RunSeconds = secondsOr(o.Duration, secs)
-	if c.FactRows == 0 {
-		c.FactRows = rows
-	}
+	c.FactRows = cmp.Or(c.FactRows, rows)
 	c.DimRows = max(c.FactRows/2, 1)
 	c.SharedBuffersBytes = c.LimitBytes / 4 / units.MiB * units.MiB // PGTune's RAM / 4
 	c.PgbenchScale = max(1, int(c.SharedBuffersBytes/8/(15<<20)))

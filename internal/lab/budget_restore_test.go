@@ -60,7 +60,7 @@ func TestBudgetHelperProcess(t *testing.T) {
 	if os.Getenv("DBMEM_LAB_BUDGET_HELPER") != "1" {
 		t.Skip("helper process for TestKilledBudgetRunIsRestored")
 	}
-	RunBudget(context.Background(), BudgetOptions{Quick: true, BaseDir: os.Getenv("DBMEM_LAB_BASE"), JournalPath: os.Getenv("DBMEM_LAB_JOURNAL")})
+	RunBudget(context.Background(), BudgetOptions{Common: Common{Quick: true, BaseDir: os.Getenv("DBMEM_LAB_BASE"), JournalPath: os.Getenv("DBMEM_LAB_JOURNAL")}})
 }
 
 // TestInterruptedBudgetRunRestores cancels `lab budget` (SIGINT and
@@ -75,7 +75,7 @@ func TestInterruptedBudgetRunRestores(t *testing.T) {
 	base, jpath := labDirs(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	o := BudgetOptions{Quick: true, BaseDir: base, JournalPath: jpath, Progress: cancelAt{prefix: "measure dbmem's budget", cancel: cancel}}
+	o := BudgetOptions{Common: Common{Quick: true, BaseDir: base, JournalPath: jpath, Progress: cancelAt{prefix: "measure dbmem's budget", cancel: cancel}}}
 	res, err := RunBudget(ctx, o)
 	if err == nil {
 		t.Fatal("lab budget ran to the end: the interruption point was never reached")

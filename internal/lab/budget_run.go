@@ -7,20 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
-
-	"github.com/dbmem/dbmem/internal/hostchange"
-	"github.com/dbmem/dbmem/internal/linux"
 )
 
 // budgetRun is one `lab budget` run's state.
 type budgetRun struct {
-	sandbox
+	core
 	opt   BudgetOptions
 	cfg   BudgetConfig
 	res   *BudgetResult
-	prog  Progress
-	steps stepper
 	major int
 	// statements is true when pg_stat_statements is preloaded.
 	statements bool
@@ -38,36 +32,14 @@ type budgetRun struct {
 // --restore`.
 func RunBudget(ctx context.Context, o BudgetOptions) (*BudgetResult, error) {
 	r := newBudgetRun(o)
-	x := lockedRun{fs: r.fs, lockPath: o.LockPath, journalPath: r.opt.JournalPath, prog: r.prog, steps: &r.steps,
-		notes: &r.res.Notes, journal: func(j *hostchange.Journal) { r.jr = j }}
-	err := runLocked(ctx, x, func(ctx context.Context) error {
-		if err := r.prepare(ctx); err != nil {
-			return err
-		}
-		if err := r.experiment(ctx); err != nil {
-			return err
-		}
-		r.res.Checks = BudgetChecks(r.res)
-		return nil
-	}, r.cleanup)
+	err := r.runLocked(ctx, r)
 	return r.res, err
 }
 
 func newBudgetRun(o BudgetOptions) *budgetRun {
-	if o.FS.Proc == "" {
-		o.FS = linux.DefaultFS()
-	}
-	if o.JournalPath == "" {
-		o.JournalPath = DefaultJournalPath
-	}
-	r := &budgetRun{opt: o, prog: o.Progress}
-	r.fs = o.FS
-	if r.prog == nil {
-		r.prog = nopProgress{}
-	}
-	r.res = &BudgetResult{Schema: BudgetSchema, StartedAt: time.Now().UTC(), Configs: []*ConfigRun{}, Checks: []Check{}}
-	r.steps = stepper{prog: r.prog, out: &r.res.Steps}
-	return r
+	res := &BudgetResult{Schema: BudgetSchema, Configs: []*ConfigRun{}, Checks: []Check{}}
+	k := newCore(&o.Common, fields{&res.StartedAt, &res.FinishedAt, &res.Elapsed, &res.Steps, &res.Restored, &res.Notes})
+	return &budgetRun{core: k, opt: o, res: res}
 }
 
 // prepare checks what the experiment needs, then makes the cgroup and the
@@ -159,21 +131,10 @@ func (r *budgetRun) experiment(ctx context.Context) error {
 			return fmt.Errorf("%s run: %w", c.Name, err)
 		}
 	}
+	r.res.Checks = BudgetChecks(r.res)
 	return nil
 }
 
 // cleanup stops and removes the cluster and the cgroup and removes the
-// journal, with a fresh context.
-func (r *budgetRun) cleanup() error {
-	r.steps.end()
-	r.prog.Begin("restore the host", 0)
-	defer r.prog.End()
-	undone, errs := r.teardown()
-	r.res.Restored = append(r.res.Restored, undone...)
-	if err := errors.Join(errs...); err == nil && r.jr != nil {
-		errs = append(errs, r.jr.Remove())
-	}
-	r.res.FinishedAt = time.Now().UTC()
-	r.res.Elapsed = r.res.FinishedAt.Sub(r.res.StartedAt)
-	return errors.Join(errs...)
-}
+// journal.
+func (r *budgetRun) cleanup() error { return r.restore(nil) }

@@ -28,7 +28,7 @@ func TestQuickBudget(t *testing.T) {
 	kerneltest.Lock(t)
 	base, journal := labDirs(t)
 	start := time.Now()
-	res, err := RunBudget(context.Background(), BudgetOptions{Quick: true, BaseDir: base, JournalPath: journal, Progress: NewProgress(testLog{t}, false)})
+	res, err := RunBudget(context.Background(), BudgetOptions{Common: Common{Quick: true, BaseDir: base, JournalPath: journal, Progress: NewProgress(testLog{t}, false)}})
 	t.Logf("lab budget --quick took %s (budget: 5 minutes on 2 cores)", time.Since(start).Round(time.Second))
 	if err != nil {
 		t.Fatalf("lab budget --quick: %v", err)

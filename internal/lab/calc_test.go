@@ -28,7 +28,7 @@ func TestResolveDefaults(t *testing.T) {
 	}{
 		{"24 GiB host: capped at 1.5 GiB", Options{}, 22 * units.GiB, 1536 << 20, 100, 9, 2, 15, ""},
 		{"4 GiB host: a quarter, rounded down to 128 MiB", Options{}, 3*units.GiB + 300<<20, 768 << 20, 100, 5, 2, 15, ""},
-		{"quick", Options{Quick: true}, 22 * units.GiB, units.GiB, 25, 6, 1, 5, ""},
+		{"quick", Options{Common: Common{Quick: true}}, 22 * units.GiB, units.GiB, 25, 6, 1, 5, ""},
 		{"explicit", Options{SharedBuffersBytes: 2 * units.GiB, Connections: 7, NoBench: true}, 22 * units.GiB, 2 * units.GiB, 7, 13, 0, 15, ""},
 		{"tiny host", Options{}, 400 << 20, 0, 0, 0, 0, 0, "too small"},
 		{"bad mode", Options{Modes: []Mode{"try"}}, 22 * units.GiB, 0, 0, 0, 0, 0, "use off and/or on"},

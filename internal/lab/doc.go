@@ -50,9 +50,10 @@
 // "out of memory" errors and queries are compared; BudgetChecks states
 // the claims about the dbmem run as PASS or FAIL.
 //
-// The experiments share a small framework (framework.go): runLocked (the
-// signals, the machine-wide lock, the replay of a killed run's journal,
-// cleanup on every exit), stepper (the timed steps), findPGTools, labHost
+// The experiments share a small framework (framework.go): Common (the
+// options every experiment has), core (what every run has: its defaults,
+// runLocked with the signals, the machine-wide lock, the replay of a
+// killed run's journal, and restore, the cleanup on every exit), stepper (the timed steps), findPGTools, labHost
 // and sandbox (the cluster in a memory cgroup, journaled before it is
 // made).
 //

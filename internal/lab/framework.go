@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,8 +9,8 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+	"time"
 
-	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/units"
@@ -17,44 +18,106 @@ import (
 
 // The lab is a small framework and its experiments (`dbmem lab`, `lab
 // oom`, `lab budget`). Each experiment supplies its options, its steps and
-// its result; the framework gives them one skeleton (runLocked: signals,
-// the machine-wide lock, the journal of a killed run undone, cleanup on
-// every exit), one step timer (stepper), one check of the tools
-// (findPGTools), one reading of the host (labHost) and one throwaway
-// cluster in a memory cgroup (sandbox), each journaled before it is made.
+// its result; the framework gives them one run (core: its options'
+// defaults, runLocked's signals, the machine-wide lock, the journal of a
+// killed run undone, restore on every exit), one step timer (stepper), one
+// check of the tools (findPGTools), one reading of the host (labHost) and
+// one throwaway cluster in a memory cgroup (sandbox), each journaled
+// before it is made.
 
-// lockedRun is what runLocked needs of an experiment.
-type lockedRun struct {
-	fs                    linux.FS
+// core is the part of every experiment's run that the framework drives:
+// the host it changes (its sandbox, with the journal), where the lock and
+// the journal live, its progress and step timer, and the fields every
+// result has.
+type core struct {
+	sandbox
 	lockPath, journalPath string
 	prog                  Progress
-	steps                 *stepper
-	// notes receives a note per change of a killed run undone.
-	notes *[]string
-	// journal receives this run's journal (nil when the lock or the replay
-	// failed).
-	journal func(*hostchange.Journal)
+	steps                 stepper
+	rec                   fields
+}
+
+// fields points at the fields every experiment's result has.
+type fields struct {
+	started, finished *time.Time
+	elapsed           *time.Duration
+	steps             *[]StepTime
+	restored          *[]HostChange
+	notes             *[]string
+}
+
+// experiment is what runLocked runs: prepare reads the host, checks and
+// creates; experiment measures; cleanup undoes (core.restore).
+type experiment interface {
+	prepare(context.Context) error
+	experiment(context.Context) error
+	cleanup() error
+}
+
+// newCore fills o's defaults (the live host, the default journal) and
+// starts rec's clock.
+func newCore(o *Common, rec fields) core {
+	o.FS = o.FS.OrDefault()
+	o.JournalPath = cmp.Or(o.JournalPath, DefaultJournalPath)
+	prog := o.Progress
+	if prog == nil {
+		prog = nopProgress{}
+	}
+	*rec.started = time.Now().UTC()
+	return core{sandbox: sandbox{fs: o.FS}, lockPath: o.LockPath, journalPath: o.JournalPath, prog: prog,
+		steps: stepper{prog: prog, out: rec.steps}, rec: rec}
 }
 
 // runLocked is every experiment's skeleton: SIGHUP cancels ctx as SIGINT
 // and SIGTERM do (cmd/dbmem); the machine-wide lock is taken (the wait is
 // a timed step when another process holds it); what a killed run left in
-// the journal is undone; this run's journal starts; body runs; cleanup
-// runs on every exit once the lock is held, its error joined; the lock is
-// released last.
-func runLocked(ctx context.Context, x lockedRun, body func(context.Context) error, cleanup func() error) (err error) {
+// the journal is undone; this run's journal starts; x prepares and runs;
+// x's cleanup runs on every exit once the lock is held, its error joined;
+// the lock is released last.
+func (k *core) runLocked(ctx context.Context, x experiment) (err error) {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stop()
-	l, jr, notes, err := takeHost(ctx, x.fs, x.lockPath, x.journalPath, x.prog, func() { x.steps.begin(LockWaitStep, 0) })
-	x.steps.end()
-	*x.notes = append(*x.notes, notes...)
-	x.journal(jr)
+	l, jr, notes, err := takeHost(ctx, k.fs, k.lockPath, k.journalPath, k.prog, func() { k.steps.begin(LockWaitStep, 0) })
+	k.steps.end()
+	*k.rec.notes = append(*k.rec.notes, notes...)
+	k.jr = jr
 	if err != nil {
 		return err
 	}
 	defer l.Release()
-	defer func() { err = errors.Join(err, cleanup()) }()
-	return body(ctx)
+	defer func() { err = errors.Join(err, x.cleanup()) }()
+	if err := x.prepare(ctx); err != nil {
+		return err
+	}
+	return x.experiment(ctx)
+}
+
+// restore is every experiment's cleanup, with a fresh context (the run's
+// may be cancelled): the last step ends; as the step "restore the host",
+// first runs (nil: nothing), the cluster and the cgroup are removed and
+// the journal's kernel settings put back, newest first; the journal is
+// removed when all was undone; the result's end is stamped.
+func (k *core) restore(first func() error) error {
+	k.steps.end()
+	k.prog.Begin("restore the host", 0)
+	defer k.prog.End()
+	var errs []error
+	if first != nil {
+		errs = append(errs, first())
+	}
+	undone, terrs := k.teardown()
+	errs = append(errs, terrs...)
+	if k.jr != nil {
+		kernel, kerrs := undoKernel(k.fs, k.jr)
+		undone, errs = append(undone, kernel...), append(errs, kerrs...)
+	}
+	*k.rec.restored = append(*k.rec.restored, undone...)
+	if err := errors.Join(errs...); err == nil && k.jr != nil {
+		errs = append(errs, k.jr.Remove())
+	}
+	*k.rec.finished = time.Now().UTC()
+	*k.rec.elapsed = k.rec.finished.Sub(*k.rec.started)
+	return errors.Join(errs...)
 }
 
 // pgTools are the PostgreSQL binaries an experiment runs.

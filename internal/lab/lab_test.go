@@ -115,8 +115,8 @@ func runQuickLab(t *testing.T) *Result {
 	base, journal := labDirs(t)
 	before := readHostState(t, base, journal)
 	start := time.Now()
-	res, err := Run(context.Background(), Options{Quick: true, BaseDir: base, JournalPath: journal,
-		Progress: NewProgress(testLog{t}, false)})
+	res, err := Run(context.Background(), Options{Common: Common{Quick: true, BaseDir: base, JournalPath: journal,
+		Progress: NewProgress(testLog{t}, false)}})
 	if err != nil {
 		t.Fatalf("lab --quick: %v", err)
 	}

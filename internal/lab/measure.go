@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"runtime/debug"
@@ -32,9 +33,7 @@ func (s SettleOptions) withDefaults() SettleOptions {
 	if s.Window <= 0 {
 		s.Window = 2 * time.Second
 	}
-	if s.Threshold == 0 {
-		s.Threshold = 1 << 20
-	}
+	s.Threshold = cmp.Or(s.Threshold, 1<<20)
 	if s.Max <= 0 {
 		s.Max = 15 * time.Second
 	}

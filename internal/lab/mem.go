@@ -20,12 +20,7 @@ type Mem struct {
 // memOf takes the lines the lab uses from m; an error names those missing.
 func memOf(m linux.Meminfo) (Mem, error) {
 	var out Mem
-	var missing []string
-	for _, f := range []struct {
-		key string
-		src *uint64
-		dst *uint64
-	}{
+	missing := copyNeeded([]needed{
 		{"MemTotal", m.MemTotalBytes, &out.MemTotalBytes}, {"MemFree", m.MemFreeBytes, &out.MemFreeBytes},
 		{"MemAvailable", m.MemAvailableBytes, &out.MemAvailableBytes}, {"Buffers", m.BuffersBytes, &out.BuffersBytes},
 		{"Cached", m.CachedBytes, &out.CachedBytes}, {"Shmem", m.ShmemBytes, &out.ShmemBytes},
@@ -34,13 +29,7 @@ func memOf(m linux.Meminfo) (Mem, error) {
 		{"Committed_AS", m.CommittedASBytes, &out.CommittedASBytes}, {"Hugepagesize", m.HugepagesizeBytes, &out.HugepagesizeBytes},
 		{"HugePages_Total", m.HugePagesTotal, &out.HugePagesTotal}, {"HugePages_Free", m.HugePagesFree, &out.HugePagesFree},
 		{"HugePages_Rsvd", m.HugePagesRsvd, &out.HugePagesRsvd}, {"HugePages_Surp", m.HugePagesSurp, &out.HugePagesSurp},
-	} {
-		if f.src == nil {
-			missing = append(missing, f.key)
-			continue
-		}
-		*f.dst = *f.src
-	}
+	})
 	if len(missing) > 0 {
 		return out, fmt.Errorf("/proc/meminfo has no %s line: the lab measures with them (a kernel 3.14+ with huge pages)", strings.Join(missing, ", "))
 	}
@@ -64,22 +53,11 @@ type statusMem struct {
 
 func statusOf(pid int, st linux.Status) (statusMem, error) {
 	var out statusMem
-	var missing []string
-	for _, f := range []struct {
-		key string
-		src *uint64
-		dst *uint64
-	}{
+	missing := copyNeeded([]needed{
 		{"VmRSS", st.VmRSSBytes, &out.VmRSS}, {"RssAnon", st.RssAnonBytes, &out.RssAnon},
 		{"RssShmem", st.RssShmemBytes, &out.RssShmem}, {"VmPTE", st.VmPTEBytes, &out.VmPTE},
 		{"VmSwap", st.VmSwapBytes, &out.VmSwap}, {"HugetlbPages", st.HugetlbPageBytes, &out.Hugetlb},
-	} {
-		if f.src == nil {
-			missing = append(missing, f.key)
-			continue
-		}
-		*f.dst = *f.src
-	}
+	})
 	if len(missing) > 0 {
 		return out, fmt.Errorf("/proc/%d/status has no %s line: the lab measures with them (a kernel 4.5+)", pid, strings.Join(missing, ", "))
 	}
@@ -93,4 +71,23 @@ func readStatusMem(fs linux.FS, pid int) (statusMem, error) {
 		return statusMem{}, err
 	}
 	return statusOf(pid, st)
+}
+
+// needed is a line the lab measures with: its key, its parsed value (nil:
+// absent) and where it goes.
+type needed struct {
+	key      string
+	src, dst *uint64
+}
+
+// copyNeeded copies each value and returns the keys of those absent.
+func copyNeeded(ns []needed) (missing []string) {
+	for _, n := range ns {
+		if n.src == nil {
+			missing = append(missing, n.key)
+			continue
+		}
+		*n.dst = *n.src
+	}
+	return missing
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/dbmem/dbmem/internal/measure"
 
 	"github.com/jackc/pgx/v5"

@@ -1,17 +1,17 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/units"
 )
 
 // OOMOptions choose the OOM experiment (`dbmem lab oom`). Zero values take
 // the defaults of ResolveOOM.
 type OOMOptions struct {
-	Bin, BaseDir string
+	Common
 	// LimitBytes is the memory cgroup the cluster runs in: the "machine"
 	// of the experiment (default 2 GiB, 1 GiB with Quick).
 	LimitBytes uint64
@@ -34,12 +34,6 @@ type OOMOptions struct {
 	// HeadroomBytes is the commit left for everything else on the host
 	// with StrictOvercommit (default DefaultHeadroom).
 	HeadroomBytes uint64
-	Quick         bool
-	FS            linux.FS
-	// LockPath and JournalPath as for Run: the same lock and journal, so a
-	// killed `lab` or `lab oom` is undone by the next of either.
-	LockPath, JournalPath string
-	Progress              Progress
 }
 
 // OOMConfig is the OOM experiment as run, defaults resolved.
@@ -90,9 +84,7 @@ func ResolveOOM(o OOMOptions) (OOMConfig, error) {
 	c.Clients = orInt(c.Clients, 4)
 	c.IdleSessions = orInt(c.IdleSessions, idle)
 	c.BeforeSeconds, c.AfterSeconds = secondsOr(o.Before, secs), secondsOr(o.After, secs)
-	if c.Rows == 0 {
-		c.Rows = FieldReportRows
-	}
+	c.Rows = cmp.Or(c.Rows, FieldReportRows)
 	// pgbench_accounts at about a third of shared_buffers: the load's data
 	// stays cached, as the field report's prewarmed tables.
 	c.Scale = max(1, int(c.SharedBuffersBytes/3/(15<<20)))

@@ -7,18 +7,15 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 )
 
-// readKB reads the keys of a "Key: N kB" file (linux.ReadKV); missing
-// keys are an error naming the file.
-func readKB(fs linux.FS, path string, keys ...string) (map[string]uint64, error) {
-	return linux.ReadKV(fs, path, keys...)
-}
-
+// meminfo and procStatus read the keys of /proc/meminfo and of a
+// process's status (linux.ReadKV); missing keys are an error naming the
+// file.
 func meminfo(fs linux.FS, keys ...string) (map[string]uint64, error) {
-	return readKB(fs, fs.ProcPath("meminfo"), keys...)
+	return linux.ReadKV(fs, fs.ProcPath("meminfo"), keys...)
 }
 
 func procStatus(fs linux.FS, pid int, keys ...string) (map[string]uint64, error) {
-	return readKB(fs, fs.ProcPath(strconv.Itoa(pid), "status"), keys...)
+	return linux.ReadKV(fs, fs.ProcPath(strconv.Itoa(pid), "status"), keys...)
 }
 
 // tree is pid and all its descendants alive now.

@@ -43,7 +43,7 @@ func value(t *testing.T, fs linux.FS, name string) string {
 // run does, journaled.
 func armedGuard(t *testing.T, fs linux.FS, journal string) (*oomRun, *strictGuard) {
 	t.Helper()
-	r := newOOMRun(OOMOptions{FS: fs, JournalPath: journal})
+	r := newOOMRun(OOMOptions{Common: Common{FS: fs, JournalPath: journal}})
 	r.jr = testJournal(t, journal)
 	g := &strictGuard{fs: fs, headroom: DefaultHeadroom, run: &OOMRun{}}
 	if err := g.apply(r, StrictPlan{ModeBefore: "0", RatioBefore: "50", Ratio: 31}); err != nil {
@@ -160,7 +160,7 @@ func TestOOMHelperProcess(t *testing.T) {
 	if os.Getenv("DBMEM_LAB_OOM_HELPER") != "1" {
 		t.Skip("helper process for TestKilledOOMRunIsRestored")
 	}
-	RunOOM(context.Background(), OOMOptions{Quick: true, Before: time.Minute, BaseDir: os.Getenv("DBMEM_LAB_BASE"), JournalPath: os.Getenv("DBMEM_LAB_JOURNAL")})
+	RunOOM(context.Background(), OOMOptions{Common: Common{Quick: true, BaseDir: os.Getenv("DBMEM_LAB_BASE"), JournalPath: os.Getenv("DBMEM_LAB_JOURNAL")}, Before: time.Minute})
 }
 
 // panicAt panics when a step starting with prefix begins: a bug in the
@@ -190,7 +190,7 @@ func TestInterruptedOOMRunRestores(t *testing.T) {
 			before := readOOMHostState(t, base, jpath)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			o := OOMOptions{Quick: true, BaseDir: base, JournalPath: jpath}
+			o := OOMOptions{Common: Common{Quick: true, BaseDir: base, JournalPath: jpath}}
 			o.Progress = cancelAt{prefix: "unprotected: pgbench", cancel: cancel}
 			if how == "panic" {
 				o.Progress = panicAt{prefix: "unprotected: pgbench"}

@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postmortem"
 	"github.com/dbmem/dbmem/internal/safeexec"
@@ -17,16 +16,14 @@ import (
 
 // oomRun is one `lab oom` run's state.
 type oomRun struct {
-	sandbox
-	opt   OOMOptions
-	cfg   OOMConfig
-	res   *OOMResult
-	prog  Progress
-	steps stepper
-	cred  *syscall.Credential
-	zone  string
-	boot  time.Time
-	base  baseline
+	core
+	opt  OOMOptions
+	cfg  OOMConfig
+	res  *OOMResult
+	cred *syscall.Credential
+	zone string
+	boot time.Time
+	base baseline
 	// strict is the real strict overcommit guard (StrictOvercommit only).
 	strict *strictGuard
 }
@@ -50,32 +47,14 @@ const LockWaitStep = "wait for the machine-wide lock"
 // outright is undone by the next `dbmem lab` or `dbmem lab --restore`.
 func RunOOM(ctx context.Context, o OOMOptions) (*OOMResult, error) {
 	r := newOOMRun(o)
-	x := lockedRun{fs: r.fs, lockPath: o.LockPath, journalPath: r.opt.JournalPath, prog: r.prog, steps: &r.steps,
-		notes: &r.res.Notes, journal: func(j *hostchange.Journal) { r.jr = j }}
-	err := runLocked(ctx, x, func(ctx context.Context) error {
-		if err := r.prepare(ctx); err != nil {
-			return err
-		}
-		return r.experiment(ctx)
-	}, r.cleanup)
+	err := r.runLocked(ctx, r)
 	return r.res, err
 }
 
 func newOOMRun(o OOMOptions) *oomRun {
-	if o.FS.Proc == "" {
-		o.FS = linux.DefaultFS()
-	}
-	if o.JournalPath == "" {
-		o.JournalPath = DefaultJournalPath
-	}
-	r := &oomRun{opt: o, prog: o.Progress}
-	r.fs = o.FS
-	if r.prog == nil {
-		r.prog = nopProgress{}
-	}
-	r.res = &OOMResult{Schema: OOMSchema, StartedAt: time.Now().UTC()}
-	r.steps = stepper{prog: r.prog, out: &r.res.Steps}
-	return r
+	res := &OOMResult{Schema: OOMSchema}
+	k := newCore(&o.Common, fields{&res.StartedAt, &res.FinishedAt, &res.Elapsed, &res.Steps, &res.Restored, &res.Notes})
+	return &oomRun{core: k, opt: o, res: res}
 }
 
 // prepare checks what the experiment needs before it changes anything.
@@ -190,36 +169,10 @@ func (r *oomRun) protect(ctx context.Context) error {
 	return r.start(ctx, p.AddressSpaceLimitBytes)
 }
 
-// cleanup stops and removes the cluster and the cgroup, restores the
-// kernel settings and removes the journal, with a fresh context.
-func (r *oomRun) cleanup() error {
-	r.steps.end()
-	r.prog.Begin("restore the host", 0)
-	defer r.prog.End()
-	var errs []error
-	if r.strict != nil {
-		errs = append(errs, r.strict.disarm())
-	}
-	undone, terrs := r.teardown()
-	r.res.Restored, errs = append(r.res.Restored, undone...), append(errs, terrs...)
-	errs = append(errs, r.undoChanges()...)
-	if err := errors.Join(errs...); err == nil && r.jr != nil {
-		errs = append(errs, r.jr.Remove())
-	}
-	r.res.FinishedAt = time.Now().UTC()
-	r.res.Elapsed = r.res.FinishedAt.Sub(r.res.StartedAt)
-	return errors.Join(errs...)
-}
-
-// undoChanges restores the kernel settings the run changed, newest first.
-func (r *oomRun) undoChanges() []error {
-	if r.jr == nil {
-		return nil
-	}
-	undone, errs := undoKernel(r.fs, r.jr)
-	r.res.Restored = append(r.res.Restored, undone...)
-	return errs
-}
+// cleanup puts strict overcommit back if it is still set, stops and
+// removes the cluster and the cgroup, restores the kernel settings and
+// removes the journal.
+func (r *oomRun) cleanup() error { return r.restore(r.strict.disarm) }
 
 // sleep waits d unless ctx ends first.
 func sleep(ctx context.Context, d time.Duration) error {

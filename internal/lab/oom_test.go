@@ -69,7 +69,7 @@ func TestQuickOOM(t *testing.T) {
 	base, journal := labDirs(t)
 	before := readOOMHostState(t, base, journal)
 	start := time.Now()
-	res, err := RunOOM(context.Background(), OOMOptions{Quick: true, BaseDir: base, JournalPath: journal, Progress: NewProgress(testLog{t}, false)})
+	res, err := RunOOM(context.Background(), OOMOptions{Common: Common{Quick: true, BaseDir: base, JournalPath: journal, Progress: NewProgress(testLog{t}, false)}})
 	t.Logf("lab oom --quick took %s (budget: 2 minutes on the test machine)", time.Since(start).Round(time.Second))
 	if err != nil {
 		t.Fatalf("lab oom --quick: %v", err)
@@ -236,8 +236,8 @@ func TestStrictOvercommitForReal(t *testing.T) {
 	kerneltest.Lock(t)
 	base, journal := labDirs(t)
 	before := readOOMHostState(t, base, journal)
-	res, err := RunOOM(context.Background(), OOMOptions{Quick: true, StrictOvercommit: true, BaseDir: base, JournalPath: journal,
-		Progress: NewProgress(testLog{t}, false)})
+	res, err := RunOOM(context.Background(), OOMOptions{StrictOvercommit: true, Common: Common{Quick: true, BaseDir: base, JournalPath: journal,
+		Progress: NewProgress(testLog{t}, false)}})
 	if after := readOOMHostState(t, base, journal); after != before {
 		t.Errorf("host changed by the lab: before %+v, after %+v", before, after)
 	}

@@ -1,8 +1,10 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/hostchange"
@@ -19,13 +21,30 @@ const (
 	ModeOn  Mode = "on"
 )
 
-// Options choose the experiment. Zero values take defaults sized to the
-// host (see Resolve).
-type Options struct {
+// Common are the options every experiment has.
+type Common struct {
 	// Bin is the PostgreSQL binary directory (--pg-bin); "" finds one.
 	Bin string
 	// BaseDir holds the throwaway cluster (default os.TempDir()).
 	BaseDir string
+	// Quick sizes everything for CI.
+	Quick bool
+	// FS is where /proc and /sys are read and written (the live host).
+	FS linux.FS
+	// LockPath is the machine-wide lock taken while the host is changed;
+	// "" when the caller already holds it (tests hold it through
+	// internal/kerneltest). JournalPath records changes to undo if the
+	// lab is killed: the same lock and journal for every experiment, so a
+	// killed one is undone by the next of any.
+	LockPath, JournalPath string
+	// Progress reports the long steps (nil: silent).
+	Progress Progress
+}
+
+// Options choose the experiment. Zero values take defaults sized to the
+// host (see Resolve); Quick takes about a minute.
+type Options struct {
+	Common
 	// SharedBuffersBytes is shared_buffers; 0: min(25% of MemAvailable,
 	// DefaultSharedBuffersCap), 1 GiB with Quick.
 	SharedBuffersBytes uint64
@@ -40,19 +59,7 @@ type Options struct {
 	NoBench       bool
 	BenchDuration time.Duration // default 15 s, 5 s with Quick
 	BenchClients  int           // default 4
-	// Quick sizes everything for CI: about a minute.
-	Quick bool
-	// FS is where /proc and /sys are read and written (the live host).
-	FS linux.FS
-	// LockPath is the machine-wide lock taken while the huge page pool is
-	// changed; "" when the caller already holds it (tests hold it through
-	// internal/kerneltest).
-	LockPath string
-	// JournalPath records changes to undo if the lab is killed.
-	JournalPath string
-	Settle      SettleOptions
-	// Progress reports the long steps (nil: silent).
-	Progress Progress
+	Settle        SettleOptions
 }
 
 // Default paths. The lock is the one internal/kerneltest takes, so a lab run
@@ -114,9 +121,7 @@ func Resolve(o Options, m Mem) (Config, error) {
 	if len(c.Modes) == 0 {
 		c.Modes = []Mode{ModeOff, ModeOn}
 	}
-	if c.BenchRuns == 0 {
-		c.BenchRuns = runs
-	}
+	c.BenchRuns = cmp.Or(c.BenchRuns, runs)
 	if o.NoBench {
 		c.BenchRuns = 0
 	}
@@ -124,9 +129,7 @@ func Resolve(o Options, m Mem) (Config, error) {
 	if o.BenchDuration > 0 {
 		c.BenchSeconds = o.BenchDuration.Seconds()
 	}
-	if c.BenchClients == 0 {
-		c.BenchClients = 4
-	}
+	c.BenchClients = cmp.Or(c.BenchClients, 4)
 	c.MaxConnections = c.Connections + c.BenchClients + 10
 	c.Scale = max(1, int(math.Round(0.8*float64(c.SharedBuffersBytes)/BytesPerScale)))
 	return c, c.validate()
@@ -153,11 +156,4 @@ func (c Config) validate() error {
 func (c Config) TableBytes() uint64 { return uint64(c.Scale) * BytesPerScale }
 
 // Has reports whether the mode is part of the experiment.
-func (c Config) Has(m Mode) bool {
-	for _, x := range c.Modes {
-		if x == m {
-			return true
-		}
-	}
-	return false
-}
+func (c Config) Has(m Mode) bool { return slices.Contains(c.Modes, m) }

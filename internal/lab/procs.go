@@ -2,8 +2,9 @@ package lab
 
 import (
 	"fmt"
-	"github.com/dbmem/dbmem/internal/measure"
 	"strconv"
+
+	"github.com/dbmem/dbmem/internal/measure"
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/postgres"

@@ -20,7 +20,7 @@ import (
 // tinyOptions is the smallest experiment: enough to grow the pool and start
 // a server with huge pages.
 func tinyOptions(base, journal string) Options {
-	return Options{SharedBuffersBytes: 128 << 20, Connections: 2, NoBench: true, BaseDir: base, JournalPath: journal,
+	return Options{SharedBuffersBytes: 128 << 20, Connections: 2, NoBench: true, Common: Common{BaseDir: base, JournalPath: journal},
 		Settle: SettleOptions{Interval: 50 * time.Millisecond, Window: 200 * time.Millisecond, Max: 500 * time.Millisecond}}
 }
 
@@ -147,7 +147,7 @@ func TestTopUpWhenPagesTaken(t *testing.T) {
 	fs := linux.FS{Proc: root, Sys: root, Root: root}
 	path := fs.SysctlPath("vm.nr_hugepages")
 	journal := filepath.Join(t.TempDir(), "lab.journal")
-	r := newRun(Options{FS: fs, JournalPath: journal})
+	r := newRun(Options{Common: Common{FS: fs, JournalPath: journal}})
 	r.pages = 536
 	r.jr = testJournal(t, journal)
 	r.jr.Entries = []hostchange.Entry{{Kernel: &hostchange.Kernel{Setting: poolSetting, Before: "0", Set: "536"}}}

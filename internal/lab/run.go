@@ -9,25 +9,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbmem/dbmem/internal/hostchange"
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 )
 
 // run is one lab run's state.
 type run struct {
-	opt  Options
-	fs   linux.FS
-	cfg  Config
-	res  *Result
-	prog Progress
-	c    *pgcluster.Cluster
-	jr   *hostchange.Journal
+	core
+	opt Options
+	cfg Config
+	res *Result
 	// pages is the cluster's huge page need, pageSource where it came from.
 	pages      int
 	pageSource string
 	grown      bool
-	steps      stepper
 }
 
 // Run runs the experiment: a throwaway cluster, loaded once, measured with
@@ -37,34 +32,17 @@ type run struct {
 // Result is returned with what was measured even when err is not nil.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	r := newRun(o)
-	x := lockedRun{fs: r.fs, lockPath: o.LockPath, journalPath: r.opt.JournalPath, prog: r.prog, steps: &r.steps,
-		notes: &r.res.Notes, journal: func(j *hostchange.Journal) { r.jr = j }}
-	err := runLocked(ctx, x, func(ctx context.Context) error {
-		if err := r.prepare(ctx); err != nil {
-			return err
-		}
-		return r.experiment(ctx)
-	}, r.cleanup)
+	err := r.runLocked(ctx, r)
 	return r.res, err
 }
 
 func newRun(o Options) *run {
-	if o.FS.Proc == "" {
-		o.FS = linux.DefaultFS()
-	}
-	if o.JournalPath == "" {
-		o.JournalPath = DefaultJournalPath
-	}
 	if o.Quick && o.Settle.Max == 0 {
 		o.Settle.Max = 6 * time.Second
 	}
-	r := &run{opt: o, fs: o.FS, prog: o.Progress}
-	if r.prog == nil {
-		r.prog = nopProgress{}
-	}
-	r.res = &Result{Schema: Schema, StartedAt: time.Now().UTC()}
-	r.steps = stepper{prog: r.prog, out: &r.res.Steps}
-	return r
+	res := &Result{Schema: Schema}
+	k := newCore(&o.Common, fields{&res.StartedAt, &res.FinishedAt, &res.Elapsed, &res.Steps, &res.Restored, &res.Notes})
+	return &run{core: k, opt: o, res: res}
 }
 
 // prepare reads the host, resolves the configuration, creates the cluster
@@ -135,11 +113,10 @@ func fullVersion(bin string, major int) string {
 // create makes the cluster, journals it and asks it for its huge pages.
 func (r *run) create(ctx context.Context) error {
 	r.steps.begin("create cluster (initdb)", 0)
-	c, err := pgcluster.Create(ctx, pgcluster.Options{Bin: r.opt.Bin, BaseDir: r.opt.BaseDir, Settings: r.settings(), Journal: journalCluster(r.jr)})
-	if err != nil {
+	if err := r.createCluster(ctx, r.opt.Bin, r.opt.BaseDir, r.settings()); err != nil {
 		return err
 	}
-	r.c = c
+	var err error
 	if r.pages, r.pageSource, err = r.hugePagesNeeded(ctx); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -95,11 +96,4 @@ func (a *Account) may(st *syscall.Stat_t, bit uint32) bool {
 	return mode&bit != 0
 }
 
-func (a *Account) inGroup(gid uint32) bool {
-	for _, g := range a.GIDs {
-		if g == gid {
-			return true
-		}
-	}
-	return false
-}
+func (a *Account) inGroup(gid uint32) bool { return slices.Contains(a.GIDs, gid) }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -71,7 +72,7 @@ func ReadCgroupMemory(fs FS, pid int) (CgroupMemory, bool, error) {
 	}
 	lines := ParseProcCgroup(bytes.NewReader(b))
 	for _, l := range lines {
-		if contains(l.Controllers, "memory") {
+		if slices.Contains(l.Controllers, "memory") {
 			return readCgroup(fs, cgroupV1Root, l.Path, cgroupV1Files), true, nil
 		}
 	}
@@ -90,7 +91,7 @@ func ReadCgroupMemory(fs FS, pid int) (CgroupMemory, bool, error) {
 func cgroupV2Root(fs FS, controller string) (string, bool) {
 	for _, root := range []string{"fs/cgroup", "fs/cgroup/unified"} {
 		b, err := fs.ReadFile(fs.SysPath(root, "cgroup.controllers"))
-		if err == nil && contains(strings.Fields(string(b)), controller) {
+		if err == nil && slices.Contains(strings.Fields(string(b)), controller) {
 			return root, true
 		}
 	}
@@ -174,13 +175,4 @@ func optKey(stat map[string]uint64, key string) *uint64 {
 		return &v
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

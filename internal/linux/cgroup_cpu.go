@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -19,7 +20,7 @@ func ReadCgroupCPUs(fs FS, pid int) (cpus int, at string, ok bool, err error) {
 	}
 	lines := ParseProcCgroup(bytes.NewReader(b))
 	for _, l := range lines {
-		if contains(l.Controllers, "cpu") {
+		if slices.Contains(l.Controllers, "cpu") {
 			for _, root := range []string{"fs/cgroup/cpu,cpuacct", "fs/cgroup/cpu"} {
 				if fs.Exists(fs.SysPath(root)) {
 					c, at, ok := lowestQuota(fs, root, l.Path, readV1Quota)

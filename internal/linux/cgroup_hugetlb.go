@@ -3,6 +3,7 @@ package linux
 import (
 	"bytes"
 	"fmt"
+	"slices"
 )
 
 // CgroupHugetlb is the hugetlb controller's view of a process's cgroup for
@@ -79,7 +80,7 @@ func ReadCgroupHugetlb(fs FS, pid int, pageSizes []uint64) ([]CgroupHugetlb, boo
 // the hugetlb controller, else the unified hierarchy when it has it.
 func hugetlbHierarchy(fs FS, lines []CgroupLine) (root, cg string, version int, ok bool) {
 	for _, l := range lines {
-		if contains(l.Controllers, "hugetlb") {
+		if slices.Contains(l.Controllers, "hugetlb") {
 			return "fs/cgroup/hugetlb", l.Path, 1, true
 		}
 	}

@@ -3,6 +3,7 @@ package linux
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -63,7 +64,7 @@ func ReadCgroupInfo(fs FS, pid int, pageSizes []uint64) (CgroupInfo, []Gap, erro
 // "mariadb.service"), or "".
 func SystemdUnit(lines []CgroupLine) string {
 	for _, l := range lines {
-		if l.ID != 0 && !contains(l.Controllers, "name=systemd") {
+		if l.ID != 0 && !slices.Contains(l.Controllers, "name=systemd") {
 			continue
 		}
 		parts := strings.Split(l.Path, "/")
@@ -153,7 +154,7 @@ func parseMountinfo(s string) (rootType string, sysRO bool) {
 	return rootType, sysRO
 }
 
-func hasOption(opts, o string) bool { return contains(strings.Split(opts, ","), o) }
+func hasOption(opts, o string) bool { return slices.Contains(strings.Split(opts, ","), o) }
 
 // String describes the environment in a few words.
 func (e Environment) String() string {

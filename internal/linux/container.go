@@ -1,6 +1,8 @@
 package linux
 
 import (
+	"slices"
+
 	"github.com/dbmem/dbmem/internal/units"
 
 	"path"
@@ -133,7 +135,7 @@ func ContainerOf(lines []CgroupLine) (Container, bool) {
 		if !ok {
 			continue
 		}
-		if !found || contains(l.Controllers, "memory") || (c.Kubernetes && !best.Kubernetes) {
+		if !found || slices.Contains(l.Controllers, "memory") || (c.Kubernetes && !best.Kubernetes) {
 			best, found = c, true
 		}
 	}

@@ -2,6 +2,7 @@ package linux
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -80,6 +81,15 @@ type Files interface {
 // DefaultFS returns the roots of the running host.
 func DefaultFS() FS { return FS{Proc: "/proc", Sys: "/sys", Root: "/"} }
 
+// OrDefault is fs, or DefaultFS when fs was left empty (no procfs root):
+// every Options' zero value reads the running host.
+func (fs FS) OrDefault() FS {
+	if fs.Proc == "" {
+		return DefaultFS()
+	}
+	return fs
+}
+
 // ProcPath joins elements under the procfs root.
 func (fs FS) ProcPath(elem ...string) string {
 	return filepath.Join(append([]string{fs.Proc}, elem...)...)
@@ -94,9 +104,7 @@ func (fs FS) SysPath(elem ...string) string {
 // to where it can be read under Root.
 func (fs FS) HostPath(abs string) string {
 	root := fs.Root
-	if root == "" {
-		root = "/"
-	}
+	root = cmp.Or(root, "/")
 	return filepath.Join(root, strings.TrimPrefix(abs, "/"))
 }
 

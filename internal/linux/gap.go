@@ -54,11 +54,7 @@ func KindOf(err error) GapKind {
 	return GapFailed
 }
 
-// GapOf is the gap of what, which err kept dbmem from reading.
-func GapOf(what string, err error) Gap {
-	return gapFor(what, err)
-}
-
+// gapFor is the gap of what, which err kept dbmem from reading.
 func gapFor(what string, err error) Gap {
 	switch k := KindOf(err); k {
 	case GapDenied:

@@ -21,7 +21,7 @@ func TestGapKind(t *testing.T) {
 		{fmt.Errorf("read /proc/1/maps: %w after 2s", ErrReadTimeout), GapTimeout},
 		{errors.New("permission: not present"), GapFailed}, // words are not a kind
 	} {
-		g := GapOf("x", c.err)
+		g := gapFor("x", c.err)
 		if g.Kind != c.want || !g.Is(c.want) {
 			t.Errorf("%v: kind %q, want %q", c.err, g.Kind, c.want)
 		}

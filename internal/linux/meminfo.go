@@ -178,7 +178,7 @@ func parseMeminfo(r io.Reader) (Meminfo, error) {
 		if m.ShmemBytes != nil {
 			c -= min(c, *m.ShmemBytes)
 		}
-		m.MemAvailableEstimateBytes = ptr(*m.MemFreeBytes + c)
+		m.MemAvailableEstimateBytes = new(*m.MemFreeBytes + c)
 	}
 	return m, nil
 }

@@ -23,7 +23,7 @@ func meminfoPool(m Meminfo, sysctls Sysctls) (p HugePool, missing []string, ok b
 		return HugePool{}, missing, false
 	}
 	p = HugePool{PageSizeBytes: *m.HugepagesizeBytes, Node: -1, Total: *m.HugePagesTotal, Free: *m.HugePagesFree,
-		Reserved: ptr(*m.HugePagesRsvd), Surplus: *m.HugePagesSurp, Source: PoolFromMeminfo}
+		Reserved: new(*m.HugePagesRsvd), Surplus: *m.HugePagesSurp, Source: PoolFromMeminfo}
 	if v, ok := sysctls.Uint("vm.nr_overcommit_hugepages"); ok {
 		p.Overcommit = &v
 	}

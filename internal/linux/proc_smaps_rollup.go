@@ -95,11 +95,8 @@ func parseSmapsRollup(r io.Reader) (SmapsRollup, error) {
 func (s *SmapsRollup) set(key []byte, v uint64) {
 	for _, l := range rollupLines {
 		if l.key == string(key) {
-			*l.field(s) = ptr(v)
+			*l.field(s) = new(v)
 			return
 		}
 	}
 }
-
-// ptr returns a pointer to a copy of v (allocated only when called).
-func ptr(v uint64) *uint64 { return &v }

@@ -84,10 +84,5 @@ func placeFiles(o Own) []string {
 }
 
 func hasWord(list, w string) bool {
-	for _, x := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
-		if x == w {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }), w)
 }

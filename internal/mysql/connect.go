@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -125,9 +126,7 @@ func (c Connector) open(ctx context.Context, a attempt) (*sql.DB, error) {
 		}
 	}
 	cfg.Timeout = c.Options.Timeout
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 5 * time.Second
-	}
+	cfg.Timeout = cmp.Or(cfg.Timeout, 5*time.Second)
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,9 @@
 package mysql
 
-import "errors"
+import (
+	"errors"
+	"slices"
+)
 
 // errTransient marks a server binary run that exits, not a server.
 var errTransient = errors.New("a mysqld run that exits, not a server")
@@ -16,10 +19,5 @@ var transientOptions = map[string]bool{
 // isTransient reports whether a server command line (argv[0] first) is a
 // run that exits rather than a server.
 func isTransient(args []string) bool {
-	for _, a := range args[min(1, len(args)):] {
-		if transientOptions[a] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(args[min(1, len(args)):], func(a string) bool { return transientOptions[a] })
 }

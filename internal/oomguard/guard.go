@@ -2,12 +2,12 @@ package oomguard
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/safeexec"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // Value is a setting and where it came from ("systemctl show", a unit
@@ -92,7 +92,7 @@ func sysctlInt(fs linux.FS, name string, g *Guard) *int {
 		g.Gaps = append(g.Gaps, linux.Gap{What: name, Why: err.Error(), Kind: linux.KindOf(err)})
 		return nil
 	}
-	return atoi(v)
+	return units.AtoiPtr(strings.TrimSpace(v))
 }
 
 // sysctlIntQuiet reads a sysctl kernels before 6.6 do not have.
@@ -101,15 +101,7 @@ func sysctlIntQuiet(fs linux.FS, name string) *int {
 	if err != nil {
 		return nil
 	}
-	return atoi(v)
-}
-
-func atoi(s string) *int {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
-		return nil
-	}
-	return &n
+	return units.AtoiPtr(strings.TrimSpace(v))
 }
 
 // maxShow bounds what is kept of one `systemctl show` (a few KiB in

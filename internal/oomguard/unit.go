@@ -2,6 +2,7 @@ package oomguard
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"strings"
 	"time"
@@ -76,9 +77,7 @@ func showUnit(ctx context.Context, o Options, u *UnitAudit) bool {
 		}
 	}
 	u.Slice = u.Values["Slice"].Value
-	if u.Slice == "" {
-		u.Slice = "system.slice"
-	}
+	u.Slice = cmp.Or(u.Slice, "system.slice")
 	if out, err := o.Run(ctx, "systemctl", append([]string{"show", u.Slice, "--"}, propArgs(SliceKeys)...)...); err == nil {
 		if ms, _ := sdunit.ParseShow(bytes.NewReader(out)); len(ms) > 0 {
 			for _, k := range SliceKeys {

@@ -1,6 +1,9 @@
 package oomlog
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // memcgFrames are the functions on the stack of a memory cgroup OOM:
 // mem_cgroup_out_of_memory (3.x+), mem_cgroup_oom_synchronize (the v1
@@ -42,10 +45,5 @@ func isOOMFrame(body string) bool {
 }
 
 func containsAny(s string, subs []string) bool {
-	for _, x := range subs {
-		if strings.Contains(s, x) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(subs, func(x string) bool { return strings.Contains(s, x) })
 }

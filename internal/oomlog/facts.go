@@ -1,5 +1,7 @@
 package oomlog
 
+import "github.com/dbmem/dbmem/internal/units"
+
 // KillFacts are numbers about a kill that a report turns into words, e.g.
 // "the kill freed almost nothing: 93% of the victim's RSS was shared
 // memory". Each is nil when the figures it needs were not printed.
@@ -29,7 +31,7 @@ func (e Event) Facts() (f KillFacts, ok bool) {
 		return f, false
 	}
 	if v.AnonRSSBytes != nil && v.FileRSSBytes != nil {
-		rss := *v.AnonRSSBytes + *v.FileRSSBytes + deref(v.ShmemRSSBytes)
+		rss := *v.AnonRSSBytes + *v.FileRSSBytes + units.Deref(v.ShmemRSSBytes)
 		f.RSSBytes = &rss
 		if v.ShmemRSSBytes != nil && rss > 0 {
 			share := float64(*v.ShmemRSSBytes) / float64(rss)
@@ -37,11 +39,11 @@ func (e Event) Facts() (f KillFacts, ok bool) {
 		}
 	}
 	if v.AnonRSSBytes != nil {
-		freed := *v.AnonRSSBytes + deref(v.PgtablesBytes)
+		freed := *v.AnonRSSBytes + units.Deref(v.PgtablesBytes)
 		f.FreedBytes, f.FreedIncludesPgtables = &freed, v.PgtablesBytes != nil
 	}
 	if r := e.Reaped; r != nil && f.RSSBytes != nil {
-		after := r.AnonRSSBytes + r.FileRSSBytes + deref(r.ShmemRSSBytes)
+		after := r.AnonRSSBytes + r.FileRSSBytes + units.Deref(r.ShmemRSSBytes)
 		gone := uint64(0)
 		if after < *f.RSSBytes {
 			gone = *f.RSSBytes - after
@@ -67,10 +69,10 @@ func (e Event) TotalsByName() map[string]TaskTotals {
 		s := out[t.Name]
 		s.Count++
 		s.RSSBytes += t.RSSBytes
-		s.RSSAnonBytes += deref(t.RSSAnonBytes)
-		s.RSSShmemBytes += deref(t.RSSShmemBytes)
-		s.PgtablesBytes += deref(t.PgtablesBytes)
-		s.SwapBytes += deref(t.SwapBytes)
+		s.RSSAnonBytes += units.Deref(t.RSSAnonBytes)
+		s.RSSShmemBytes += units.Deref(t.RSSShmemBytes)
+		s.PgtablesBytes += units.Deref(t.PgtablesBytes)
+		s.SwapBytes += units.Deref(t.SwapBytes)
 		s.TotalVMBytes += t.TotalVMBytes
 		out[t.Name] = s
 	}

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 var (
@@ -31,7 +33,7 @@ func parseSelect(body string) (*Selected, bool) {
 	if m == nil || strings.Contains(body, "sharing same memory") {
 		return nil, false
 	}
-	s := &Selected{Name: m[2], Score: atoiPtr(m[3])}
+	s := &Selected{Name: m[2], Score: units.AtoiPtr(m[3])}
 	s.PID, _ = strconv.Atoi(m[1])
 	return s, true
 }
@@ -58,7 +60,7 @@ func parseKilled(body string) (v *Victim, cut bool, ok bool) {
 	v = &Victim{Message: strings.TrimSuffix(strings.TrimSpace(body[:loc[0]]), ":")}
 	v.PID, _ = strconv.Atoi(body[loc[2]:loc[3]])
 	if loc[4] >= 0 {
-		v.UID = atoiPtr(body[loc[4]:loc[5]])
+		v.UID = units.AtoiPtr(body[loc[4]:loc[5]])
 	}
 	rest := body[loc[1]:]
 	end := nameEndRe.FindStringIndex(rest)

@@ -128,16 +128,9 @@ func (p *parser) tooFar(l line) bool {
 func gap(a, b Stamp) (time.Duration, bool) {
 	switch {
 	case !a.Wall.IsZero() && !b.Wall.IsZero():
-		return abs(b.Wall.Sub(a.Wall)), true
+		return b.Wall.Sub(a.Wall).Abs(), true
 	case a.HasMonotonic && b.HasMonotonic:
-		return abs(b.Monotonic - a.Monotonic), true
+		return (b.Monotonic - a.Monotonic).Abs(), true
 	}
 	return 0, false
-}
-
-func abs(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
-	}
-	return d
 }

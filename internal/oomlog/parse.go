@@ -1,6 +1,7 @@
 package oomlog
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -46,9 +47,7 @@ func (o Options) Parse(r io.Reader) ([]Event, error) {
 // ParseStats is Parse that also says how many lines were read and how many
 // were too long to be part of a report and were skipped.
 func (o Options) ParseStats(r io.Reader) ([]Event, Stats, error) {
-	if o.PageSize == 0 {
-		o.PageSize = 4096
-	}
+	o.PageSize = cmp.Or(o.PageSize, 4096)
 	if o.Location == nil {
 		o.Location = time.UTC
 	}

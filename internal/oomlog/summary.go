@@ -3,6 +3,8 @@ package oomlog
 import (
 	"strconv"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // applySummary reads the one-line summary (4.19+):
@@ -45,7 +47,7 @@ func applySummaryField(e *Event, s *Summary, k, v string) {
 	case "pid":
 		s.PID, _ = strconv.Atoi(v)
 	case "uid":
-		s.UID = atoiPtr(v)
+		s.UID = units.AtoiPtr(v)
 	}
 }
 

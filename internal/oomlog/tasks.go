@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // The task table headers, as mm/oom_kill.c printed them ("[ pid ]" became
@@ -122,17 +124,10 @@ func setColumn(t *Task, col string, v int64, pageSize uint64) {
 	case "pgtables_bytes":
 		t.PgtablesBytes = U64(pages)
 	case "nr_ptes", "nr_pmds":
-		t.PgtablesBytes = U64(pages*pageSize + deref(t.PgtablesBytes))
+		t.PgtablesBytes = U64(pages*pageSize + units.Deref(t.PgtablesBytes))
 	case "swapents":
 		t.SwapBytes = U64(pages * pageSize)
 	case "oom_score_adj":
 		t.OOMScoreAdj = Int(int(v))
 	}
-}
-
-func deref(p *uint64) uint64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }

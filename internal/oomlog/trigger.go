@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 var (
@@ -77,8 +79,8 @@ func applyCPULine(e *Event, body string) bool {
 	if t == nil || t.PID != nil || strings.TrimSpace(comm) != strings.TrimSpace(t.Name) {
 		return true
 	}
-	t.PID = atoiPtr(pid)
-	t.UID = atoiPtr(uid)
+	t.PID = units.AtoiPtr(pid)
+	t.UID = units.AtoiPtr(uid)
 	return true
 }
 
@@ -92,14 +94,6 @@ func applyCpusetLine(e *Event, body string) bool {
 		e.Cpuset, e.MemsAllowed = m[2], m[3]
 	}
 	return true
-}
-
-func atoiPtr(s string) *int {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return nil
-	}
-	return &n
 }
 
 // applyUsage reads a cgroup's "memory: usage" or "swap: usage" line.

@@ -222,3 +222,13 @@ func TestFallbacks(t *testing.T) {
 		t.Errorf("message %q", root.Error())
 	}
 }
+
+// classifyVMA decides how the fast path treats a mapping.
+func classifyVMA(m linux.Mapping) vmaAction {
+	return classify(m.Shared(), m.Dev, m.Inode, m.Path, m.End)
+}
+
+// vmaOf is what parseMapsActions makes of a parsed maps line.
+func vmaOf(m linux.Mapping) vma {
+	return vma{start: m.Start, end: m.End, act: classifyVMA(m), code: isCode(m.Perms, m.Inode)}
+}

@@ -1,7 +1,5 @@
 package pagecost
 
-import "github.com/dbmem/dbmem/internal/linux"
-
 // vmaAction says what the fast path does with one mapping.
 type vmaAction int
 
@@ -28,16 +26,6 @@ const (
 // taskSizeLimit is the end of the x86-64 user address space with 5-level
 // paging; mappings above it ([vsyscall]) have no pagemap entries.
 const taskSizeLimit = uint64(1) << 56
-
-// classifyVMA decides how the fast path treats a mapping.
-func classifyVMA(m linux.Mapping) vmaAction {
-	return classify(m.Shared(), m.Dev, m.Inode, m.Path, m.End)
-}
-
-// vmaOf is what parseMapsActions makes of a parsed maps line.
-func vmaOf(m linux.Mapping) vma {
-	return vma{start: m.Start, end: m.End, act: classifyVMA(m), code: isCode(m.Perms, m.Inode)}
-}
 
 // isCode reports whether a mapping is program or library text: private,
 // executable, not writable, backed by a file. Its pages are file pages

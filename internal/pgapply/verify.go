@@ -1,6 +1,7 @@
 package pgapply
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -23,9 +24,7 @@ func sameValue(want, got, unit string) bool {
 		return true
 	}
 	base := unit
-	if base == "" {
-		base = "kB"
-	}
+	base = cmp.Or(base, "kB")
 	a, err1 := units.ParsePG(want, base)
 	b, err2 := units.ParsePG(got, base)
 	if err1 == nil && err2 == nil && (unit != "" || hasUnit(want) || hasUnit(got)) {

@@ -2,13 +2,15 @@ package pgcluster
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -96,9 +98,7 @@ func credential(name string) (*syscall.Credential, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
-	if name == "" {
-		name = "postgres"
-	}
+	name = cmp.Or(name, "postgres")
 	cred, err := throwaway.Credential(name)
 	if err != nil {
 		return nil, fmt.Errorf("PostgreSQL refuses to run as root: %w", err)
@@ -153,14 +153,9 @@ func (c *Cluster) initdb(ctx context.Context, o Options) error {
 }
 
 func (c *Cluster) appendConf(settings map[string]string) error {
-	names := make([]string, 0, len(settings))
-	for k := range settings {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	var b strings.Builder
 	b.WriteString("\n# written by dbmem\n")
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		fmt.Fprintf(&b, "%s = '%s'\n", k, strings.ReplaceAll(settings[k], "'", "''"))
 	}
 	f, err := os.OpenFile(filepath.Join(c.DataDir, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -124,14 +125,7 @@ func (g *noHugeGroup) release() {
 	g.enabled = ""
 }
 
-func hasWord(s, w string) bool {
-	for _, f := range strings.Fields(s) {
-		if f == w {
-			return true
-		}
-	}
-	return false
-}
+func hasWord(s, w string) bool { return slices.Contains(strings.Fields(s), w) }
 
 // limitAll sets every page size's reservation and usage limits to 0; it
 // reports false when a size has no reservation limit.

@@ -1,6 +1,7 @@
 package pgcluster
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -13,9 +14,7 @@ import (
 // ConnString returns a libpq-style connection string for the cluster's unix
 // socket as the "postgres" superuser.
 func (c *Cluster) ConnString(db string) string {
-	if db == "" {
-		db = "postgres"
-	}
+	db = cmp.Or(db, "postgres")
 	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable", c.SocketDir, c.Port, db)
 }
 

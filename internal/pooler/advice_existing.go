@@ -44,18 +44,6 @@ func existing(in AdviceInput) Advice {
 	return a
 }
 
-// Concurrency is how many backends the budget should plan for: the
-// poolers' bound when it is known and below max_connections (clients
-// that connect directly, not through a pooler, are not in it: say so),
-// else max_connections.
-func Concurrency(maxConnections int, l *Limit) (int, string) {
-	if l == nil || len(l.Pools) == 0 || !l.Known || l.Max >= maxConnections {
-		return maxConnections, fmt.Sprintf("max_connections %d", maxConnections)
-	}
-	return l.Max, fmt.Sprintf("the poolers' server connections %d (< max_connections %d; direct connections beside the poolers are not in it)",
-		l.Max, maxConnections)
-}
-
 // boundChanges bounds each PgBouncer database that has none: its
 // max_db_connections at one pool's size, the bound a pool per database
 // was meant to be.

@@ -1,6 +1,7 @@
 package pooler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -32,12 +33,7 @@ type Connector struct {
 	Timeout time.Duration
 }
 
-func (c Connector) fs() linux.FS {
-	if c.FS.Proc == "" {
-		return linux.DefaultFS()
-	}
-	return c.FS
-}
+func (c Connector) fs() linux.FS { return c.FS.OrDefault() }
 
 // Console proves the pooler's socket and reads its console. The second
 // result says how it was reached ("as pgbouncer via ...; proven: ...").
@@ -55,9 +51,7 @@ func (c Connector) ask(ctx context.Context, p *Pooler, reload bool) (*Console, s
 	if p.Kind != PgBouncer {
 		return nil, "", fmt.Errorf("the %s console is not read: it needs a password and dbmem sends none to a pooler", p.Kind)
 	}
-	if c.Timeout == 0 {
-		c.Timeout = 5 * time.Second
-	}
+	c.Timeout = cmp.Or(c.Timeout, 5*time.Second)
 	proof := c.prove(p)
 	if f := proof.Failed(); f != "" {
 		return nil, "", fmt.Errorf("not connecting: the socket is not proven to be pgbouncer %d's: %s", p.PID, f)

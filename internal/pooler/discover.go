@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -115,7 +116,7 @@ func configArg(kind Kind, args []string) (conf string, transient bool) {
 			}
 			i = len(args)
 		case strings.HasPrefix(a, "--"):
-			if contains(long, a) {
+			if slices.Contains(long, a) {
 				i++ // --user NAME
 			}
 		case len(a) > 1 && a[0] == '-':

@@ -1,6 +1,7 @@
 package pooler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -127,18 +128,7 @@ func (l *loader) resolve(name string) string {
 }
 
 func (l *loader) refuse(file string, line int, what string) {
-	if file == "" {
-		file = "(command line)"
-	}
+	file = cmp.Or(file, "(command line)")
 	l.out.Problems = append(l.out.Problems, Problem{File: file, Line: line, What: what})
 	l.out.Refused = true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

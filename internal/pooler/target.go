@@ -1,8 +1,10 @@
 package pooler
 
 import (
+	"cmp"
 	"net"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,7 +35,7 @@ func TargetOf(in *postgres.Instance) Target {
 	}
 	if s, ok := in.Settings["unix_socket_directories"]; ok && s.Source != postgres.FromDefault {
 		for _, d := range strings.Split(s.Value, ",") {
-			if d = strings.TrimSpace(d); d != "" && !contains(t.SocketDirs, d) {
+			if d = strings.TrimSpace(d); d != "" && !slices.Contains(t.SocketDirs, d) {
 				t.SocketDirs = append(t.SocketDirs, d)
 			}
 		}
@@ -74,17 +76,15 @@ func (t Target) reaches(host string, port int, sockDir string) reach {
 	if port != t.Port || t.Port == 0 {
 		return reachNo
 	}
-	if host == "" {
-		host = sockDir
-	}
+	host = cmp.Or(host, sockDir)
 	switch {
 	case strings.HasPrefix(host, "/"):
 		return t.boolReach(t.hasSocketDir(host))
 	case strings.HasPrefix(host, "@"):
-		return t.boolReach(contains(t.SocketDirs, host))
+		return t.boolReach(slices.Contains(t.SocketDirs, host))
 	case isLoopback(host):
 		return t.boolReach(t.ListenAddresses == nil || t.listensOnLoopback())
-	case contains(t.Addresses, host) || contains(t.ListenAddresses, host):
+	case slices.Contains(t.Addresses, host) || slices.Contains(t.ListenAddresses, host):
 		return reachYes
 	}
 	return reachUnknown

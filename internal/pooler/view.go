@@ -1,6 +1,7 @@
 package pooler
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 )
@@ -51,13 +52,9 @@ func (p *Pooler) bouncerRows() []Row {
 	var out []Row
 	for _, d := range bouncerDBsOf(p, g) {
 		server := d.Host
-		if server == "" {
-			server = g.SocketDir
-		}
+		server = cmp.Or(server, g.SocketDir)
 		user := d.ForcedUser
-		if user == "" {
-			user = "(each client's)"
-		}
+		user = cmp.Or(user, "(each client's)")
 		r := Row{Database: d.Name, Server: fmt.Sprintf("%s:%d", server, d.Port), User: user, Mode: d.Mode,
 			Pool: num(d.PoolSize, d.PoolSize > 0), Reserve: num(d.Reserve, d.Reserve > 0 && g.ReserveTimeout > 0),
 			MaxDB: num(d.MaxDB, d.MaxDB > 0), Open: "-", Active: "-", Waiting: "-"}

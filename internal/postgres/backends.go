@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dbmem/dbmem/internal/units"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -71,15 +72,8 @@ func readBackends(ctx context.Context, conn *pgx.Conn) (*[]BackendActivity, erro
 		if err := rows.Scan(&a.PID, &a.BackendType, &a.User, &a.Database, &a.State, &bs, &xs, &qs, &a.WaitEvent, &a.Query); err != nil {
 			return nil, fmt.Errorf("read pg_stat_activity: %w", err)
 		}
-		a.BackendStart, a.XactStart, a.QueryStart = deref(bs), deref(xs), deref(qs)
+		a.BackendStart, a.XactStart, a.QueryStart = units.Deref(bs), units.Deref(xs), units.Deref(qs)
 		out = append(out, a)
 	}
 	return &out, rows.Err()
-}
-
-func deref(t *time.Time) time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return *t
 }

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,12 +32,7 @@ type Connector struct {
 	backends *backendsRequest
 }
 
-func (c Connector) fs() linux.FS {
-	if c.FS.Proc == "" {
-		return linux.DefaultFS()
-	}
-	return c.FS
-}
+func (c Connector) fs() linux.FS { return c.FS.OrDefault() }
 
 // Live connects to the instance and reads version, settings and activity.
 // PGHOST and PGPORT apply where the options do not say (WithEnv).
@@ -56,9 +52,7 @@ func (c Connector) Live(ctx context.Context, in *Instance) (Live, error) {
 	if err != nil {
 		return Live{}, err
 	}
-	if o.Timeout == 0 {
-		o.Timeout = 5 * time.Second
-	}
+	o.Timeout = cmp.Or(o.Timeout, 5*time.Second)
 	return c.connect(ctx, in, t, o)
 }
 

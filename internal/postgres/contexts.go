@@ -126,10 +126,7 @@ func readContextsSettings(ctx context.Context, conn *pgx.Conn, a *ContextsAnswer
 // child of the verified postmaster.
 func callContexts(ctx context.Context, conn *pgx.Conn, req *ContextsRequest, pid int) ContextsCall {
 	call := ContextsCall{PID: pid}
-	fs := req.fs
-	if fs.Proc == "" {
-		fs = linux.DefaultFS()
-	}
+	fs := req.fs.OrDefault()
 	st, err := linux.ReadStat(fs, pid)
 	switch {
 	case err != nil:

@@ -88,31 +88,3 @@ func (o cmdOptions) addKV(kv string) {
 		o.Settings[strings.ReplaceAll(strings.ToLower(k), "-", "_")] = v
 	}
 }
-
-// splitOpts splits postmaster.opts: the binary and its arguments, each in
-// double quotes ("/usr/lib/postgresql/15/bin/postgres" "-D" "/var/lib/...").
-func splitOpts(s string) []string {
-	var out []string
-	var cur strings.Builder
-	inQuote, have := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"':
-			inQuote, have = !inQuote, true
-		case !inQuote && (c == ' ' || c == '\t' || c == '\n'):
-			if have {
-				out = append(out, cur.String())
-				cur.Reset()
-				have = false
-			}
-		default:
-			cur.WriteByte(c)
-			have = true
-		}
-	}
-	if have {
-		out = append(out, cur.String())
-	}
-	return out
-}

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -57,9 +58,7 @@ type dialSpec struct {
 // pgx from the environment.
 func pgxConfig(d dialSpec) (*pgx.ConnConfig, error) {
 	timeout := d.timeout
-	if timeout == 0 {
-		timeout = 5 * time.Second
-	}
+	timeout = cmp.Or(timeout, 5*time.Second)
 	ssl := "disable"
 	if d.tcp {
 		ssl = d.sslMode
@@ -90,9 +89,7 @@ func quoteConnValue(s string) string {
 // is not allowed, so that the password never crosses the network in clear.
 func sslModeFor(getenv func(string) string, withPassword, allowClear bool) string {
 	m := getenv("PGSSLMODE")
-	if m == "" {
-		m = "prefer"
-	}
+	m = cmp.Or(m, "prefer")
 	if withPassword && !allowClear && (m == "disable" || m == "allow" || m == "prefer") {
 		return "require"
 	}

@@ -198,3 +198,31 @@ func TestReadConfFileFanOutAndBytes(t *testing.T) {
 		t.Errorf("a 1200-byte file, budget 1000: %v", err)
 	}
 }
+
+// splitOpts splits postmaster.opts: the binary and its arguments, each in
+// double quotes ("/usr/lib/postgresql/15/bin/postgres" "-D" "/var/lib/...").
+func splitOpts(s string) []string {
+	var out []string
+	var cur strings.Builder
+	inQuote, have := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"':
+			inQuote, have = !inQuote, true
+		case !inQuote && (c == ' ' || c == '\t' || c == '\n'):
+			if have {
+				out = append(out, cur.String())
+				cur.Reset()
+				have = false
+			}
+		default:
+			cur.WriteByte(c)
+			have = true
+		}
+	}
+	if have {
+		out = append(out, cur.String())
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,14 +49,7 @@ var SettingNames = []string{
 }
 
 // isKnownSetting reports whether name is in SettingNames.
-func isKnownSetting(name string) bool {
-	for _, n := range SettingNames {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+func isKnownSetting(name string) bool { return slices.Contains(SettingNames, name) }
 
 // baseUnits are the units of bare numbers for memory settings.
 var baseUnits = map[string]string{

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/dblog"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // serviceNotes explains what became of each service and links the kills
@@ -30,7 +31,7 @@ func fateNotes(s Service) []string {
 	case s.Fate == FateStopped && s.KilledBy == "systemd-oomd":
 		out = append(out, "systemd-oomd killed the unit's whole cgroup: every process of the service ended")
 	case s.Fate == FateStopped:
-		out = append(out, fmt.Sprintf("the unit stopped (result %q)", orWord(s.Result, "not in the log")))
+		out = append(out, fmt.Sprintf("the unit stopped (result %q)", units.Or(s.Result, "not in the log")))
 	case s.Fate == FateKeptRunning && s.KilledBy == "kernel OOM killer":
 		out = append(out, "the service kept running: systemd did not stop it (OOMPolicy=continue), as far as the log goes")
 	}
@@ -96,10 +97,3 @@ var (
 		Why: "With io_method = io_uring (PostgreSQL 18) every backend's ring is locked memory: Linux 6.14+ charges it to RLIMIT_MEMLOCK, systemd's default is 8 MiB, and kernel.io_uring_disabled may forbid io_uring; the server then fails with \"could not setup io_uring queue: Cannot allocate memory\" whatever RAM is free.",
 		Fix: "LimitMEMLOCK= for the service at the rings' size (`dbmem plan` computes it), kernel.io_uring_disabled = 0, or io_method = worker."}
 )
-
-func orWord(s, w string) string {
-	if s == "" {
-		return w
-	}
-	return s
-}

@@ -128,7 +128,7 @@ func explainCrash(c crashRef, p dblog.Pair, killAt time.Time, loc *time.Location
 	x.Time = timeIn(c.Time, loc)
 	x.StopRequestedAt = timeIn(c.StopRequestedAt, loc)
 	if p.By != "" && !killAt.IsZero() && !c.Time.IsZero() {
-		x.Shift, x.Delta = durPtr(p.Shift), durPtr(p.Delta)
+		x.Shift, x.Delta = new(p.Shift), new(p.Delta)
 	}
 	x.Guess = guess(p, c)
 	base := c.Time
@@ -137,13 +137,13 @@ func explainCrash(c crashRef, p dblog.Pair, killAt time.Time, loc *time.Location
 	}
 	x.Steps = steps(c.CrashRestart, base, loc)
 	if !c.ReadyAt.IsZero() && !base.IsZero() {
-		x.Downtime = durPtr(c.ReadyAt.Sub(base))
+		x.Downtime = new(c.ReadyAt.Sub(base))
 	}
 	if d, ok := c.RecoveryDuration(); ok {
-		x.Recovery = durPtr(d)
+		x.Recovery = new(d)
 	}
 	if d, ok := c.RecoveryWait(); ok && !c.RedoStartAt.IsZero() {
-		x.RecoveryWait = durPtr(d)
+		x.RecoveryWait = new(d)
 	}
 	x.ZoneWritten = c.ZoneWritten
 	if !c.Time.IsZero() {
@@ -157,8 +157,6 @@ func explainCrash(c crashRef, p dblog.Pair, killAt time.Time, loc *time.Location
 func (c Crash) ReadyStep() bool {
 	return len(c.Steps) > 0 && c.Steps[len(c.Steps)-1].Kind == dblog.StepReady
 }
-
-func durPtr(d time.Duration) *time.Duration { return &d }
 
 // timeIn returns t in loc, or nil when t is unknown.
 func timeIn(t time.Time, loc *time.Location) *time.Time {
@@ -217,7 +215,7 @@ func steps(c dblog.CrashRestart, base time.Time, loc *time.Location) []Step {
 		}
 		s := Step{Kind: m.Kind, What: what, At: timeIn(m.Time, loc)}
 		if !m.Time.IsZero() && !base.IsZero() {
-			s.After = durPtr(m.Time.Sub(base))
+			s.After = new(m.Time.Sub(base))
 		}
 		out = append(out, s)
 	}

@@ -1,6 +1,7 @@
 package postmortem
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"regexp"
@@ -66,9 +67,7 @@ func (p logPlan) collector(in *postgres.Instance) logPlan {
 		dir = path.Join(in.DataDir, dir)
 	}
 	name := s.String("log_filename")
-	if name == "" {
-		name = "postgresql-%Y-%m-%d_%H%M%S.log"
-	}
+	name = cmp.Or(name, "postgresql-%Y-%m-%d_%H%M%S.log")
 	dest := pickDestination(s.String("log_destination"))
 	if dest == "" {
 		p.Why = fmt.Sprintf("log_destination = %q writes no file dbmem can read (syslog or eventlog): give the log with --db-log",

@@ -1,6 +1,7 @@
 package postmortem
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/dbmem/dbmem/internal/advise"
@@ -29,9 +30,7 @@ func hostSection(r *Report, in Input, crashes []crashRef) (*HostSection, string)
 		return nil, notMine(r)
 	}
 	about := in.FindingsAbout
-	if about == "" {
-		about = "this host"
-	}
+	about = cmp.Or(about, "this host")
 	h := &HostSection{About: about}
 	h.Notes = hostNotes(mine, myCrashes, in)
 	h.Findings = RelevantFindings(in.Findings, instancesOf(mine, myCrashes))

@@ -113,7 +113,7 @@ func sameReport(a, b oomlog.Event) bool {
 		return false
 	}
 	if !a.Time.Wall.IsZero() && !b.Time.Wall.IsZero() {
-		return absDur(a.Time.Wall.Sub(b.Time.Wall)) <= sameReportGap
+		return a.Time.Wall.Sub(b.Time.Wall).Abs() <= sameReportGap
 	}
 	return eqU64(a.Victim.AnonRSSBytes, b.Victim.AnonRSSBytes) && eqU64(a.Victim.TotalVMBytes, b.Victim.TotalVMBytes)
 }
@@ -129,11 +129,4 @@ func richer(a, b oomlog.Event) bool {
 		return a.Time.ZoneKnown
 	}
 	return len(a.Lines) > len(b.Lines)
-}
-
-func absDur(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
-	}
-	return d
 }

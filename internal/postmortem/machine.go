@@ -83,16 +83,9 @@ func (x *Machine) setBasis(m *oomlog.MemInfo) {
 	if m.AnonLRUBytes == nil || m.FileLRUBytes == nil || m.FreeBytes == nil {
 		return
 	}
-	sum := *m.AnonLRUBytes + *m.FileLRUBytes + *m.FreeBytes + deref(m.SlabBytes) + deref(m.PagetablesBytes) +
-		deref(m.UnevictableBytes) + deref(x.HugePoolBytes)
+	sum := *m.AnonLRUBytes + *m.FileLRUBytes + *m.FreeBytes + units.Deref(m.SlabBytes) + units.Deref(m.PagetablesBytes) +
+		units.Deref(m.UnevictableBytes) + units.Deref(x.HugePoolBytes)
 	x.BasisBytes, x.Basis = &sum, "the memory the report accounts for"
-}
-
-func deref(p *uint64) uint64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 // share is part/basis; ok is false when either is unknown.

@@ -2,6 +2,7 @@ package postmortem
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dbmem/dbmem/internal/oomlog"
@@ -46,7 +47,7 @@ func scopeNote(s Scope) string {
 		n := fmt.Sprintf("The memory cgroup %s hit its limit", units.Or(s.Cgroup, "(not named in the log)"))
 		switch {
 		case s.LimitBytes != nil && !s.LimitUnlimited:
-			n += fmt.Sprintf(" of %s (usage %s)", units.Bytes(*s.LimitBytes), units.Bytes(deref(s.UsageBytes)))
+			n += fmt.Sprintf(" of %s (usage %s)", units.Bytes(*s.LimitBytes), units.Bytes(units.Deref(s.UsageBytes)))
 		default:
 			n += " (the limit is not in the log)"
 		}
@@ -177,10 +178,5 @@ func restartNote(c Crash) []string {
 }
 
 func hasStep(c Crash, what string) bool {
-	for _, s := range c.Steps {
-		if strings.HasPrefix(s.What, what) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.Steps, func(s Step) bool { return strings.HasPrefix(s.What, what) })
 }

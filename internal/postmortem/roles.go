@@ -69,7 +69,7 @@ func (r roles) of(pid int, name string, at time.Time, paired *crashRef) (role, f
 
 // postmaster finds pid among the postmasters the database logs show.
 func (r roles) postmaster(pid int, at time.Time) (string, bool) {
-	near := func(t time.Time) bool { return at.IsZero() || t.IsZero() || absDur(t.Sub(at)) < logWindow }
+	near := func(t time.Time) bool { return at.IsZero() || t.IsZero() || t.Sub(at).Abs() < logWindow }
 	for _, c := range r.crashes {
 		if c.Engine == "postgresql" && c.ServerPID != nil && *c.ServerPID == pid && near(c.Time) {
 			return c.Instance, true

@@ -2,6 +2,7 @@ package postmortem
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -170,9 +171,7 @@ func addEvent(s *Service, u unitlog.UnitEvent) {
 	case unitlog.UnitOomdKill:
 		s.KilledBy = "systemd-oomd"
 	case unitlog.UnitKilling:
-		if s.KilledBy == "" {
-			s.KilledBy = "systemd (stop timeout)"
-		}
+		s.KilledBy = cmp.Or(s.KilledBy, "systemd (stop timeout)")
 	}
 }
 

@@ -12,16 +12,9 @@ import (
 
 // streamBudget bounds the bytes read from a log that is not a regular file
 // (a pipe, a FIFO, a character device such as /dev/urandom, which never
-// ends): four times what is kept of it, at least 64 MiB. Past it the read
-// stops, keeps the last max bytes and says so.
-func streamBudget(max int64) int64 { return maxOf(4*max, 64<<20) }
-
-func maxOf(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
-}
+// ends): four times keep, the bytes kept of it, at least 64 MiB. Past it
+// the read stops, keeps the last keep bytes and says so.
+func streamBudget(keep int64) int64 { return max(4*keep, 64<<20) }
 
 // errStreamBudget ends a stream read at its byte budget.
 var errStreamBudget = errors.New("stream over its byte budget")

@@ -2,6 +2,7 @@ package postmortem
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -65,9 +66,7 @@ func writeSources(w io.Writer, ss []SourceSummary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, s := range ss {
 		kind := string(s.Kind)
-		if kind == "" {
-			kind = "database"
-		}
+		kind = cmp.Or(kind, "database")
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", kind, inert.Text(sourceName(s.Log)), inert.Text(sourceResult(s)))
 	}
 	tw.Flush()

@@ -143,7 +143,7 @@ func writeMemoryErrors(w io.Writer, es []MemoryError, ts []Termination, rs []Ser
 			pid = fmt.Sprintf(" (pid %d)", *t.PID)
 		}
 		fmt.Fprintf(w, "  %s  the instance was terminated by %s%s, error %s\n", dbTime(t.Time, t.TimeRaw, t.ZoneKnown, ""), inert.Text(t.By), pid,
-			orWord(t.Error, notInLog))
+			units.Or(t.Error, notInLog))
 	}
 	if len(rs) > 0 {
 		fmt.Fprintf(w, "\nMySQL/MariaDB ready for connections (%d starts finished)\n", len(rs))

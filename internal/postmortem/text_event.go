@@ -1,6 +1,7 @@
 package postmortem
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -149,9 +150,7 @@ func writeTasks(w io.Writer, x Explained) {
 	fmt.Fprintln(tw, "     PID\tNAME\tROLE\tRSS\tANON\tSHMEM\tPGTABLES\tSWAP\tADJ\t")
 	for _, t := range x.Tasks {
 		role, mark := t.Role, ""
-		if role == "" {
-			role = "-"
-		}
+		role = cmp.Or(role, "-")
 		if t.Victim {
 			mark = "  <- killed"
 		}

@@ -2,6 +2,7 @@ package postmortem
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,12 +33,7 @@ func needsYear(s oomlog.Stamp) bool {
 }
 
 func anyNeedsYear(events []oomlog.Event) bool {
-	for _, e := range events {
-		if needsYear(e.Time) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(events, func(e oomlog.Event) bool { return needsYear(e.Time) })
 }
 
 // yearFor infers the year of a log's syslog stamps: from a dated line of

@@ -2,7 +2,8 @@ package render
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -154,22 +155,13 @@ func kubePod(k Kube) pod {
 		}
 		p.Spec.Containers = append(p.Spec.Containers, ct)
 	}
-	for _, s := range sortedSet(sizes) {
+	for _, s := range slices.Sorted(maps.Keys(sizes)) {
 		p.Spec.Volumes = append(p.Spec.Volumes, volume{Name: hugeVolume(s), EmptyDir: &emptyDir{Medium: "HugePages-" + s}})
 	}
 	return p
 }
 
 func hugeVolume(size string) string { return "hugepages-" + strings.ToLower(size) }
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // containerResources: memory and huge pages, requests equal to limits.
 func containerResources(c KubeContainer) resources {

@@ -200,10 +200,3 @@ func wrapWords(words []string, width int) []string {
 	}
 	return lines
 }
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}

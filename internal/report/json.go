@@ -30,7 +30,7 @@ type Document struct {
 	// PoolerLimits are, per instance a pooler points at, the server
 	// connections the poolers may open to it (pooler.ServerConnections).
 	PoolerLimits []InstancePoolerLimit `json:"pooler_limits,omitempty"`
-	// Budgets are the instances' memory budgets (JSONWith).
+	// Budgets are the instances' memory budgets (AddBudgets).
 	Budgets []InstanceBudget `json:"budgets,omitempty"`
 	// XRay is each instance's X-ray (report --contexts), in its own
 	// schema (xray.SchemaVersion); absent without the flag.
@@ -65,17 +65,7 @@ func DocumentFor(s *snapshot.Snapshot, r advise.Result) Document {
 }
 
 // JSON writes the document, indented.
-func JSON(w io.Writer, s *snapshot.Snapshot) error { return JSONWith(w, s, nil) }
-
-// JSONWith writes the document with the instances' budgets.
-func JSONWith(w io.Writer, s *snapshot.Snapshot, budgets map[int]*budget.Result) error {
-	return WriteJSON(w, DocumentWith(s, budgets))
-}
-
-// DocumentWith builds the document with the instances' budgets.
-func DocumentWith(s *snapshot.Snapshot, budgets map[int]*budget.Result) Document {
-	return AddBudgets(NewDocument(s), s, budgets)
-}
+func JSON(w io.Writer, s *snapshot.Snapshot) error { return WriteJSON(w, NewDocument(s)) }
 
 // AddBudgets adds the instances' budgets to a document of s.
 func AddBudgets(d Document, s *snapshot.Snapshot, budgets map[int]*budget.Result) Document {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -33,15 +34,13 @@ func writeMySQL(b *strings.Builder, s *snapshot.Snapshot, st style) {
 
 func writeMySQLInstance(b *strings.Builder, in *mysql.Instance, h linux.Host, st style) {
 	version := in.Version
-	if version == "" {
-		version = "(version unknown)"
-	}
+	version = cmp.Or(version, "(version unknown)")
 	title := strings.ToUpper(string(in.Flavor)) + " " + version
 	port := "port unknown"
 	if in.Port > 0 {
 		port = fmt.Sprintf("port %d", in.Port)
 	}
-	fmt.Fprintf(b, "%s  %s  %s  pid %d\n", st.head(inert.Text(title)), inert.Text(orDash(in.DataDir)), port, in.PID)
+	fmt.Fprintf(b, "%s  %s  %s  pid %d\n", st.head(inert.Text(title)), inert.Text(units.Or(in.DataDir, "-")), port, in.PID)
 	conn := inert.Text(in.Connection)
 	if !in.Connected {
 		conn = st.warn(conn)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -22,9 +23,7 @@ var settingsShown = []string{
 
 func writeInstance(b *strings.Builder, in *postgres.Instance, host linux.Host, o Options, st style) {
 	version := in.Version
-	if version == "" {
-		version = "(version unknown)"
-	}
+	version = cmp.Or(version, "(version unknown)")
 	port := "port unknown"
 	if in.Port != 0 {
 		port = fmt.Sprintf("port %d", in.Port)

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"cmp"
+
 	"github.com/dbmem/dbmem/internal/finding"
 	"github.com/dbmem/dbmem/internal/units"
 
@@ -48,9 +50,7 @@ type Source struct {
 
 // Text writes the human report of a snapshot.
 func Text(w io.Writer, s *snapshot.Snapshot, o Options) error {
-	if o.TopClients == 0 {
-		o.TopClients = 10
-	}
+	o.TopClients = cmp.Or(o.TopClients, 10)
 	st := style{on: o.Color, width: o.Width}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  host %s, kernel %s, %s\n\n", st.head("dbmem report"),

@@ -2,10 +2,11 @@ package sdunit
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -126,13 +127,8 @@ func dropIns(root, dir string) []string {
 			}
 		}
 	}
-	names := make([]string, 0, len(byName))
-	for n := range byName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]string, 0, len(names))
-	for _, n := range names {
+	out := make([]string, 0, len(byName))
+	for _, n := range slices.Sorted(maps.Keys(byName)) {
 		out = append(out, byName[n])
 	}
 	return out

@@ -1,6 +1,7 @@
 package servertrust
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strconv"
@@ -73,8 +74,6 @@ func (o *Ownership) look(what, link, name string) *FileOwner {
 		o.Unchecked = append(o.Unchecked, fmt.Sprintf("%s %s: no owner", what, name))
 		return nil
 	}
-	if name == "" {
-		name = link
-	}
+	name = cmp.Or(name, link)
 	return &FileOwner{Path: name, Owner: AccountOf(st.Uid), Perm: uint32(fi.Mode().Perm())}
 }

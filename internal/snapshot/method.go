@@ -1,6 +1,10 @@
 package snapshot
 
-import "github.com/dbmem/dbmem/internal/measure"
+import (
+	"cmp"
+
+	"github.com/dbmem/dbmem/internal/measure"
+)
 
 // resolveMethod turns Options into the method used. "" reads status. A
 // snapshot that is
@@ -10,9 +14,7 @@ import "github.com/dbmem/dbmem/internal/measure"
 // capture records and a replay reads back) and fast reads status.
 func resolveMethod(o Options) measure.Method {
 	m := o.Method
-	if m == "" {
-		m = measure.Status
-	}
+	m = cmp.Or(m, measure.Status)
 	if o.FS.Tap == nil && o.FS.IsLive() {
 		return m
 	}

@@ -2,8 +2,9 @@ package treetest
 
 import (
 	"io/fs"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -49,12 +50,7 @@ func (m *Mem) ReadDir(dir string) ([]string, error) {
 	if len(seen) == 0 {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: syscall.ENOENT}
 	}
-	var names []string
-	for n := range seen {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names, nil
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // Readlink: a Mem holds no links.

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // Journal formats.
@@ -71,15 +73,15 @@ func writeEntry(out *bytes.Buffer, e entry) {
 		ident = "kernel"
 	}
 	if ident == "" {
-		ident = orWord(e["_COMM"], "unknown")
+		ident = units.Or(e["_COMM"], "unknown")
 	}
 	pid := ""
 	if p := e["_PID"]; p != "" && ident != "kernel" {
 		pid = "[" + p + "]"
 	}
-	host := strings.ReplaceAll(orWord(e["_HOSTNAME"], "-"), " ", "_")
+	host := strings.ReplaceAll(units.Or(e["_HOSTNAME"], "-"), " ", "_")
 	message := e["MESSAGE"]
-	if u := orWord(e["UNIT"], e["USER_UNIT"]); ident == "systemd" && u != "" && !strings.HasPrefix(message, u+": ") {
+	if u := units.Or(e["UNIT"], e["USER_UNIT"]); ident == "systemd" && u != "" && !strings.HasPrefix(message, u+": ") {
 		message = u + ": " + message // "Started X" names the unit only in the UNIT field
 	}
 	for _, msg := range strings.Split(message, "\n") {

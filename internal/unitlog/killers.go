@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // KillerEvent is a process, cgroup or pod killed (or a machine panicked)
@@ -145,13 +147,13 @@ func (p *parser) earlyoomKill(l line) bool {
 	switch {
 	case sendRe.MatchString(l.msg):
 		m := sendRe.FindStringSubmatch(l.msg)
-		e.Signal, e.VictimPID, e.UID, e.Victim, e.Score, e.RSSBytes = m[1], atoiPtr(m[2]), atoiPtr(m[3]), m[4], atoiPtr(m[5]), mib(m[6])
+		e.Signal, e.VictimPID, e.UID, e.Victim, e.Score, e.RSSBytes = m[1], units.AtoiPtr(m[2]), units.AtoiPtr(m[3]), m[4], units.AtoiPtr(m[5]), mib(m[6])
 	case kill12Re.MatchString(l.msg):
 		m := kill12Re.FindStringSubmatch(l.msg)
-		e.VictimPID, e.Victim, e.Signal, e.Score, e.RSSBytes = atoiPtr(m[1]), m[2], signalName(m[3]), atoiPtr(m[4]), mib(m[5])
+		e.VictimPID, e.Victim, e.Signal, e.Score, e.RSSBytes = units.AtoiPtr(m[1]), m[2], signalName(m[3]), units.AtoiPtr(m[4]), mib(m[5])
 	case kill11Re.MatchString(l.msg):
 		m := kill11Re.FindStringSubmatch(l.msg)
-		e.Victim, e.Signal, e.VictimPID, e.Score, e.RSSBytes = m[1], signalName(m[2]), atoiPtr(m[3]), atoiPtr(m[4]), mib(m[5])
+		e.Victim, e.Signal, e.VictimPID, e.Score, e.RSSBytes = m[1], signalName(m[2]), units.AtoiPtr(m[3]), units.AtoiPtr(m[4]), mib(m[5])
 	default:
 		return false
 	}

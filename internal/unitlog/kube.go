@@ -3,6 +3,8 @@ package unitlog
 import (
 	"regexp"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 var (
@@ -26,7 +28,7 @@ func (p *parser) kubeletLine(l line) bool {
 			p.reclaim = m[2]
 		}
 		if strings.HasPrefix(strings.ToLower(m[1]), "must") {
-			p.addKiller(l, KillerEvent{Killer: "kubelet", Action: "evict", Reason: "eviction-" + orWord(p.reclaim, "unknown")})
+			p.addKiller(l, KillerEvent{Killer: "kubelet", Action: "evict", Reason: "eviction-" + units.Or(p.reclaim, "unknown")})
 			p.evicting = len(p.out.Killers)
 		}
 	case evictedRe.MatchString(msg), evictedV2.MatchString(msg):
@@ -63,14 +65,7 @@ func (p *parser) evicted(l line) {
 		p.evicting = 0
 		return
 	}
-	p.addKiller(l, KillerEvent{Killer: "kubelet", Action: "evict", Victim: victim, Reason: "eviction-" + orWord(p.reclaim, "unknown")})
-}
-
-func orWord(s, w string) string {
-	if s == "" {
-		return w
-	}
-	return s
+	p.addKiller(l, KillerEvent{Killer: "kubelet", Action: "evict", Victim: victim, Reason: "eviction-" + units.Or(p.reclaim, "unknown")})
 }
 
 var (

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbmem/dbmem/internal/loglines"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // Options tune how stamps are read. The zero value is usable.
@@ -119,10 +120,10 @@ func (p *parser) ident(raw string) string {
 // without a PID counts only when it is a program dbmem reads.
 func cutIdent(s string) (host, ident string, pid *int, rest string) {
 	if m := identRe.FindStringSubmatch(s); m != nil && (m[2] != "" || knownIdents[m[1]]) {
-		return "", m[1], atoiPtr(m[2]), s[len(m[0]):]
+		return "", m[1], units.AtoiPtr(m[2]), s[len(m[0]):]
 	}
 	if m := hostRe.FindStringSubmatch(s); m != nil && (m[3] != "" || knownIdents[m[2]]) {
-		return m[1], m[2], atoiPtr(m[3]), s[len(m[0]):]
+		return m[1], m[2], units.AtoiPtr(m[3]), s[len(m[0]):]
 	}
 	return "", "", nil, s
 }

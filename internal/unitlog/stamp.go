@@ -2,7 +2,6 @@ package unitlog
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -116,13 +115,4 @@ func parseSyslog(s string, o Options) (wall, order time.Time) {
 		wall = time.Date(o.Year, t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), o.loc())
 	}
 	return wall, order
-}
-
-// atoiPtr reads a whole number, nil when it is not one.
-func atoiPtr(s string) *int {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
-		return nil
-	}
-	return &n
 }

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // UnitEvent is one message systemd logged about a unit.
@@ -103,12 +105,12 @@ func unitEvent(msg string) (UnitEvent, bool) {
 	case failedRe.MatchString(msg):
 		e.Kind, e.Result = UnitFailed, failedRe.FindStringSubmatch(msg)[1]
 	case restartRe.MatchString(msg):
-		e.Kind, e.RestartCounter = UnitRestartScheduled, atoiPtr(restartRe.FindStringSubmatch(msg)[1])
+		e.Kind, e.RestartCounter = UnitRestartScheduled, units.AtoiPtr(restartRe.FindStringSubmatch(msg)[1])
 	case oomdUnitRe.MatchString(msg):
-		e.Kind, e.Processes = UnitOomdKill, atoiPtr(oomdUnitRe.FindStringSubmatch(msg)[1])
+		e.Kind, e.Processes = UnitOomdKill, units.AtoiPtr(oomdUnitRe.FindStringSubmatch(msg)[1])
 	case killingRe.MatchString(msg):
 		m := killingRe.FindStringSubmatch(msg)
-		e.Kind, e.KilledPID, e.KilledName, e.Signal = UnitKilling, atoiPtr(m[1]), m[2], m[3]
+		e.Kind, e.KilledPID, e.KilledName, e.Signal = UnitKilling, units.AtoiPtr(m[1]), m[2], m[3]
 	case strings.HasPrefix(msg, "Consumed "):
 		e.Kind = UnitConsumed
 		e.MemoryPeakBytes, e.SwapPeakBytes = sizeOf(peakRe, msg), sizeOf(swapPeakRe, msg)

@@ -34,3 +34,21 @@ func Or(s, unread string) string {
 	}
 	return s
 }
+
+// Deref is *p, or T's zero value when p is nil (a figure not read).
+func Deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
+// AtoiPtr is s as a whole number, nil when it is not one.
+func AtoiPtr(s string) *int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return nil
+	}
+	return &n
+}

@@ -1,6 +1,7 @@
 package units
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -44,9 +45,7 @@ func ParsePG(value, baseUnit string) (uint64, error) {
 	if f < 0 {
 		return 0, fmt.Errorf("memory value %q is negative (means: use another setting)", value)
 	}
-	if unit == "" {
-		unit = baseUnit
-	}
+	unit = cmp.Or(unit, baseUnit)
 	mult, ok := PGUnit(unit)
 	if !ok {
 		return 0, fmt.Errorf("memory value %q: unknown unit %q (valid: B, kB, MB, GB, TB)", value, unit)

@@ -183,3 +183,13 @@ func largest(cs []dblog.MemoryContext, groups []Group, n int) []Context {
 	}
 	return out
 }
+
+// Part returns the bytes of group g (0 when the breakdown has none).
+func (b Breakdown) Part(g Group) uint64 {
+	for _, p := range b.Parts {
+		if p.Group == g {
+			return p.Bytes
+		}
+	}
+	return 0
+}

@@ -3,6 +3,7 @@ package xray
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"path"
 	"strings"
@@ -68,9 +69,7 @@ func isOn(v string) bool {
 // elsewhere says where a log that is no file dbmem reads goes.
 func elsewhere(settings map[string]string, dests map[string]bool) Source {
 	ident := settings["syslog_ident"]
-	if ident == "" {
-		ident = "postgres"
-	}
+	ident = cmp.Or(ident, "postgres")
 	switch {
 	case dests["syslog"]:
 		return Source{Why: fmt.Sprintf("log_destination = %q: the dump went to syslog (ident %q, facility %s), which dbmem does not read",
@@ -93,9 +92,7 @@ const maxCurrentLogfiles = 64 << 10
 // jsonlog and csvlog are preferred: every record carries its PID.
 func fromCurrentLogfiles(fs linux.FS, in *postgres.Instance, settings map[string]string, dests map[string]bool) Source {
 	dataDir := settings["data_directory"]
-	if dataDir == "" {
-		dataDir = in.DataDir
-	}
+	dataDir = cmp.Or(dataDir, in.DataDir)
 	p := path.Join(dataDir, "current_logfiles")
 	b, err := fs.As(in.Account).ReadFile(fs.HostPath(p))
 	if err != nil {

@@ -1,6 +1,7 @@
 package xray
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -36,9 +37,7 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.FS.Proc == "" {
-		o.FS = linux.DefaultFS()
-	}
+	o.FS = o.FS.OrDefault()
 	if o.Wait <= 0 {
 		o.Wait = 10 * time.Second
 	}
@@ -48,9 +47,7 @@ func (o Options) withDefaults() Options {
 	if o.Top <= 0 {
 		o.Top = 8
 	}
-	if o.Method == "" {
-		o.Method = measure.Auto
-	}
+	o.Method = cmp.Or(o.Method, measure.Auto)
 	return o
 }
 

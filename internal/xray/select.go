@@ -2,6 +2,7 @@ package xray
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/dbmem/dbmem/internal/postgres"
@@ -27,13 +28,13 @@ func Select(ins []*postgres.Instance, n int, pids []int) (ts []Target, capped in
 		if in == nil {
 			return nil, 0, fmt.Errorf("--contexts-pid %d: not a process of any PostgreSQL instance found (dbmem report --all lists them)", pid)
 		}
-		if !contains(chosen[in], pid) {
+		if !slices.Contains(chosen[in], pid) {
 			chosen[in] = append(chosen[in], pid)
 			total++
 		}
 	}
 	for _, c := range topClients(ins, n) {
-		if !contains(chosen[c.in], c.pid) {
+		if !slices.Contains(chosen[c.in], c.pid) {
 			chosen[c.in] = append(chosen[c.in], c.pid)
 			total++
 		}
@@ -63,15 +64,6 @@ func instanceOf(ins []*postgres.Instance, pid int) *postgres.Instance {
 		}
 	}
 	return nil
-}
-
-func contains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 type candidate struct {

@@ -1,6 +1,7 @@
 package xray
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -65,9 +66,7 @@ func writeBackend(b *strings.Builder, bk Backend, width int) {
 	fmt.Fprintf(b, "\n  pid %d  %s", bk.PID, inert.Text(who(bk)))
 	if bk.Breakdown == nil {
 		why := bk.Problem
-		if why == "" {
-			why = "no dump was read for it (still waiting when the X-ray ended)"
-		}
+		why = cmp.Or(why, "no dump was read for it (still waiting when the X-ray ended)")
 		fmt.Fprintf(b, "\n    no X-ray: %s\n", inert.Text(why))
 		return
 	}

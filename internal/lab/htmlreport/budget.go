@@ -14,7 +14,6 @@ import (
 // budgetPage is what the budget template shows.
 type budgetPage struct {
 	R      *lab.BudgetResult
-	Style  template.HTML
 	Title  string
 	Facts  [][2]string
 	Rows   [][]string
@@ -28,7 +27,7 @@ var configColor = map[string]string{lab.ConfigSmall: colorGrey, lab.ConfigDBMem:
 // WriteBudget renders a budget result as one self-contained HTML page, in
 // the lab's style: inline CSS and SVG, no script, no external resource.
 func WriteBudget(w io.Writer, r *lab.BudgetResult) error {
-	p := budgetPage{R: r, Style: style(), Title: "dbmem lab budget: one mixed workload under PGTune's settings, dbmem's budget and a small work_mem",
+	p := budgetPage{R: r, Title: "dbmem lab budget: one mixed workload under PGTune's settings, dbmem's budget and a small work_mem",
 		Facts: budgetFacts(r), Rows: lab.BudgetRows(r), Charts: budgetCharts(r), Took: r.Elapsed.Round(time.Second).String()}
 	return budgetTmpl.Execute(w, p)
 }
@@ -79,15 +78,9 @@ func budgetCharts(r *lab.BudgetResult) []template.HTML {
 	}
 }
 
-var budgetTmpl = template.Must(template.New("budget").Funcs(template.FuncMap{"bytes": units.Bytes}).Parse(budgetHTML))
+var budgetTmpl = newPage("budget", budgetHTML, template.FuncMap{"bytes": units.Bytes})
 
-const budgetHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
-{{.Style}}
+const budgetHTML = `{{template "head" .}}{{template "style"}}
 <style>pre { white-space: pre-wrap; word-break: break-all; background: #fafafa; padding: 6px; } .pass { color: #1b7a2e; font-weight: 600; }</style>
 </head>
 <body>
@@ -95,7 +88,7 @@ const budgetHTML = `<!DOCTYPE html>
 <p class="note">A throwaway PostgreSQL cluster in a memory cgroup (the small host) runs the same mixed workload three times:
 under a uniformly small work_mem (the temp-bytes baseline, during which dbmem measures the cluster as <code>dbmem plan</code> does),
 under dbmem's budget, and under PGTune's settings for the same host. PGTune's outcome is reported as measured.</p>
-<table class="facts">{{range .Facts}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>
+{{template "facts" .}}
 
 <h2>Checks</h2>
 <table>{{range .R.Checks}}<tr><td>{{if .Pass}}<span class="pass">PASS</span>{{else}}<span class="bad">FAIL</span>{{end}}</td><td>{{.Name}}</td><td>{{.Detail}}</td></tr>
@@ -131,11 +124,7 @@ under dbmem's budget, and under PGTune's settings for the same host. PGTune's ou
 <h2>The reporting role's queries</h2>
 <ul>{{range .R.Config.Queries}}<li>{{.Name}}: <code>{{.SQL}}</code></li>{{end}}</ul>
 
-<h2>Changes to the host, undone</h2>
-<table><tr><th>what</th><th>before</th><th>set</th><th>after</th><th>state</th></tr>
-{{range .R.Restored}}<tr><td>{{.What}}</td><td>{{.Before}}</td><td>{{.Set}}</td><td>{{.After}}</td><td>{{if .OK}}restored{{else}}<span class="bad">NOT restored: {{.Error}}</span>{{end}}</td></tr>
-{{end}}</table>
-{{range .R.Notes}}<p class="note">Note: {{.}}</p>{{end}}
+{{template "restored" .R}}
 <p><small>Written by dbmem lab budget ({{.R.Schema}}); took {{.Took}}.</small></p>
 </body>
 </html>

@@ -12,16 +12,15 @@ import (
 
 // page is what the template shows.
 type page struct {
-	R        *lab.Result
-	Title    string
-	Facts    [][2]string
-	Cost     [][]string
-	Charts   []template.HTML
-	Stages   []stageTable
-	Field    [][]string
-	Restored []lab.HostChange
-	Bench    *lab.Bench
-	Took     string
+	R      *lab.Result
+	Title  string
+	Facts  [][2]string
+	Cost   [][]string
+	Charts []template.HTML
+	Stages []stageTable
+	Field  [][]string
+	Bench  *lab.Bench
+	Took   string
 }
 
 // stageTable is one mode's readings.
@@ -35,7 +34,7 @@ type stageTable struct {
 func Write(w io.Writer, r *lab.Result) error {
 	p := page{R: r, Title: "dbmem lab: what a PostgreSQL connection costs, huge_pages off and on",
 		Facts: facts(r), Cost: lab.CostRows(r), Charts: charts(r), Stages: stages(r),
-		Field: fieldRows(r), Restored: r.Restored, Bench: r.Bench, Took: r.Elapsed.Round(time.Second).String()}
+		Field: fieldRows(r), Bench: r.Bench, Took: r.Elapsed.Round(time.Second).String()}
 	return tmpl.Execute(w, p)
 }
 
@@ -101,4 +100,4 @@ func procs(p *lab.ProcSample) string {
 		units.Bytes(c.RSSBytes), units.Bytes(c.PssBytes), c.OOMScore, p.Postmaster.OOMScore, p.Clients.Count, units.Bytes(p.Clients.RSSBytes))
 }
 
-var tmpl = template.Must(template.New("lab").Parse(pageHTML))
+var tmpl = newPage("lab", pageHTML, nil)

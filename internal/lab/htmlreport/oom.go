@@ -5,7 +5,6 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/dbmem/dbmem/internal/chart"
@@ -16,7 +15,6 @@ import (
 // oomPage is what the OOM template shows.
 type oomPage struct {
 	R          *lab.OOMResult
-	Style      template.HTML
 	Title      string
 	Facts      [][2]string
 	Rows       [][]string
@@ -31,7 +29,7 @@ type oomPage struct {
 // WriteOOM renders an OOM result as one self-contained HTML page, in the
 // lab's style: inline CSS and SVG, no script, no external resource.
 func WriteOOM(w io.Writer, r *lab.OOMResult) error {
-	p := oomPage{R: r, Style: style(), Title: "dbmem lab oom: one runaway query, without and with protection",
+	p := oomPage{R: r, Title: "dbmem lab oom: one runaway query, without and with protection",
 		Facts: oomFacts(r), Rows: lab.OOMRows(r), Charts: oomCharts(r), Protection: r.Protection,
 		Emulated: r.Protection != nil && !r.Protection.Real, Field: oomField(r), Took: r.Elapsed.Round(time.Second).String()}
 	for _, x := range []*lab.OOMRun{r.Unprotected, r.Protected} {
@@ -40,12 +38,6 @@ func WriteOOM(w io.Writer, r *lab.OOMResult) error {
 		}
 	}
 	return oomTmpl.Execute(w, p)
-}
-
-// style is the lab page's style sheet, shared by both reports.
-func style() template.HTML {
-	i, j := strings.Index(pageHTML, "<style>"), strings.Index(pageHTML, "</style>")
-	return template.HTML(pageHTML[i : j+len("</style>")])
 }
 
 func oomFacts(r *lab.OOMResult) [][2]string {
@@ -127,15 +119,9 @@ func memSeries(x *lab.OOMRun) chart.Series {
 	return m
 }
 
-var oomTmpl = template.Must(template.New("oom").Parse(oomHTML))
+var oomTmpl = newPage("oom", oomHTML, nil)
 
-const oomHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
-{{.Style}}
+const oomHTML = `{{template "head" .}}{{template "style"}}
 <style>pre { white-space: pre-wrap; word-break: break-all; background: #fafafa; padding: 6px; }</style>
 </head>
 <body>
@@ -143,7 +129,7 @@ const oomHTML = `<!DOCTYPE html>
 <p class="note">A throwaway PostgreSQL cluster in a memory cgroup (the "machine"), under pgbench load, runs the field report's sort with an absurd work_mem:
 once <span class="off">unprotected</span> (the OOM killer ends the backend and the postmaster restarts every session), once <span class="on">protected</span> the way dbmem plan advises
 (strict overcommit: the query gets "out of memory" and everything else stays up).{{if .Emulated}} <span class="bad">The protection was EMULATED</span>: see below how it differs from the real setting.{{end}}</p>
-<table class="facts">{{range .Facts}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>
+{{template "facts" .}}
 
 <h2>The two runs</h2>
 <table>
@@ -178,11 +164,7 @@ once <span class="off">unprotected</span> (the OOM killer ends the backend and t
 {{range .Field}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td></tr>
 {{end}}</table>
 
-<h2>Changes to the host, undone</h2>
-<table><tr><th>what</th><th>before</th><th>set</th><th>after</th><th>state</th></tr>
-{{range .R.Restored}}<tr><td>{{.What}}</td><td>{{.Before}}</td><td>{{.Set}}</td><td>{{.After}}</td><td>{{if .OK}}restored{{else}}<span class="bad">NOT restored: {{.Error}}</span>{{end}}</td></tr>
-{{end}}</table>
-{{range .R.Notes}}<p class="note">Note: {{.}}</p>{{end}}
+{{template "restored" .R}}
 <p><small>Written by dbmem lab oom ({{.R.Schema}}); took {{.Took}}.</small></p>
 </body>
 </html>

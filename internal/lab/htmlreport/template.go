@@ -1,14 +1,23 @@
 package htmlreport
 
-// pageHTML is the report page. Everything is inline: it must open offline
+import "html/template"
+
+// newPage parses a page's template with the parts every page shares.
+func newPage(name, text string, funcs template.FuncMap) *template.Template {
+	return template.Must(template.Must(template.New(name).Funcs(funcs).Parse(partsHTML)).Parse(text))
+}
+
+// partsHTML are the parts every page has: "head" (up to its title),
+// "style", "facts" and "restored" (the changes to the host of the
+// result, and its notes). Everything is inline: a page must open offline
 // and from a mail attachment.
-const pageHTML = `<!DOCTYPE html>
+const partsHTML = `{{define "head"}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
-<style>
+{{end}}{{define "style"}}<style>
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: #222; margin: 24px auto; max-width: 1160px; padding: 0 16px; }
 h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
@@ -32,14 +41,23 @@ tr.section td { font-weight: 600; background: #fafafa; }
 .bad { color: #b00020; font-weight: 600; }
 .note { color: #555; }
 small { color: #666; }
-</style>
+</style>{{end}}
+{{define "facts"}}<table class="facts">{{range .Facts}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>{{end}}
+{{define "restored"}}<h2>Changes to the host, undone</h2>
+<table><tr><th>what</th><th>before</th><th>set</th><th>after</th><th>state</th></tr>
+{{range .Restored}}<tr><td>{{.What}}</td><td>{{.Before}}</td><td>{{.Set}}</td><td>{{.After}}</td><td>{{if .OK}}restored{{else}}<span class="bad">NOT restored: {{.Error}}</span>{{end}}</td></tr>
+{{end}}</table>
+{{range .Notes}}<p class="note">Note: {{.}}</p>{{end}}{{end}}`
+
+// pageHTML is the report page of `dbmem lab`.
+const pageHTML = `{{template "head" .}}{{template "style"}}
 </head>
 <body>
 <h1>{{.Title}}</h1>
 <p class="note">A throwaway PostgreSQL cluster on this host; N idle connections that each read the whole table through shared_buffers,
 once with <span class="off">huge_pages=off</span> and once with <span class="on">huge_pages=on</span>.
 The ground truth is the fall of MemAvailable while the connections open (meminfo settled before each reading, the free pages on the per-CPU lists added back, the lab's own client memory subtracted).</p>
-<table class="facts">{{range .Facts}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>
+{{template "facts" .}}
 
 <h2>Charts</h2>
 <div class="charts">{{range .Charts}}{{.}}{{end}}</div>
@@ -70,11 +88,7 @@ Pss divides shared pages among the processes that map them; neither counts page 
 {{range .Rows}}<tr>{{range $j, $c := .}}{{if or (eq $j 0) (eq $j 8)}}<td>{{$c}}</td>{{else}}<td class="n">{{$c}}</td>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}
 
-<h2>Changes to the host, undone</h2>
-<table><tr><th>what</th><th>before</th><th>set</th><th>after</th><th>state</th></tr>
-{{range .Restored}}<tr><td>{{.What}}</td><td>{{.Before}}</td><td>{{.Set}}</td><td>{{.After}}</td><td>{{if .OK}}restored{{else}}<span class="bad">NOT restored: {{.Error}}</span>{{end}}</td></tr>
-{{end}}</table>
-{{range .R.Notes}}<p class="note">Note: {{.}}</p>{{end}}
+{{template "restored" .R}}
 <p><small>Written by dbmem lab ({{.R.Schema}}); took {{.Took}}.</small></p>
 </body>
 </html>

@@ -18,16 +18,6 @@ type Figures struct {
 	Backends      int    `json:"backends"`
 }
 
-// Part returns the bytes of group g (0 when the breakdown has none).
-func (b Breakdown) Part(g Group) uint64 {
-	for _, p := range b.Parts {
-		if p.Group == g {
-			return p.Bytes
-		}
-	}
-	return 0
-}
-
 // Summarize gathers Figures over the backends of r that were X-rayed.
 func Summarize(r Result) Figures {
 	var f Figures
