@@ -40,7 +40,7 @@ func pageSizeCause(h host, in instance) (fallbackCause, bool) {
 	var free uint64
 	pool, have := h.Pool(size)
 	if have {
-		free = sub(pool.Total, hostInUse(pool))
+		free = units.Sub(pool.Total, hostInUse(pool))
 	}
 	if free >= need {
 		return fallbackCause{}, false

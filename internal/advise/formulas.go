@@ -43,7 +43,7 @@ func OvercommitRatio(ram, swap, huge uint64, reserve float64) (ratio int, formul
 // + SwapTotal. huge is the pools of every size (hugetlb_total_pages(),
 // surplus pages included).
 func CommitLimit(ram, swap, huge uint64, ratio int) uint64 {
-	pages := sub(ram/basePage, huge/basePage) * uint64(max(ratio, 0)) / 100
+	pages := units.Sub(ram/basePage, huge/basePage) * uint64(max(ratio, 0)) / 100
 	return pages*basePage + swap
 }
 
@@ -54,7 +54,7 @@ func RatioHolding(ram, swap, huge, committed uint64) (int, bool) {
 		return 0, false
 	}
 	r := 0
-	if room := sub(ram, huge); room > 0 && committed > swap {
+	if room := units.Sub(ram, huge); room > 0 && committed > swap {
 		r = int(float64(committed-swap) / float64(room) * 100)
 	}
 	for CommitLimit(ram, swap, huge, r) < committed {

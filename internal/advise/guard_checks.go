@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -161,15 +162,15 @@ func checkEarlyoom(g *oomguard.Guard, subject string, comms []string) []finding.
 	}
 	f := finding.Finding{ID: "earlyoom.not_avoiding_database", Severity: finding.Warning, Subject: subject,
 		Title: fmt.Sprintf("earlyoom runs and would kill %s: its --avoid list does not name it", comms[0]),
-		Evidence: []finding.Evidence{ev("earlyoom", fmt.Sprintf("running (pid %d): %s", e.PID, strings.Join(e.Args, " ")), orWord(e.ArgsFrom, "/proc")),
-			ev("--avoid", orWord(e.Avoid, "(none)"), orWord(e.ArgsFrom, "/proc")), ev("limits", "-m "+e.MemPercent+" -s "+e.SwapPercent,
+		Evidence: []finding.Evidence{ev("earlyoom", fmt.Sprintf("running (pid %d): %s", e.PID, strings.Join(e.Args, " ")), cmp.Or(e.ArgsFrom, "/proc")),
+			ev("--avoid", cmp.Or(e.Avoid, "(none)"), cmp.Or(e.ArgsFrom, "/proc")), ev("limits", "-m "+e.MemPercent+" -s "+e.SwapPercent,
 				"earlyoom's SIGTERM limits (default 10% of RAM available and of swap free)")},
 		Why: "earlyoom sends SIGTERM, then SIGKILL, to the process with the highest oom_score once available memory and free swap " +
 			"are both under its limits, before the kernel would act: the database is usually the biggest process.",
 		Fix: "Add the database to earlyoom's --avoid (EARLYOOM_ARGS in /etc/default/earlyoom): --avoid '^(postgres|mysqld|mariadbd)$' " +
 			"(kept when something else can be killed), and size the database so the host does not reach the limits."}
 	if e.Prefer != "" {
-		f.Evidence = append(f.Evidence, ev("--prefer", e.Prefer, orWord(e.ArgsFrom, "/proc")))
+		f.Evidence = append(f.Evidence, ev("--prefer", e.Prefer, cmp.Or(e.ArgsFrom, "/proc")))
 	}
 	f.Evidence = append(f.Evidence, bad...)
 	return []finding.Finding{f}

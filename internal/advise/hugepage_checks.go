@@ -100,7 +100,7 @@ func checkPoolTooSmall(h host, in instance) []finding.Finding {
 	if !h.need(id, in.Subject, have(inHugeSize, sized)) || !ok {
 		return nil
 	}
-	avail := sub(p.Total, hostInUse(p))
+	avail := units.Sub(p.Total, hostInUse(p))
 	if _, other := causeOfFallback(h, in); avail >= in.NeedPages || other {
 		return nil
 	}
@@ -108,7 +108,7 @@ func checkPoolTooSmall(h host, in instance) []finding.Finding {
 		return nil
 	}
 	reserved := avail // taken from RAM, yet too few for the segment
-	if avail += sub(*p.Overcommit, p.Surplus); avail >= in.NeedPages || p.Total+*p.Overcommit == 0 {
+	if avail += units.Sub(*p.Overcommit, p.Surplus); avail >= in.NeedPages || p.Total+*p.Overcommit == 0 {
 		return nil
 	}
 	f := finding.Finding{
@@ -153,7 +153,7 @@ func checkPoolUse(h host) []finding.Finding {
 			continue // a pool meant for an instance that fell back: its finding says what to do with it
 		}
 		used := hostInUse(p)
-		spare := sub(p.Total, used)
+		spare := units.Sub(p.Total, used)
 		wasted := spare * p.PageSizeBytes
 		f := finding.Finding{Subject: "host", Evidence: []finding.Evidence{ev("huge page pool", poolText(p), poolSource(p)), ev("MemTotal", bytesOf(m.MemTotalBytes), srcMeminfo)},
 			Why: "Pages in a hugetlb pool are taken from RAM for everyone: neither the page cache nor any process " +

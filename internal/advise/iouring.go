@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -128,7 +129,7 @@ func checkIoUring(h host, g *oomguard.Guard, u oomguard.UnitAudit, in *postgres.
 	f := finding.Finding{ID: "postgres.io_uring_memlock", Severity: finding.Critical, Subject: subject,
 		Title: fmt.Sprintf("io_method=io_uring needs %s of locked memory for its rings; the limit is %s", units.Bytes(need.NeedBytes), units.Bytes(limit)),
 		Evidence: []finding.Evidence{ev("io_method", "io_uring", "pg_settings"), ev("rings", need.Formula, "computed"),
-			ev("memlock limit", units.Bytes(limit), from), ev("kernel", orWord(h.KernelRelease, "unknown"), "/proc/sys/kernel/osrelease")},
+			ev("memlock limit", units.Bytes(limit), from), ev("kernel", cmp.Or(h.KernelRelease, "unknown"), "/proc/sys/kernel/osrelease")},
 		Why: "Linux 6.14 and later charge io_uring rings to the locked memory limit of the user; systemd's default LimitMEMLOCK is " +
 			"8 MiB: PostgreSQL 18 then fails to start with \"could not setup io_uring queue: Cannot allocate memory\" whatever RAM is free.",
 		Fix: "LimitMEMLOCK= for the service above the rings' size (`dbmem plan`), or io_method = worker.",

@@ -138,7 +138,7 @@ func mysqlHugeSettings(h host, in *mysql.Instance, p HugePageNeed) []finding.Set
 	}
 	others, current, formula := uint64(0), "", fmt.Sprintf("%d pages this server needs (the pool now is not known)", p.Pages)
 	if havePool {
-		others, current = sub(hostInUse(pool), held), fmt.Sprint(pool.Total)
+		others, current = units.Sub(hostInUse(pool), held), fmt.Sprint(pool.Total)
 		formula = fmt.Sprintf("%d pages in use by others + %d this server needs", others, p.Pages)
 	}
 	out := []finding.Setting{{Target: finding.TargetSysctl, Name: "vm.nr_hugepages", Value: fmt.Sprint(others + p.Pages),

@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -58,7 +59,7 @@ func oomRanking(h host) []finding.Finding {
 		f.Evidence = append(f.Evidence, ev(fmt.Sprintf("#%d pid %d %s", i+1, c.PID, c.Label), oomText(c, total), "/proc/PID/status, oom_score"))
 	}
 	f.Evidence = append(f.Evidence, ev("oom_score", formula.String()+", totalpages "+fmt.Sprint(total)+" (RAM + swap)",
-		"kernel "+orWord(h.KernelRelease, "release unknown")))
+		"kernel "+cmp.Or(h.KernelRelease, "release unknown")))
 	if sh := top.ShmemBytes; top.Database && sh != nil && *sh >= OOMShmemFloor && *sh*2 >= uint64(top.Badness)*basePage {
 		f.Severity = finding.Warning
 		f.Title = fmt.Sprintf("pid %d %s is the first OOM victim because of %s of shared memory in its RSS", top.PID, top.Label, units.Bytes(*sh))
@@ -117,11 +118,4 @@ func (h host) oomProcesses() []labeled {
 		out = append(out, labeled{Process: p, Label: p.Comm})
 	}
 	return out
-}
-
-func orWord(s, w string) string {
-	if s == "" {
-		return w
-	}
-	return s
 }

@@ -135,7 +135,7 @@ func committedOverReserve(h host) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	limit, after := CommitLimit(h.RAM, *m.SwapTotalBytes, pools, ratio), sub(*m.CommittedASBytes, moving)
+	limit, after := CommitLimit(h.RAM, *m.SwapTotalBytes, pools, ratio), units.Sub(*m.CommittedASBytes, moving)
 	why := fmt.Sprintf("%s at ratio %d, under Committed_AS %s: switching to mode 2 would make fork and malloc fail",
 		units.Bytes(limit), ratio, units.Bytes(after))
 	if text != "" {

@@ -36,7 +36,7 @@ func guardPool(in PlanInput) ([]PlannedInstance, *HugePagePlan) {
 		return out, nil
 	}
 	pools, _ := poolsAfter(in, &hp)
-	if left, min := sub(in.Host.RAMBytes, pools), MinLeftBeside(in.Host.RAMBytes); left < min {
+	if left, min := units.Sub(in.Host.RAMBytes, pools), MinLeftBeside(in.Host.RAMBytes); left < min {
 		why := fmt.Sprintf("a pool of %d pages of %s (%s) would leave %s beside the huge pages, under the %s the kernel, the "+
 			"page cache and every process need (20%% of RAM, at least 1 GiB)", hp.PoolPages, units.Bytes(hp.PageSizeBytes),
 			units.Bytes(hp.PoolBytes), units.Bytes(left), units.Bytes(min))
@@ -81,12 +81,12 @@ func releasePool(in PlanInput, r *PlanResult) []finding.Setting {
 		held += pi.HeldPages
 		whys = append(whys, pi.Subject+": "+pi.NoHuge)
 	}
-	r.Notes = append(r.Notes, "no huge pages planned: "+strings.Join(dedupe(whys), "; "))
+	r.Notes = append(r.Notes, "no huge pages planned: "+strings.Join(units.Unique(whys), "; "))
 	p, ok := nowPool(in, in.Options.PageSizeBytes)
 	if !ok || p.Total == 0 || in.InContainer {
 		return nil
 	}
-	others := sub(hostInUse(p), held)
+	others := units.Sub(hostInUse(p), held)
 	if others >= p.Total {
 		return nil
 	}

@@ -58,7 +58,7 @@ func planHugePages(in PlanInput, with []PlannedInstance) HugePagePlan {
 		srcs += needTerm(need, pi)
 	}
 	if p, ok := nowPool(in, hp.PageSizeBytes); ok {
-		hp.OtherPages = sub(hostInUse(p), held)
+		hp.OtherPages = units.Sub(hostInUse(p), held)
 	}
 	hp.PoolPages = hp.NeedPages + hp.MarginPages + hp.OtherPages
 	hp.PoolBytes = hp.PoolPages * hp.PageSizeBytes
@@ -229,7 +229,7 @@ func nodePoolSettings(in PlanInput, hp HugePagePlan, r *PlanResult) []finding.Se
 			units.Bytes(hp.PageSizeBytes), mine, PageSizeName(hp.PageSizeBytes, "k8s")))
 		return nil
 	}
-	room := sub(p.Total, hostInUse(p)) + held
+	room := units.Sub(p.Total, hostInUse(p)) + held
 	if room >= mine {
 		r.Notes = append(r.Notes, fmt.Sprintf("the node's pool (%s) has room for the pod's %d pages: nothing to change on the node; "+
 			"the pod needs its hugepages-%s request", poolText(p), mine, PageSizeName(hp.PageSizeBytes, "k8s")))

@@ -187,7 +187,7 @@ func worstCaseNow(pi PlannedInstance, hp *HugePagePlan) (*WorstCase, string) {
 func checkWorstCaseLimits(in PlanInput, pi PlannedInstance, wc WorstCase, hp *HugePagePlan, r *PlanResult) {
 	limit := in.Host.RAMBytes
 	if hp != nil {
-		limit = sub(limit, hp.PoolBytes)
+		limit = units.Sub(limit, hp.PoolBytes)
 	}
 	past := "a query gets \"ERROR: out of memory\" and the instance stays up (that is the point)"
 	if pi.MySQL != nil {

@@ -45,7 +45,7 @@ func PlanMySQL(in *mysql.Instance, pageSize, basePage uint64) PlannedInstance {
 			heldBytes += m.SizeBytes
 		}
 	}
-	pi.SharedIn4KBytes = sub(hp.SharedBytes, heldBytes)
+	pi.SharedIn4KBytes = units.Sub(hp.SharedBytes, heldBytes)
 	return pi
 }
 

@@ -111,7 +111,7 @@ func poolsAfter(in PlanInput, hp *HugePagePlan) (bytes uint64, text string) {
 			}
 			pages := p.Total
 			if hp == nil && held > 0 && p.PageSizeBytes == in.Options.PageSizeBytes {
-				pages = min(pages, sub(hostInUse(p), held)) // releasePool: the instances' pages return
+				pages = min(pages, units.Sub(hostInUse(p), held)) // releasePool: the instances' pages return
 			}
 			bytes += pages * p.PageSizeBytes
 			parts = append(parts, fmt.Sprintf("kept %d x %s", pages, units.Bytes(p.PageSizeBytes)))
@@ -162,7 +162,7 @@ func holdCommitted(in PlanInput, huge bool, op *OvercommitPlan, r *PlanResult) b
 		return true
 	}
 	committed := *now.CommittedASBytes
-	op.CommittedAfterBytes = sub(committed, movingToHuge(in, huge))
+	op.CommittedAfterBytes = units.Sub(committed, movingToHuge(in, huge))
 	after, limit := op.CommittedAfterBytes, op.CommitLimitBytes
 	switch {
 	case after <= limit:

@@ -31,7 +31,7 @@ func instanceOutside(in instance) outside {
 	if in.HeldHugeBytes > 0 && in.Shared != nil && !in.Shared.Hugetlb {
 		// Some of its areas are in huge pages, its main one is not (MariaDB's
 		// smaller buffers took the pool): the worst case less what it holds.
-		b := sub(wc.TotalBytes, in.HeldHugeBytes)
+		b := units.Sub(wc.TotalBytes, in.HeldHugeBytes)
 		return outside{in.Subject, b, fmt.Sprintf("worst case %s - %s in huge pages", units.Bytes(wc.TotalBytes), units.Bytes(in.HeldHugeBytes))}
 	}
 	b := wc.PrivateBytes + wc.PageTablesBytes
@@ -55,7 +55,7 @@ func checkPoolStarvesHost(h host, s *snapshot.Snapshot) []finding.Finding {
 	if pools == 0 || h.Env.InContainer || !h.need(id, "host", known(inMemTotal, m.MemTotalBytes)) {
 		return nil
 	}
-	left := sub(h.RAM, pools)
+	left := units.Sub(h.RAM, pools)
 	var outs []outside
 	for _, in := range h.Instances {
 		if in.Untrusted == "" {
@@ -108,7 +108,7 @@ func outsideNeed(h host, outs []outside) (uint64, string) {
 		parts = append(parts, fmt.Sprintf("%s: %s (%s)", o.Subject, units.Bytes(o.Bytes), o.Formula))
 	}
 	if mode, _ := h.Sysctls.Int("vm.overcommit_memory"); mode == 2 && h.Meminfo.CommitLimitBytes != nil && h.Meminfo.SwapTotalBytes != nil {
-		bound := sub(*h.Meminfo.CommitLimitBytes, *h.Meminfo.SwapTotalBytes)
+		bound := units.Sub(*h.Meminfo.CommitLimitBytes, *h.Meminfo.SwapTotalBytes)
 		if bound < sum {
 			sum = bound
 			parts = append(parts, fmt.Sprintf("bounded by strict overcommit to CommitLimit - swap = %s", units.Bytes(bound)))

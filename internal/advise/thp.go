@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // thpVerdict is what the engines present make of
@@ -46,20 +48,8 @@ func decideTHP(engines []Engine, current string) thpVerdict {
 	if len(v.Against) > 0 {
 		v.Want, v.Defrag = "", ""
 	}
-	v.Why = strings.Join(dedupe(whys), "; ")
+	v.Why = strings.Join(units.Unique(whys), "; ")
 	return v
-}
-
-func dedupe(s []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, x := range s {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // engineNames is "postgresql 12 and redis".
@@ -68,7 +58,7 @@ func engineNames(es []Engine) string {
 	for _, e := range es {
 		names = append(names, e.String())
 	}
-	return joinAnd(dedupe(names))
+	return joinAnd(units.Unique(names))
 }
 
 // thpAdvises is "advise never (or madvise)" or "advises always".

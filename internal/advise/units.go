@@ -30,14 +30,6 @@ func share(part, whole uint64) float64 {
 	return float64(part) / float64(whole)
 }
 
-// sub is a-b, or 0 when b > a.
-func sub(a, b uint64) uint64 {
-	if b > a {
-		return 0
-	}
-	return a - b
-}
-
 // PageSizeName is how PostgreSQL, the kernel command line and Kubernetes
 // spell a huge page size: "2MB"/"2M"/"2Mi" for 2 MiB.
 func PageSizeName(b uint64, style string) string {

@@ -49,7 +49,7 @@ func RAM(s *snapshot.Snapshot) []Part {
 	parts = append(parts, Part{"page tables", add(m.PageTablesBytes, units.Deref(m.SecPageTablesBytes)),
 		"PageTables + SecPageTables (/proc/meminfo): kernel memory outside every RSS", Purple})
 	cache, ok := m.PageCacheBytes()
-	parts = append(parts, Part{"page cache", opt(cache, ok), "Cached + Buffers - Shmem (/proc/meminfo)", SkyBlue})
+	parts = append(parts, Part{"page cache", units.Opt(cache, ok), "Cached + Buffers - Shmem (/proc/meminfo)", SkyBlue})
 	parts = append(parts, otherPrograms(m, known))
 	parts = append(parts, kernelRest(m, pools, cache, ok))
 	parts = append(parts, Part{"free", m.MemFreeBytes, "MemFree (/proc/meminfo)", Yellow})
@@ -168,7 +168,7 @@ func otherPrograms(m linux.Meminfo, pg *uint64) Part {
 func kernelRest(m linux.Meminfo, pools *uint64, cache uint64, cacheOK bool) Part {
 	p := Part{Name: "kernel and the rest", Color: Black,
 		Formula: "MemTotal - MemFree - Shmem - huge page pools - AnonPages - page tables - page cache: slab, kernel stacks, vmalloc, drivers"}
-	terms := []*uint64{m.MemFreeBytes, m.ShmemBytes, pools, m.AnonPagesBytes, m.PageTablesBytes, opt(cache, cacheOK)}
+	terms := []*uint64{m.MemFreeBytes, m.ShmemBytes, pools, m.AnonPagesBytes, m.PageTablesBytes, units.Opt(cache, cacheOK)}
 	used := uint64(0)
 	for _, t := range terms {
 		if t == nil {
@@ -190,13 +190,6 @@ func processes(n int) string {
 		return "1 PostgreSQL process"
 	}
 	return fmt.Sprintf("%d PostgreSQL processes", n)
-}
-
-func opt(v uint64, ok bool) *uint64 {
-	if !ok {
-		return nil
-	}
-	return &v
 }
 
 func add(a *uint64, b uint64) *uint64 {

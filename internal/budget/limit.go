@@ -137,7 +137,7 @@ func sumLines(lines []Line) (uint64, string) {
 			total = l.Bytes
 			f = units.Bytes(l.Bytes) + " " + l.Name
 		case l.Minus:
-			total = sub(total, l.Bytes)
+			total = units.Sub(total, l.Bytes)
 			f += " - " + units.Bytes(l.Bytes) + " " + l.Name
 		default:
 			total += l.Bytes
@@ -145,11 +145,4 @@ func sumLines(lines []Line) (uint64, string) {
 		}
 	}
 	return total, f + " = " + units.Bytes(total)
-}
-
-func sub(a, b uint64) uint64 {
-	if b > a {
-		return 0
-	}
-	return a - b
 }

@@ -115,7 +115,7 @@ func (b *myBudget) perQuery(table bool) (uint64, string) {
 // once: with a temporary table each, or, past temptable_max_ram, with the
 // cap held whole.
 func (b *myBudget) fit() (int, string) {
-	avail := sub(b.r.LimitBytes, b.s.GlobalPrivateBytes)
+	avail := units.Sub(b.r.LimitBytes, b.s.GlobalPrivateBytes)
 	head := fmt.Sprintf("%s limit - %s global", units.Bytes(b.r.LimitBytes), units.Bytes(b.s.GlobalPrivateBytes))
 	per, pf := b.perQuery(true)
 	n := int(avail / max(per, 1))
@@ -124,7 +124,7 @@ func (b *myBudget) fit() (int, string) {
 		return n, fmt.Sprintf("floor((%s) / (%s)) = %d", head, pf, n)
 	}
 	per, pf = b.perQuery(false)
-	n = int(sub(avail, *c) / max(per, 1))
+	n = int(units.Sub(avail, *c) / max(per, 1))
 	return n, fmt.Sprintf("floor((%s - %s temptable_max_ram, held whole) / (%s)) = %d", head, units.Bytes(*c), pf, n)
 }
 

@@ -28,7 +28,7 @@ func (b *pgBudget) roles() {
 	}
 	spills := largestSpills(m.Spills)
 	measures := roleMeasures(m, spills)
-	room := sub(b.r.LimitBytes, b.totalNow())
+	room := units.Sub(b.r.LimitBytes, b.totalNow())
 	n := 0
 	for _, rm := range measures {
 		if spills[rm.Name].Bytes > 0 && rm.Name != "" {

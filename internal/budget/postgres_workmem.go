@@ -17,7 +17,7 @@ func (b *pgBudget) baseLines() []Line {
 // for every active session and parallel worker.
 func (b *pgBudget) workCap() (uint64, string) {
 	fixed := sumOf(b.baseLines())
-	room := sub(b.r.LimitBytes, fixed)
+	room := units.Sub(b.r.LimitBytes, fixed)
 	per := float64(b.active+b.parallel) * b.factor
 	w := floorSetting(uint64(float64(room)/per), minWorkMem)
 	f := fmt.Sprintf("(%s limit - %s other lines) / ((%d active sessions + %d parallel workers) x %s) = %s",

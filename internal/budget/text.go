@@ -99,7 +99,7 @@ func peersText(b *strings.Builder, r Result) {
 			fmt.Fprintf(b, "  %s (%s): %s under the same concurrency, fits\n", p.Tool, p.Profile, units.Bytes(p.TotalBytes))
 		default:
 			fmt.Fprintf(b, "  %s (%s): %s under the same concurrency, exceeds the limit by %s\n", p.Tool, p.Profile,
-				units.Bytes(p.TotalBytes), units.Bytes(sub(p.TotalBytes, r.LimitBytes)))
+				units.Bytes(p.TotalBytes), units.Bytes(units.Sub(p.TotalBytes, r.LimitBytes)))
 		}
 		fmt.Fprintf(b, "    from %s\n", p.Source)
 	}

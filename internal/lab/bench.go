@@ -8,6 +8,7 @@ import (
 	"github.com/dbmem/dbmem/internal/linux"
 	"github.com/dbmem/dbmem/internal/pgcluster"
 	"github.com/dbmem/dbmem/internal/postgres"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // Bench is the pgbench select-only runs, alternating huge_pages off and on.
@@ -90,7 +91,7 @@ func (r *run) benchRun(ctx context.Context, m Mode, idx int, perf bool) (BenchRu
 	if err != nil {
 		return br, err
 	}
-	br.MinFlt, br.MajFlt = sub(f1.Min, f0.Min), sub(f1.Maj, f0.Maj)
+	br.MinFlt, br.MajFlt = units.Sub(f1.Min, f0.Min), units.Sub(f1.Maj, f0.Maj)
 	br.FaultsPerSec = float64(br.MinFlt+br.MajFlt) / float64(secs)
 	if perf {
 		c := <-tlb

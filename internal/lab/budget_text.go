@@ -74,9 +74,9 @@ func BudgetRows(r *BudgetResult) [][]string {
 	add("work_mem", func(c *ConfigRun) string { return settingOr(c, "work_mem", "4MB (default)") })
 	add("work_mem of role "+ReportRole, func(c *ConfigRun) string { return roleSetting(c, ReportRole) })
 	add("max_connections", func(c *ConfigRun) string { return settingOr(c, "max_connections", "100") })
-	add("peak private (Pss_Anon+VmPTE)", func(c *ConfigRun) string { return bytesOr(c.PeakPrivateBytes) })
-	add("dbmem's budget", func(c *ConfigRun) string { return bytesOr(c.BudgetBytes) })
-	add("cgroup peak", func(c *ConfigRun) string { return bytesOr(c.CgroupPeakBytes) })
+	add("peak private (Pss_Anon+VmPTE)", func(c *ConfigRun) string { return units.BytesOr(c.PeakPrivateBytes, "-") })
+	add("dbmem's budget", func(c *ConfigRun) string { return units.BytesOr(c.BudgetBytes, "-") })
+	add("cgroup peak", func(c *ConfigRun) string { return units.BytesOr(c.CgroupPeakBytes, "-") })
 	add("temp bytes", func(c *ConfigRun) string { return tempCell(c) })
 	add("OOM kills", func(c *ConfigRun) string { return countOr(c.OOMKills) })
 	add(`"out of memory" errors`, func(c *ConfigRun) string { return fmt.Sprint(c.OutOfMemoryErrors) })
@@ -103,13 +103,6 @@ func roleSetting(c *ConfigRun, role string) string {
 		}
 	}
 	return "-"
-}
-
-func bytesOr(v *uint64) string {
-	if v == nil {
-		return "-"
-	}
-	return units.Bytes(*v)
 }
 
 func countOr(v *uint64) string {

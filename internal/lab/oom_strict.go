@@ -155,7 +155,7 @@ func (p *StrictPlan) sizeRatio(in StrictInput) {
 		p.Refusals = append(p.Refusals, "MemTotal unknown")
 		return
 	}
-	ratio := int((sub(want, in.SwapBytes)*100 + ram - 1) / ram)
+	ratio := int((units.Sub(want, in.SwapBytes)*100 + ram - 1) / ram)
 	p.Ratio = max(ratio, 1)
 	p.CommitLimitBytes = advise.CommitLimit(in.MemTotalBytes, in.SwapBytes, in.HugetlbBytes, p.Ratio)
 	p.Proof = append(p.Proof, fmt.Sprintf("CommitLimit = (%s - %s huge pages) x %d%% + %s swap = %s >= Committed_AS peak %s + headroom %s + the query's budget %s",

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // scanSQL reads every tuple of the heap. Index scans are disabled: on a
@@ -65,7 +66,7 @@ func (rd *reader) scan(ctx context.Context, fs linux.FS) error {
 	if err != nil {
 		return err
 	}
-	rd.b.ScanPTEBytes, rd.b.ScanMinFlt = sub(pte1, pte0), sub(flt1, flt0)
+	rd.b.ScanPTEBytes, rd.b.ScanMinFlt = units.Sub(pte1, pte0), units.Sub(flt1, flt0)
 	return nil
 }
 
@@ -79,13 +80,6 @@ func pteAndFaults(fs linux.FS, pid int) (pte, minflt uint64, err error) {
 		return 0, 0, fmt.Errorf("backend %d: %w", pid, err)
 	}
 	return st.VmPTE, s.MinFlt, nil
-}
-
-func sub(a, b uint64) uint64 {
-	if a < b {
-		return 0
-	}
-	return a - b
 }
 
 // openReaders opens readers from have to want, two at a time (one per

@@ -118,18 +118,6 @@ func shortError(err error) string {
 	return err.Error()
 }
 
-func dedupe(in []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // joinUnique joins reasons with "; ", each once, in order: several names
 // of one socket (a symlinked /var/run, /proc/PID/root/...) lead to the same
 // server and give the same reason.

@@ -16,6 +16,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbmem/dbmem/internal/servertrust"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // connect tries each endpoint (a unix socket only once proven to be the
@@ -173,7 +174,7 @@ func (c Connector) users(client map[string]string) []string {
 	if u, err := user.Current(); err == nil {
 		out = append(out, u.Username)
 	}
-	return dedupe(append(out, "root"))
+	return units.Unique(append(out, "root"))
 }
 
 // Open connects to the server in as Live does (its socket or port, the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbmem/dbmem/internal/asowner"
 	"github.com/dbmem/dbmem/internal/linux"
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // Connector reads Live over a real connection, only to a server proven to
@@ -131,7 +132,7 @@ func candidateUsers(o ConnOptions) []string {
 	if u, err := user.Current(); err == nil {
 		out = append(out, u.Username)
 	}
-	return dedupe(append(out, "postgres"))
+	return units.Unique(append(out, "postgres"))
 }
 
 // database is the database to connect to: the option, PGDATABASE, postgres.

@@ -122,18 +122,6 @@ func shortPgError(err error) string {
 	return s
 }
 
-func dedupe(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // readLive reads the version, settings and pg_stat_activity.
 func readLive(ctx context.Context, conn *pgx.Conn) (Live, error) {
 	var l Live

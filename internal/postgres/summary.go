@@ -3,6 +3,8 @@ package postgres
 import (
 	"math"
 	"sort"
+
+	"github.com/dbmem/dbmem/internal/units"
 )
 
 // Summary is the per-instance arithmetic the report shows. It is computed
@@ -59,14 +61,14 @@ func Summarize(in *Instance) Summary {
 	clientsKnown := true
 	for _, p := range in.Processes {
 		cost, exact, ok := p.PrivateCost()
-		private.add(opt(cost, ok))
+		private.add(units.Opt(cost, ok))
 		s.PrivateExact = s.PrivateExact && exact
 		st := p.Status
 		rss.add(st.VmRSSBytes)
 		pte.add(st.VmPTEBytes)
 		shmem.add(st.RssShmemBytes)
 		swap.add(st.VmSwapBytes)
-		huge.add(opt(p.HugetlbBytes()))
+		huge.add(units.Opt(p.HugetlbBytes()))
 		if p.Rollup != nil {
 			pss.add(&p.Rollup.PssBytes)
 		} else {
@@ -85,14 +87,6 @@ func Summarize(in *Instance) Summary {
 		s.ClientP95Bytes = new(Percentile(clients, 95))
 	}
 	return s
-}
-
-// opt is v when ok, else nil.
-func opt(v uint64, ok bool) *uint64 {
-	if !ok {
-		return nil
-	}
-	return &v
 }
 
 // Percentile returns the nearest-rank percentile p (0-100] of values, 0 for

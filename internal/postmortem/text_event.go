@@ -155,16 +155,9 @@ func writeTasks(w io.Writer, x Explained) {
 			mark = "  <- killed"
 		}
 		fmt.Fprintf(tw, "     %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.PID, inert.Text(t.Name), role, units.Bytes(t.RSSBytes),
-			optBytes(t.AnonBytes), optBytes(t.ShmemBytes), optBytes(t.PgtablesBytes), optBytes(t.SwapBytes), units.OptInt(t.OOMScoreAdj, "-"), mark)
+			units.BytesOr(t.AnonBytes, "-"), units.BytesOr(t.ShmemBytes, "-"), units.BytesOr(t.PgtablesBytes, "-"), units.BytesOr(t.SwapBytes, "-"), units.OptInt(t.OOMScoreAdj, "-"), mark)
 	}
 	tw.Flush()
-}
-
-func optBytes(v *uint64) string {
-	if v == nil {
-		return "-"
-	}
-	return units.Bytes(*v)
 }
 
 func oneLine(s string, max int) string {

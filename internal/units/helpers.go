@@ -52,3 +52,32 @@ func AtoiPtr(s string) *int {
 	}
 	return &n
 }
+
+// Sub is a-b, or 0 when b is larger: a size never goes below zero.
+func Sub(a, b uint64) uint64 {
+	if b > a {
+		return 0
+	}
+	return a - b
+}
+
+// Opt is &v when ok, else nil (a figure not read).
+func Opt[T any](v T, ok bool) *T {
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+// Unique is in without repeats, in the order first seen.
+func Unique[T comparable](in []T) []T {
+	var out []T
+	seen := map[T]bool{}
+	for _, x := range in {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -19,3 +19,18 @@ func TestHelpers(t *testing.T) {
 		t.Error("Or")
 	}
 }
+
+func TestSubOptUnique(t *testing.T) {
+	if Sub(3, 5) != 0 || Sub(5, 3) != 2 {
+		t.Errorf("Sub: %d %d", Sub(3, 5), Sub(5, 3))
+	}
+	if p := Opt(uint64(7), true); p == nil || *p != 7 {
+		t.Errorf("Opt(7, true) = %v", p)
+	}
+	if p := Opt(uint64(7), false); p != nil {
+		t.Errorf("Opt(7, false) = %v, want nil (not read is not zero)", *p)
+	}
+	if got := Unique([]string{"b", "a", "b", "c", "a"}); len(got) != 3 || got[0] != "b" || got[1] != "a" || got[2] != "c" {
+		t.Errorf("Unique = %v, want [b a c]", got)
+	}
+}

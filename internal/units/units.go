@@ -97,9 +97,13 @@ const (
 )
 
 // OptBytes is Bytes for a size that may not have been read (nil).
-func OptBytes(b *uint64) string {
+func OptBytes(b *uint64) string { return BytesOr(b, Unknown) }
+
+// BytesOr is Bytes for a size that may not have been read, with the word
+// (or "-" in a table) shown when it was not.
+func BytesOr(b *uint64, unread string) string {
 	if b == nil {
-		return Unknown
+		return unread
 	}
 	return Bytes(*b)
 }
