@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -72,7 +73,8 @@ func sysvSettings(in PlanInput, pi PlannedInstance, hp *HugePagePlan, r *PlanRes
 			"SHM_HUGETLB segments are charged to the memlock limit unless the group is vm.hugetlb_shm_group; limits.conf does not apply to services"))
 	} else {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s: %s, so no drop-in sets its memlock limit: start it with at least %s of locked memory "+
-			"(ulimit -l unlimited in what starts it), or run it under a service unit with LimitMEMLOCK=infinity, and plan again", pi.Subject, pi.NoUnit, units.Bytes(seg)))
+			"(ulimit -l unlimited in what starts it), or run it under a service unit with LimitMEMLOCK=infinity, and plan again",
+			pi.Subject, cmp.Or(pi.NoUnit, "no service unit is known to run it"), units.Bytes(seg)))
 	}
 	if pi.GID >= 0 {
 		out = append(out, sysctlSetting("vm.hugetlb_shm_group", strconv.Itoa(pi.GID), in.current("vm.hugetlb_shm_group"),

@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -178,5 +179,26 @@ func TestPlanWorstCaseNow(t *testing.T) {
 	cur.SharedPageBytes, in.Instances[0].Changes = 2*MiB, nil
 	if w := Plan(in).WorstCases[0]; w.Now != nil {
 		t.Errorf("already in 2 MiB pages: now %+v", w.Now)
+	}
+}
+
+// TestPlanMySQLSysVWithoutUnit: a SysV server no unit runs gets no
+// LimitMEMLOCK drop-in (it would be for a unit that does not start it),
+// but a note with the limit to set where it is started, and why.
+func TestPlanMySQLSysVWithoutUnit(t *testing.T) {
+	srv := mariadb("OFF")
+	srv.Flavor, srv.Major, srv.Minor = mysql.MySQL, 5, 7
+	srv.Settings = mysql.Defaults(mysql.MySQL)
+	srv.Settings["innodb_buffer_pool_size"] = mysql.Setting{Value: "1073741824", Source: mysql.FromServer}
+	srv.Unit, srv.NoUnit = "", "its cgroup is /: no service unit runs it"
+	in := jointHost(srv)
+	in.Host.Now = &HostNow{Sysctls: linux.Sysctls{"kernel.shmmax": "33554432", "kernel.shmall": "18446744073692774399", "vm.hugetlb_shm_group": "0"}}
+	r := Plan(in)
+	if s, ok := setting(r, finding.TargetSystemd, "LimitMEMLOCK"); ok {
+		t.Errorf("LimitMEMLOCK planned for a server no unit runs: %+v", s)
+	}
+	want := "its cgroup is /: no service unit runs it, so no drop-in sets its memlock limit"
+	if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, want) }) {
+		t.Errorf("no note says %q:\n%s", want, strings.Join(r.Notes, "\n"))
 	}
 }
